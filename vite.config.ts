@@ -1,0 +1,65 @@
+import { svelte } from '@sveltejs/vite-plugin-svelte';
+import { playwright } from '@vitest/browser-playwright';
+import { existsSync } from 'node:fs';
+import { defineConfig } from 'vitest/config';
+import { CHROMIUM_ARGS, SWIFTSHADER_ICD, findChromium } from './scripts/chromium.mjs';
+
+// Dawn in Node (the GPU-in-Node test layer and `npm run bench`) finds SwiftShader's software
+// Vulkan driver through this variable; the test workers inherit it.
+if (existsSync(SWIFTSHADER_ICD)) process.env.VK_ICD_FILENAMES ??= SWIFTSHADER_ICD;
+
+/**
+ * GPU tests fail when no adapter is found. A developer without a driver may opt out with
+ * ALLOW_NO_GPU=1 (the tests then skip with a loud message); CI never may.
+ */
+const gpuRequired = process.env.CI === 'true' || process.env.ALLOW_NO_GPU !== '1';
+
+const gpuTests = ['tests/**/*.gpu.test.ts'];
+
+export default defineConfig({
+  plugins: [svelte()],
+  worker: { format: 'es' },
+  build: { target: 'es2022' },
+  test: {
+    provide: { gpuRequired },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'cpu',
+          include: ['tests/**/*.test.ts'],
+          exclude: [...gpuTests, 'tests/e2e/**'],
+          environment: 'node',
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'gpu-node',
+          include: gpuTests,
+          environment: 'node',
+          // Dawn is a native addon: separate processes isolate it from the other layers.
+          pool: 'forks',
+          testTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: [...gpuTests, 'tests/**/*.browser.test.ts'],
+          testTimeout: 60_000,
+          browser: {
+            enabled: true,
+            headless: true,
+            screenshotFailures: false,
+            provider: playwright({
+              launchOptions: { executablePath: findChromium(), args: CHROMIUM_ARGS },
+            }),
+            instances: [{ browser: 'chromium' }],
+          },
+        },
+      },
+    ],
+  },
+});
