@@ -62,13 +62,19 @@ export function hasVulkanLoader() {
 }
 
 function aptInstallChromium() {
-  console.log('[chromium] Installing Debian\'s chromium and libvulkan1 (apt-get, once per machine)...');
+  console.log(
+    "[chromium] Installing Debian's chromium and libvulkan1 (apt-get, once per machine)...",
+  );
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium', 'libvulkan1'], {
-    stdio: 'inherit',
-    env,
-  });
+  execFileSync(
+    'apt-get',
+    ['install', '-y', '-qq', '--no-install-recommends', 'chromium', 'libvulkan1'],
+    {
+      stdio: 'inherit',
+      env,
+    },
+  );
 }
 
 /**

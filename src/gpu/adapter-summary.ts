@@ -38,7 +38,8 @@ export type GpuUnavailableReason =
   | { code: 'no-webgpu-api'; message: string }
   | { code: 'node-binding-failed'; message: string }
   | { code: 'no-adapter'; message: string }
-  | { code: 'device-request-failed'; message: string };
+  | { code: 'device-request-failed'; message: string }
+  | { code: 'cpu-requested'; message: string };
 
 /** One line for a status bar, e.g. "WebGPU · google swiftshader (swiftshader) · ...". */
 export function describeAdapter(summary: AdapterSummary): string {
@@ -51,5 +52,6 @@ export function describeAdapter(summary: AdapterSummary): string {
 }
 
 export function describeUnavailable(reason: GpuUnavailableReason): string {
-  return `CPU — WebGPU unavailable: ${reason.message}`;
+  const why = reason.code === 'cpu-requested' ? 'WebGPU not used' : 'WebGPU unavailable';
+  return `CPU — ${why}: ${reason.message}`;
 }

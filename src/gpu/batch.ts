@@ -31,7 +31,10 @@ export class CommandBatch {
     this.encoder = gpu.device.createCommandEncoder({ label });
   }
 
-  dispatch<S extends string, U extends string>(kernel: Kernel<S, U>, args: DispatchArgs<S, U>): void {
+  dispatch<S extends string, U extends string>(
+    kernel: Kernel<S, U>,
+    args: DispatchArgs<S, U>,
+  ): void {
     const { device, pool, pipelines } = this.gpu;
     const params = pool.acquire(
       kernel.uniformByteSize,

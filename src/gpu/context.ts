@@ -28,7 +28,8 @@ export interface AcquireOptions {
   limits?: 'default' | 'adapter';
 }
 
-export type GpuAcquisition = { ok: true; gpu: GpuContext } | { ok: false; reason: GpuUnavailableReason };
+export type GpuAcquisition =
+  { ok: true; gpu: GpuContext } | { ok: false; reason: GpuUnavailableReason };
 
 export class GpuContext {
   readonly pool: BufferPool;
@@ -53,7 +54,10 @@ export class GpuContext {
       this.emit(this.lostEvent);
     });
     device.addEventListener('uncapturederror', (event) => {
-      this.emit({ type: 'uncaptured-error', message: (event as GPUUncapturedErrorEvent).error.message });
+      this.emit({
+        type: 'uncaptured-error',
+        message: (event as GPUUncapturedErrorEvent).error.message,
+      });
     });
   }
 
@@ -134,7 +138,9 @@ export class GpuContext {
   }
 }
 
-function readInfo(adapter: GPUAdapter): Pick<
+function readInfo(
+  adapter: GPUAdapter,
+): Pick<
   AdapterSummary,
   'vendor' | 'architecture' | 'device' | 'description' | 'isFallbackAdapter'
 > {

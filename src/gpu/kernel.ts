@@ -59,7 +59,9 @@ export class Kernel<S extends string, U extends string> {
   bindingKinds(): BindingKind[] {
     return [
       'uniform',
-      ...this.storage.map((s): BindingKind => (s.access === 'read' ? 'read-only-storage' : 'storage')),
+      ...this.storage.map((s): BindingKind =>
+        s.access === 'read' ? 'read-only-storage' : 'storage',
+      ),
     ];
   }
 
@@ -100,8 +102,12 @@ export class Kernel<S extends string, U extends string> {
       fail(`WGSL has ${reflected.length} bindings, declaration has ${expected.length}`);
     }
     reflected.forEach((b, i) => {
-      if (b.group !== 0 || b.binding !== i) fail(`"${b.name}" is at @group(${b.group}) @binding(${b.binding}), expected @group(0) @binding(${i})`);
-      if (b.name !== expected[i]) fail(`@binding(${i}) is "${b.name}" in WGSL, "${expected[i]}" declared`);
+      if (b.group !== 0 || b.binding !== i)
+        fail(
+          `"${b.name}" is at @group(${b.group}) @binding(${b.binding}), expected @group(0) @binding(${i})`,
+        );
+      if (b.name !== expected[i])
+        fail(`@binding(${i}) is "${b.name}" in WGSL, "${expected[i]}" declared`);
       if (b.kind !== kinds[i]) fail(`"${b.name}" is ${b.kind} in WGSL, ${kinds[i]} declared`);
     });
     const fields = reflectStruct(this.source, PARAMS_STRUCT);

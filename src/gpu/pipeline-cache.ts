@@ -24,7 +24,10 @@ export class PipelineCache {
   constructor(private readonly device: GPUDevice) {}
 
   /** The pipeline for `kernel` with `constants`; created on first use, cached afterwards. */
-  async get(kernel: AnyKernel, constants: Record<string, number> = {}): Promise<GPUComputePipeline> {
+  async get(
+    kernel: AnyKernel,
+    constants: Record<string, number> = {},
+  ): Promise<GPUComputePipeline> {
     kernel.checkOverrides(constants);
     const key = pipelineKey(kernel, constants);
     const cached = this.pipelines.get(key);
@@ -73,7 +76,9 @@ export class PipelineCache {
     this.device.pushErrorScope('validation');
     const pipeline = this.device.createComputePipeline({
       label: pipelineKey(kernel, constants),
-      layout: this.device.createPipelineLayout({ bindGroupLayouts: [this.bindGroupLayout(kernel)] }),
+      layout: this.device.createPipelineLayout({
+        bindGroupLayouts: [this.bindGroupLayout(kernel)],
+      }),
       compute: { module, entryPoint: kernel.entryPoint, constants },
     });
     const error = await this.device.popErrorScope();

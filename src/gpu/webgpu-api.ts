@@ -9,7 +9,8 @@ export interface WebGpuApi {
   runtime: 'browser' | 'node-dawn';
 }
 
-export type WebGpuApiResult = { ok: true; api: WebGpuApi } | { ok: false; reason: GpuUnavailableReason };
+export type WebGpuApiResult =
+  { ok: true; api: WebGpuApi } | { ok: false; reason: GpuUnavailableReason };
 
 function isNode(): boolean {
   const proc = (globalThis as { process?: { versions?: { node?: string } } }).process;

@@ -11,7 +11,13 @@ export function checkInt(op: string, field: string, value: number, min: number, 
 }
 
 /** `data` must hold exactly rows × cols elements. */
-export function checkMatrix(op: string, field: string, data: Numeric, rows: number, cols: number): void {
+export function checkMatrix(
+  op: string,
+  field: string,
+  data: Numeric,
+  rows: number,
+  cols: number,
+): void {
   checkInt(op, 'rows', rows, 1, 2 ** 31 - 1);
   checkInt(op, 'cols', cols, 1, 2 ** 31 - 1);
   if (data.length !== rows * cols) {

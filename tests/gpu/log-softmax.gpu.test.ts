@@ -49,7 +49,9 @@ describe.skipIf(!gpu)('log_softmax kernel vs CPU reference', () => {
     const actual = await logSoftmaxGpu(device, logits, rows, cols);
     // log-probs reach −2e4 here; f32 spacing at 2e4 is ~2e-3, so compare relative to magnitude.
     for (let i = 0; i < actual.length; i++) {
-      expect(Math.abs(actual[i]! - expected[i]!)).toBeLessThanOrEqual(4e-3 + Math.abs(expected[i]!) * 2e-7);
+      expect(Math.abs(actual[i]! - expected[i]!)).toBeLessThanOrEqual(
+        4e-3 + Math.abs(expected[i]!) * 2e-7,
+      );
     }
   });
 
@@ -72,8 +74,12 @@ describe.skipIf(!gpu)('log_softmax kernel vs CPU reference', () => {
 
   it('rejects the same bad input as the CPU reference, before any dispatch', async () => {
     const created = device.pool.stats().created;
-    await expect(logSoftmaxGpu(device, new Float32Array([1, NaN]), 1, 2)).rejects.toThrow(OpInputError);
-    await expect(logSoftmaxGpu(device, new Float32Array(3), 2, 2)).rejects.toThrow(/2 × 2 = 4 elements, got 3/);
+    await expect(logSoftmaxGpu(device, new Float32Array([1, NaN]), 1, 2)).rejects.toThrow(
+      OpInputError,
+    );
+    await expect(logSoftmaxGpu(device, new Float32Array(3), 2, 2)).rejects.toThrow(
+      /2 × 2 = 4 elements, got 3/,
+    );
     expect(device.pool.stats().created).toBe(created);
   });
 });

@@ -44,7 +44,11 @@ describe('logSoftmax (CPU reference)', () => {
         (rows, cols, seed, shift) => {
           const logits = randomLogits(rows * cols, 20, seed);
           const out = logSoftmax(logits, rows, cols);
-          const shifted = logSoftmax(logits.map((v) => v + shift), rows, cols);
+          const shifted = logSoftmax(
+            logits.map((v) => v + shift),
+            rows,
+            cols,
+          );
           for (let r = 0; r < rows; r++) {
             let total = 0;
             for (let c = 0; c < cols; c++) total += Math.exp(out[r * cols + c]!);
@@ -64,9 +68,21 @@ describe('logSoftmax (CPU reference)', () => {
   it.each([
     ['rows', () => logSoftmax(new Float32Array(4), 0, 4), /rows must be an integer in \[1, /],
     ['cols', () => logSoftmax(new Float32Array(4), 2, 1.5), /cols must be an integer in \[1, /],
-    ['logits length', () => logSoftmax(new Float32Array(5), 2, 2), /logits must have rows × cols = 2 × 2 = 4 elements, got 5/],
-    ['NaN logit', () => logSoftmax(new Float32Array([0, 1, NaN, 2]), 2, 2), /index 2 \(row 1, col 0\) is NaN/],
-    ['infinite logit', () => logSoftmax(new Float32Array([0, -Infinity]), 1, 2), /index 1 \(row 0, col 1\) is -Infinity/],
+    [
+      'logits length',
+      () => logSoftmax(new Float32Array(5), 2, 2),
+      /logits must have rows × cols = 2 × 2 = 4 elements, got 5/,
+    ],
+    [
+      'NaN logit',
+      () => logSoftmax(new Float32Array([0, 1, NaN, 2]), 2, 2),
+      /index 2 \(row 1, col 0\) is NaN/,
+    ],
+    [
+      'infinite logit',
+      () => logSoftmax(new Float32Array([0, -Infinity]), 1, 2),
+      /index 1 \(row 0, col 1\) is -Infinity/,
+    ],
   ])('rejects bad %s with an OpInputError naming it', (_name, call, pattern) => {
     expect(call).toThrow(OpInputError);
     expect(call).toThrow(pattern);

@@ -17,13 +17,17 @@ let acquisition: Promise<GpuContext | undefined> | undefined;
 async function acquire(): Promise<GpuContext | undefined> {
   const result = await acquireGpu();
   if (result.ok) {
-    console.log(`[gpu] running on ${describeAdapter(result.gpu.summary)} (${result.gpu.summary.runtime})`);
+    console.log(
+      `[gpu] running on ${describeAdapter(result.gpu.summary)} (${result.gpu.summary.runtime})`,
+    );
     return result.gpu;
   }
   const message = `no WebGPU adapter (${result.reason.code}): ${result.reason.message}`;
   if (inject('gpuRequired')) {
-    throw new Error(`GPU tests require an adapter, but found ${message}. ` +
-      'Outside CI, ALLOW_NO_GPU=1 skips GPU tests instead.');
+    throw new Error(
+      `GPU tests require an adapter, but found ${message}. ` +
+        'Outside CI, ALLOW_NO_GPU=1 skips GPU tests instead.',
+    );
   }
   const bar = '!'.repeat(78);
   console.warn(`\n${bar}\n[gpu] SKIPPING GPU TESTS (ALLOW_NO_GPU=1): ${message}\n${bar}\n`);

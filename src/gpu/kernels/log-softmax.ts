@@ -50,7 +50,12 @@ export async function encodeLogSoftmax(
   const bytes = rows * cols * 4;
   const maxBinding = gpu.summary.limits.maxStorageBufferBindingSize;
   if (bytes > maxBinding) {
-    throw new GpuLimitError('maxStorageBufferBindingSize (bytes)', bytes, maxBinding, 'logSoftmax logits');
+    throw new GpuLimitError(
+      'maxStorageBufferBindingSize (bytes)',
+      bytes,
+      maxBinding,
+      'logSoftmax logits',
+    );
   }
   const pipeline = await gpu.pipelines.get(logSoftmaxKernel, { WORKGROUP_SIZE: workgroupSize });
   batch.dispatch(logSoftmaxKernel, {

@@ -1,0 +1,21 @@
+/** Seeded randomness: the same seed gives the same numbers on every run and every machine. */
+
+/** mulberry32: a small, fast 32-bit PRNG; returns uniforms in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** `length` float32 values uniform in [-scale, scale), from `seed`. */
+export function uniformF32(length: number, scale: number, seed: number): Float32Array {
+  const next = seededRandom(seed);
+  const out = new Float32Array(length);
+  for (let i = 0; i < length; i++) out[i] = (next() * 2 - 1) * scale;
+  return out;
+}

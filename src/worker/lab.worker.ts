@@ -1,0 +1,63 @@
+/// <reference lib="webworker" />
+/** The lab worker: owns the GPU device; the main thread never computes. */
+import { expose } from 'comlink';
+import { acquireGpu, type GpuContext } from '../gpu/context';
+import { logSoftmaxGpu } from '../gpu/kernels/log-softmax';
+import { logSoftmax } from '../ops/log-softmax';
+import { checkInt } from '../ops/validate';
+import { maxAbsDiff } from '../util/compare';
+import { uniformF32 } from '../util/random';
+import type {
+  BackendReport,
+  KernelCheckRequest,
+  KernelCheckResult,
+  LabWorkerApi,
+  ProbeRequest,
+} from './protocol';
+
+let gpu: GpuContext | undefined;
+let report: BackendReport | undefined;
+
+const api: LabWorkerApi = {
+  async probeBackend({ forceCpu }: ProbeRequest): Promise<BackendReport> {
+    if (report) return report;
+    if (forceCpu) {
+      report = {
+        kind: 'cpu',
+        reason: { code: 'cpu-requested', message: 'CPU was requested in the URL (?backend=cpu)' },
+      };
+      return report;
+    }
+    const result = await acquireGpu();
+    if (result.ok) {
+      gpu = result.gpu;
+      report = { kind: 'webgpu', adapter: gpu.summary };
+    } else {
+      report = { kind: 'cpu', reason: result.reason };
+    }
+    return report;
+  },
+
+  async runKernelCheck({ rows, cols, seed }: KernelCheckRequest): Promise<KernelCheckResult> {
+    checkInt('kernelCheck', 'rows', rows, 1, 4096);
+    checkInt('kernelCheck', 'cols', cols, 1, 65536);
+    const logits = uniformF32(rows * cols, 10, seed);
+    const cpuStart = performance.now();
+    const expected = logSoftmax(logits, rows, cols);
+    const cpuMs = performance.now() - cpuStart;
+    if (!gpu) return { rows, cols, backend: 'cpu', maxAbsError: null, gpuMs: null, cpuMs };
+    const gpuStart = performance.now();
+    const actual = await logSoftmaxGpu(gpu, logits, rows, cols);
+    const gpuMs = performance.now() - gpuStart;
+    return {
+      rows,
+      cols,
+      backend: 'webgpu',
+      maxAbsError: maxAbsDiff(actual, expected),
+      gpuMs,
+      cpuMs,
+    };
+  },
+};
+
+expose(api);

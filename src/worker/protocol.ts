@@ -1,0 +1,37 @@
+/**
+ * The only contract between the UI and the lab worker. Both `expose()` (worker) and `wrap<T>()`
+ * (UI) use LabWorkerApi, so a change here is checked on both sides.
+ */
+import type { AdapterSummary, GpuUnavailableReason } from '../gpu/adapter-summary';
+
+/** Which compute backend the worker got, with everything the UI shows about it. */
+export type BackendReport =
+  { kind: 'webgpu'; adapter: AdapterSummary } | { kind: 'cpu'; reason: GpuUnavailableReason };
+
+export interface ProbeRequest {
+  /** Skip WebGPU on purpose (the `?backend=cpu` URL option). */
+  forceCpu: boolean;
+}
+
+export interface KernelCheckRequest {
+  rows: number;
+  cols: number;
+  seed: number;
+}
+
+/** The log-softmax kernel run on this device and compared with its CPU reference. */
+export interface KernelCheckResult {
+  rows: number;
+  cols: number;
+  backend: 'webgpu' | 'cpu';
+  /** max |GPU − CPU| over all elements; null on the CPU backend, where there is nothing to compare. */
+  maxAbsError: number | null;
+  /** Wall time of the GPU run including upload and readback; null on the CPU backend. */
+  gpuMs: number | null;
+  cpuMs: number;
+}
+
+export interface LabWorkerApi {
+  probeBackend(request: ProbeRequest): Promise<BackendReport>;
+  runKernelCheck(request: KernelCheckRequest): Promise<KernelCheckResult>;
+}

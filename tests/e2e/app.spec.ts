@@ -1,0 +1,73 @@
+import { expect, test, type Page } from '@playwright/test';
+import { mkdirSync } from 'node:fs';
+
+const SCREENSHOTS = 'test-output/screenshots';
+mkdirSync(SCREENSHOTS, { recursive: true });
+
+/** Fails the test on any console error or uncaught exception, from the page or its workers. */
+function collectErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
+  return errors;
+}
+
+test('home page lists the curriculum and names the WebGPU adapter', async ({ page }) => {
+  const errors = collectErrors(page);
+  await page.goto('/');
+  await expect(page.getByRole('heading', { level: 1 })).toContainText('trained on your own GPU');
+  for (const unit of [
+    'Markov decision processes',
+    'Policy gradient & PPO',
+    'GRPO',
+    'Tool-using agents',
+  ]) {
+    await expect(page.getByRole('heading', { level: 3, name: unit })).toBeVisible();
+  }
+  const line = page.getByTestId('backend-line');
+  await expect(line).toHaveAttribute('data-backend', 'webgpu');
+  await expect(line).toContainText(/WebGPU — google · swiftshader/);
+  await expect(line).toContainText(/fallback adapter/);
+  console.log(`[e2e] backend line: ${(await line.innerText()).replace(/\s+/g, ' ')}`);
+  await page.screenshot({ path: `${SCREENSHOTS}/home.png`, fullPage: true });
+  expect(errors).toEqual([]);
+});
+
+test('lab page runs the log-softmax kernel on the GPU and matches the CPU reference', async ({
+  page,
+}) => {
+  const errors = collectErrors(page);
+  await page.goto('/#/lab');
+  await expect(page.getByRole('heading', { level: 1, name: 'Lab' })).toBeVisible();
+  await expect(page.getByText('Architecture')).toBeVisible();
+  await page.getByRole('button', { name: 'Run kernel check' }).click();
+  const result = page.getByTestId('kernel-check-result');
+  await expect(result).toContainText('Match:', { timeout: 30_000 });
+  await expect(result).toContainText('over 1048576 values');
+  await page.screenshot({ path: `${SCREENSHOTS}/lab.png`, fullPage: true });
+  expect(errors).toEqual([]);
+});
+
+test('?backend=cpu runs on the CPU and says why', async ({ page }) => {
+  const errors = collectErrors(page);
+  await page.goto('/?backend=cpu#/lab');
+  const line = page.getByTestId('backend-line');
+  await expect(line).toHaveAttribute('data-backend', 'cpu');
+  await expect(line).toContainText('CPU — WebGPU not used: CPU was requested in the URL');
+  await page.getByRole('button', { name: 'Run kernel check' }).click();
+  await expect(page.getByTestId('kernel-check-result')).toContainText('CPU backend');
+  await page.screenshot({ path: `${SCREENSHOTS}/lab-cpu.png`, fullPage: true });
+  expect(errors).toEqual([]);
+});
+
+test('navigation is keyboard-reachable and moves focus to the page', async ({ page }) => {
+  await page.goto('/');
+  await page.keyboard.press('Tab');
+  await expect(page.getByRole('link', { name: 'Skip to content' })).toBeFocused();
+  await page.getByRole('link', { name: 'About' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'About Agent RL Lab' })).toBeVisible();
+  await expect(page.locator('main')).toBeFocused();
+  await expect(page.getByRole('link', { name: 'About' })).toHaveAttribute('aria-current', 'page');
+});
