@@ -1,6 +1,7 @@
 /** Kernel declarations are checked against their WGSL; no GPU needed. */
 import { describe, expect, it } from 'vitest';
 import { KernelError, defineKernel } from '../../src/gpu';
+import type { KernelDeclaration } from '../../src/gpu/kernel';
 import { logSoftmaxKernel } from '../../src/gpu/kernels/log-softmax';
 import { reflectBindings, reflectStruct } from '../../src/gpu/wgsl-reflect';
 
@@ -54,7 +55,7 @@ describe('defineKernel', () => {
     ]);
   });
 
-  it.each([
+  it.each<[string, Partial<KernelDeclaration<string, string>>, RegExp]>([
     [
       'a swapped storage order',
       { storage: [storage[1], storage[0]] },
