@@ -1,7 +1,7 @@
 /** What the UI knows about the compute backend, fed by the lab worker. */
-import type { Remote } from 'comlink';
+import { proxy, type Remote } from 'comlink';
 import { describeAdapter, describeUnavailable } from '../gpu/adapter-summary';
-import type { BackendReport, KernelCheckResult, LabWorkerApi } from '../worker/protocol';
+import type { BackendReport, GpuEvent, KernelCheckResult, LabWorkerApi } from '../worker/protocol';
 
 export class BackendState {
   report = $state.raw<BackendReport | undefined>(undefined);
@@ -9,6 +9,8 @@ export class BackendState {
   check = $state.raw<KernelCheckResult | undefined>(undefined);
   checkError = $state<string | undefined>(undefined);
   checking = $state(false);
+  /** The last device loss or uncaptured GPU error the worker reported. */
+  gpuEvent = $state.raw<GpuEvent | undefined>(undefined);
 
   constructor(private readonly worker: Remote<LabWorkerApi>) {}
 
@@ -16,6 +18,9 @@ export class BackendState {
   get line(): string {
     if (this.probeError) return `CPU — the compute worker failed to start: ${this.probeError}`;
     if (!this.report) return 'Looking for a WebGPU adapter…';
+    if (this.gpuEvent?.type === 'device-lost') {
+      return `WebGPU device lost (${this.gpuEvent.reason}): ${this.gpuEvent.message || 'no message'} — reload the page to get a new device`;
+    }
     return this.report.kind === 'webgpu'
       ? describeAdapter(this.report.adapter)
       : describeUnavailable(this.report.reason);
@@ -23,6 +28,7 @@ export class BackendState {
 
   async probe(forceCpu: boolean): Promise<void> {
     try {
+      await this.worker.onGpuEvent(proxy((event: GpuEvent) => (this.gpuEvent = event)));
       this.report = await this.worker.probeBackend({ forceCpu });
     } catch (error) {
       this.probeError = error instanceof Error ? error.message : String(error);

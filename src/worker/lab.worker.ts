@@ -1,7 +1,7 @@
 /// <reference lib="webworker" />
 /** The lab worker: owns the GPU device; the main thread never computes. */
 import { expose } from 'comlink';
-import { acquireGpu, type GpuContext } from '../gpu/context';
+import { acquireGpu, type GpuContext, type GpuEvent } from '../gpu/context';
 import { logSoftmaxGpu } from '../gpu/kernels/log-softmax';
 import { logSoftmax } from '../ops/log-softmax';
 import { checkInt } from '../ops/validate';
@@ -17,6 +17,7 @@ import type {
 
 let gpu: GpuContext | undefined;
 let report: BackendReport | undefined;
+const gpuListeners: ((event: GpuEvent) => void)[] = [];
 
 const api: LabWorkerApi = {
   async probeBackend({ forceCpu }: ProbeRequest): Promise<BackendReport> {
@@ -31,11 +32,16 @@ const api: LabWorkerApi = {
     const result = await acquireGpu();
     if (result.ok) {
       gpu = result.gpu;
+      gpu.onEvent((event) => gpuListeners.forEach((listener) => listener(event)));
       report = { kind: 'webgpu', adapter: gpu.summary };
     } else {
       report = { kind: 'cpu', reason: result.reason };
     }
     return report;
+  },
+
+  async onGpuEvent(listener: (event: GpuEvent) => void): Promise<void> {
+    gpuListeners.push(listener);
   },
 
   async runKernelCheck({ rows, cols, seed }: KernelCheckRequest): Promise<KernelCheckResult> {
@@ -45,7 +51,8 @@ const api: LabWorkerApi = {
     const cpuStart = performance.now();
     const expected = logSoftmax(logits, rows, cols);
     const cpuMs = performance.now() - cpuStart;
-    if (!gpu) return { rows, cols, backend: 'cpu', maxAbsError: null, gpuMs: null, cpuMs };
+    if (!gpu || gpu.isLost)
+      return { rows, cols, backend: 'cpu', maxAbsError: null, gpuMs: null, cpuMs };
     const gpuStart = performance.now();
     const actual = await logSoftmaxGpu(gpu, logits, rows, cols);
     const gpuMs = performance.now() - gpuStart;

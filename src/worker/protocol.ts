@@ -3,6 +3,9 @@
  * (UI) use LabWorkerApi, so a change here is checked on both sides.
  */
 import type { AdapterSummary, GpuUnavailableReason } from '../gpu/adapter-summary';
+import type { GpuEvent } from '../gpu/context';
+
+export type { GpuEvent };
 
 /** Which compute backend the worker got, with everything the UI shows about it. */
 export type BackendReport =
@@ -33,5 +36,7 @@ export interface KernelCheckResult {
 
 export interface LabWorkerApi {
   probeBackend(request: ProbeRequest): Promise<BackendReport>;
+  /** Device loss and uncaptured GPU errors; pass the listener through comlink's proxy(). */
+  onGpuEvent(listener: (event: GpuEvent) => void): Promise<void>;
   runKernelCheck(request: KernelCheckRequest): Promise<KernelCheckResult>;
 }
