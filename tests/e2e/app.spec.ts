@@ -1,18 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
-import { mkdirSync } from 'node:fs';
-
-const SCREENSHOTS = 'test-output/screenshots';
-mkdirSync(SCREENSHOTS, { recursive: true });
-
-/** Fails the test on any console error or uncaught exception, from the page or its workers. */
-function collectErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(`console: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
-  return errors;
-}
+import { expect, test } from '@playwright/test';
+import { SCREENSHOTS, collectErrors } from './support';
 
 test('home page lists the curriculum and names the WebGPU adapter', async ({ page }) => {
   const errors = collectErrors(page);
