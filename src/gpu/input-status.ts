@@ -13,37 +13,47 @@ export const INPUT_STATUS_WGSL = statusWgsl;
 
 const NONE = 0xffffffff;
 
+/**
+ * One checked tensor. A plain name reports non-finite values; `problem` words the error for slots
+ * that count something else (e.g. token ids out of range, with the row as the index).
+ */
+export type StatusSlot =
+  string | { tensor: string; problem: (index: number, count: number) => string };
+
+function nonFinite(index: number, count: number): string {
+  const plural = count > 1 ? 's' : '';
+  return `must be finite, but index ${index} is not (${count} non-finite value${plural}, found on the GPU)`;
+}
+
 export class InputStatus {
   readonly buffer: GPUBuffer;
   private readonly byteLength: number;
 
-  /** `tensors[k]` is the name reported for slot k of check_finite(). */
+  /** `slots[k]` describes slot k of check_finite() (or of the kernel's own counters). */
   constructor(
     private readonly gpu: GpuContext,
     readonly op: string,
-    readonly tensors: readonly string[],
+    readonly slots: readonly StatusSlot[],
   ) {
-    const initial = new Uint32Array(tensors.length * 2);
-    for (let k = 0; k < tensors.length; k++) initial[2 * k + 1] = NONE;
+    const initial = new Uint32Array(slots.length * 2);
+    for (let k = 0; k < slots.length; k++) initial[2 * k + 1] = NONE;
     this.byteLength = initial.byteLength;
     this.buffer = gpu.upload(initial, `${op} input status`);
   }
 
   /**
-   * Reads the counters back (a CPU-GPU sync point) and throws an OpInputError for the first tensor
-   * that held a non-finite value. Call after the batch that ran the kernel was submitted.
+   * Reads the counters back (a CPU-GPU sync point) and throws an OpInputError for the first slot
+   * that counted a bad value. Call after the batch that ran the kernel was submitted.
    */
   async check(): Promise<void> {
     const words = new Uint32Array(await this.gpu.read(this.buffer, this.byteLength));
-    this.tensors.forEach((tensor, k) => {
+    this.slots.forEach((slot, k) => {
       const count = words[2 * k]!;
-      if (count > 0) {
-        throw new OpInputError(
-          this.op,
-          tensor,
-          `must be finite, but index ${words[2 * k + 1]} is not (${count} non-finite value${count > 1 ? 's' : ''}, found on the GPU)`,
-        );
-      }
+      if (count === 0) return;
+      const index = words[2 * k + 1]!;
+      const [tensor, problem] =
+        typeof slot === 'string' ? [slot, nonFinite] : [slot.tensor, slot.problem];
+      throw new OpInputError(this.op, tensor, problem(index, count));
     });
   }
 

@@ -6,10 +6,15 @@ import source from '../../../kernels/log_softmax.wgsl?raw';
 import { checkLogSoftmaxInput } from '../../ops/log-softmax';
 import { checkInt } from '../../ops/validate';
 import { type CommandBatch, workgroupGrid } from '../batch';
-import type { AdapterSummary } from '../adapter-summary';
 import type { GpuContext } from '../context';
 import { GpuLimitError } from '../errors';
 import { defineKernel } from '../kernel';
+import {
+  ROW_WORKGROUP_SIZES,
+  defaultRowWorkgroupSize,
+  resolveRowWorkgroupSize,
+  type RowWorkgroupSize,
+} from './row-workgroup-size';
 
 export const logSoftmaxKernel = defineKernel({
   name: 'log_softmax',
@@ -24,28 +29,15 @@ export const logSoftmaxKernel = defineKernel({
   ],
 });
 
-export const LOG_SOFTMAX_WORKGROUP_SIZES = [32, 64, 128, 256] as const;
-export type LogSoftmaxWorkgroupSize = (typeof LOG_SOFTMAX_WORKGROUP_SIZES)[number];
+export {
+  ROW_WORKGROUP_SIZES as LOG_SOFTMAX_WORKGROUP_SIZES,
+  defaultRowWorkgroupSize as defaultLogSoftmaxWorkgroupSize,
+  type RowWorkgroupSize as LogSoftmaxWorkgroupSize,
+};
 
 export interface LogSoftmaxOptions {
-  /** Threads per row, a power of two. Default: chosen by defaultLogSoftmaxWorkgroupSize(). */
-  workgroupSize?: LogSoftmaxWorkgroupSize;
-}
-
-/**
- * Threads per row. On a hardware GPU, enough threads to cover the row in a few strides. On a
- * fallback (software) adapter every invocation is CPU work and each barrier a context switch, so
- * the fewest threads win: measured on SwiftShader with 2 cores, 32 threads beat 256 by 15× at
- * V = 64 and by 1.5–3× at V = 4096–32768.
- */
-export function defaultLogSoftmaxWorkgroupSize(
-  summary: AdapterSummary,
-  cols: number,
-): LogSoftmaxWorkgroupSize {
-  if (summary.isFallbackAdapter || summary.architecture === 'swiftshader') return 32;
-  if (cols <= 256) return 64;
-  if (cols <= 2048) return 128;
-  return 256;
+  /** Threads per row, a power of two. Default: chosen by defaultRowWorkgroupSize(). */
+  workgroupSize?: RowWorkgroupSize;
 }
 
 /** Records a log-softmax of resident buffers into `batch`. logits, out: (rows, cols) f32. */
@@ -57,12 +49,12 @@ export async function encodeLogSoftmax(
   cols: number,
   options: LogSoftmaxOptions = {},
 ): Promise<void> {
-  const workgroupSize = options.workgroupSize ?? defaultLogSoftmaxWorkgroupSize(gpu.summary, cols);
-  if (!LOG_SOFTMAX_WORKGROUP_SIZES.includes(workgroupSize)) {
-    throw new RangeError(
-      `logSoftmax: workgroupSize must be one of ${LOG_SOFTMAX_WORKGROUP_SIZES.join(', ')}, got ${workgroupSize}`,
-    );
-  }
+  const workgroupSize = resolveRowWorkgroupSize(
+    'logSoftmax',
+    gpu.summary,
+    cols,
+    options.workgroupSize,
+  );
   checkInt('logSoftmax', 'rows', rows, 1, 2 ** 31 - 1);
   checkInt('logSoftmax', 'cols', cols, 1, 2 ** 31 - 1);
   const bytes = rows * cols * 4;
