@@ -1,0 +1,235 @@
+/**
+ * GPU wrapper for the policy losses; CPU twin: src/ops/policy-loss.ts. Three dispatches:
+ *   1. kernels/policy_loss_rows.wgsl, one workgroup per row: token losses, token-local gradients
+ *      (or the GSPO 'sequence' coupling), per-row sums (B, 9)
+ *   2. kernels/loss_aggregation_reduce.wgsl, one workgroup: loss + 7 statistics into `stats`,
+ *      per-row aggregation scales
+ *   3. kernels/loss_aggregation_scale.wgsl, per element: gradLogp *= row scale
+ */
+import source from '../../../kernels/policy_loss_rows.wgsl?raw';
+import {
+  POLICY_LOSS_STATS,
+  type PolicyLossOptions,
+  type PolicyLossResult,
+  type PolicyLossStats,
+  type ResolvedPolicyLossOptions,
+  checkPolicyLossInput,
+  resolvePolicyLossOptions,
+} from '../../ops/policy-loss';
+import { checkInt } from '../../ops/validate';
+import { type CommandBatch, workgroupGrid } from '../batch';
+import type { GpuContext } from '../context';
+import { INPUT_STATUS_WGSL, InputStatus } from '../input-status';
+import { defineKernel } from '../kernel';
+import {
+  checkBindingSize,
+  encodeLossReduce,
+  encodeScaleRows,
+  rowWorkgroupSize,
+  scratchBuffer,
+  unusedStatusBuffer,
+} from './loss-aggregation';
+import type { RowWorkgroupSize } from './row-workgroup-size';
+
+const OP = 'policyLoss';
+
+/** The CPU op's options plus the threads per workgroup. */
+export interface PolicyLossGpuOptions extends PolicyLossOptions {
+  /** Threads per row and for the row reduction, one of 32, 64, 128, 256. Default: chosen by
+   *  rowWorkgroupSize() and reduceWorkgroupSize() in loss-aggregation.ts. */
+  workgroupSize?: RowWorkgroupSize;
+}
+
+export const policyLossRowsKernel = defineKernel({
+  name: 'policy_loss_rows',
+  source: INPUT_STATUS_WGSL + source,
+  uniforms: [
+    { name: 'rows', type: 'u32' },
+    { name: 'cols', type: 'u32' },
+    { name: 'loss_type', type: 'u32' },
+    { name: 'clip_low', type: 'f32' },
+    { name: 'clip_high', type: 'f32' },
+    { name: 'dual_clip', type: 'f32' },
+    { name: 'log_ratio_clamp', type: 'f32' },
+    { name: 'delta', type: 'f32' },
+  ],
+  storage: [
+    { name: 'logp', access: 'read' },
+    { name: 'oldLogp', access: 'read' },
+    { name: 'advantages', access: 'read' },
+    { name: 'mask', access: 'read' },
+    { name: 'tokenLoss', access: 'read_write' },
+    { name: 'gradLogp', access: 'read_write' },
+    { name: 'partials', access: 'read_write' },
+    { name: 'status', access: 'read_write' },
+  ],
+});
+
+/** Tensor names of the policy loss's input-status slots (for `new InputStatus(...)`). */
+export const POLICY_LOSS_STATUS_TENSORS = ['logp', 'oldLogp', 'advantages', 'mask'] as const;
+
+/** f32 count of the stats buffer: the loss, then POLICY_LOSS_STATS in order. */
+export const POLICY_LOSS_STATS_LENGTH = 1 + POLICY_LOSS_STATS.length;
+
+/** Columns of the per-row partials: Σ m·ℓ, Σ m, then one numerator per statistic. */
+const PARTIAL_COLUMNS = 2 + POLICY_LOSS_STATS.length;
+
+function lossTypeCode(o: ResolvedPolicyLossOptions): number {
+  if (o.lossType === 'ppo') return 0;
+  if (o.lossType === 'gspo') return o.gspoGradient === 'token' ? 1 : 2;
+  return 3;
+}
+
+/** Unpacks the stats buffer (loss, then POLICY_LOSS_STATS) into named statistics. */
+export function readPolicyLossStats(values: Float32Array): {
+  loss: number;
+  stats: PolicyLossStats;
+} {
+  const stats = Object.fromEntries(
+    POLICY_LOSS_STATS.map((name, k) => [name, values[k + 1]!]),
+  ) as PolicyLossStats;
+  return { loss: values[0]!, stats };
+}
+
+/**
+ * Records the policy loss of resident buffers into `batch`. logp, oldLogp, advantages, mask:
+ * (rows, cols) f32 → tokenLoss, gradLogp: (rows, cols) f32; stats: POLICY_LOSS_STATS_LENGTH f32
+ * (loss, then the statistics; unpack with readPolicyLossStats). `status` (from
+ * `new InputStatus(gpu, 'policyLoss', POLICY_LOSS_STATUS_TENSORS)`) receives non-finite inputs;
+ * without it they go unreported. The mask must hold only 0 and 1.
+ */
+export async function encodePolicyLoss(
+  gpu: GpuContext,
+  batch: CommandBatch,
+  buffers: {
+    logp: GPUBuffer;
+    oldLogp: GPUBuffer;
+    advantages: GPUBuffer;
+    mask: GPUBuffer;
+    tokenLoss: GPUBuffer;
+    gradLogp: GPUBuffer;
+    stats: GPUBuffer;
+    status?: GPUBuffer;
+  },
+  rows: number,
+  cols: number,
+  options: PolicyLossGpuOptions = {},
+): Promise<void> {
+  checkInt(OP, 'rows', rows, 1, 2 ** 31 - 1);
+  checkInt(OP, 'cols', cols, 1, 2 ** 31 - 1);
+  const o = resolvePolicyLossOptions(options);
+  checkBindingSize(gpu, rows, cols, 'policyLoss logp');
+  const rowSize = rowWorkgroupSize(OP, gpu, cols, options.workgroupSize);
+  const partials = scratchBuffer(gpu, 'policy loss partials', rows * PARTIAL_COLUMNS * 4);
+  const rowScale = scratchBuffer(gpu, 'policy loss row scale', rows * 4);
+  const pipeline = await gpu.pipelines.get(policyLossRowsKernel, { WORKGROUP_SIZE: rowSize });
+  batch.dispatch(policyLossRowsKernel, {
+    pipeline,
+    buffers: {
+      logp: buffers.logp,
+      oldLogp: buffers.oldLogp,
+      advantages: buffers.advantages,
+      mask: buffers.mask,
+      tokenLoss: buffers.tokenLoss,
+      gradLogp: buffers.gradLogp,
+      partials,
+      status: buffers.status ?? unusedStatusBuffer(gpu),
+    },
+    uniforms: {
+      rows,
+      cols,
+      loss_type: lossTypeCode(o),
+      clip_low: o.clipLow,
+      clip_high: o.clipHigh,
+      // 0 means off in the kernel; every valid value is > 0.
+      dual_clip: o.lossType === 'ppo' ? (o.dualClip ?? 0) : 0,
+      log_ratio_clamp: o.lossType === 'ppo' ? (o.logRatioClamp ?? 0) : 0,
+      delta: o.delta ?? 0,
+    },
+    workgroups: workgroupGrid(rows, gpu.summary.limits.maxComputeWorkgroupsPerDimension),
+  });
+  const aggregation = {
+    mode: o.aggregation,
+    lossScaleFactor: o.lossScaleFactor,
+    maxCompletionLength: o.maxCompletionLength,
+  };
+  await encodeLossReduce(
+    gpu,
+    batch,
+    { partials, out: buffers.stats, rowScale },
+    rows,
+    cols,
+    PARTIAL_COLUMNS,
+    aggregation,
+    options.workgroupSize,
+  );
+  await encodeScaleRows(gpu, batch, { values: buffers.gradLogp, rowScale }, rows, cols);
+}
+
+/**
+ * Convenience path: check, upload, run, read back (one sync point). Shapes, options and the 0/1
+ * mask are checked on the CPU before any work; NaN/Inf inputs are found by the kernel and thrown
+ * after it ran, as the same OpInputError the CPU reference throws.
+ */
+export async function policyLossGpu(
+  gpu: GpuContext,
+  logp: Float32Array,
+  oldLogp: Float32Array,
+  advantages: Float32Array,
+  mask: Float32Array,
+  rows: number,
+  cols: number,
+  options: PolicyLossGpuOptions = {},
+): Promise<PolicyLossResult> {
+  checkPolicyLossInput(logp, oldLogp, advantages, mask, rows, cols, options, { finite: false });
+  checkBindingSize(gpu, rows, cols, 'policyLoss logp');
+  let tokens = 0;
+  for (const m of mask) tokens += m;
+  const status = new InputStatus(gpu, OP, POLICY_LOSS_STATUS_TENSORS);
+  const inputs = {
+    logp: gpu.upload(logp, 'logp'),
+    oldLogp: gpu.upload(oldLogp, 'oldLogp'),
+    advantages: gpu.upload(advantages, 'advantages'),
+    mask: gpu.upload(mask, 'mask'),
+  };
+  const outputs = {
+    tokenLoss: gpu.storage(logp.byteLength, 'token loss'),
+    gradLogp: gpu.storage(logp.byteLength, 'grad logp'),
+    stats: gpu.storage(POLICY_LOSS_STATS_LENGTH * 4, 'policy loss stats'),
+  };
+  try {
+    const batch = gpu.beginBatch(OP);
+    await encodePolicyLoss(
+      gpu,
+      batch,
+      { ...inputs, ...outputs, status: status.buffer },
+      rows,
+      cols,
+      options,
+    );
+    batch.submit();
+    // The reads and the status check wait on the same submission: one sync point.
+    const [checked, statsOut, tokenLoss, gradLogp] = await Promise.allSettled([
+      status.check(),
+      gpu.readF32(outputs.stats, POLICY_LOSS_STATS_LENGTH),
+      gpu.readF32(outputs.tokenLoss, rows * cols),
+      gpu.readF32(outputs.gradLogp, rows * cols),
+    ]);
+    if (checked.status === 'rejected') throw checked.reason;
+    if (statsOut.status === 'rejected') throw statsOut.reason;
+    if (tokenLoss.status === 'rejected') throw tokenLoss.reason;
+    if (gradLogp.status === 'rejected') throw gradLogp.reason;
+    return {
+      ...readPolicyLossStats(statsOut.value),
+      tokenLoss: tokenLoss.value,
+      gradLogp: gradLogp.value,
+      tokens,
+      emptyMask: tokens === 0,
+    };
+  } finally {
+    status.release();
+    for (const buffer of [...Object.values(inputs), ...Object.values(outputs)]) {
+      gpu.pool.release(buffer);
+    }
+  }
+}
