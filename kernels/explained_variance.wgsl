@@ -1,0 +1,127 @@
+// Explained variance 1 − Var[R − V] / (Var[R] + epsilon) over unmasked tokens, as a two-pass
+// reduction. CPU reference: explainedVariance() in src/ops/explained-variance.ts.
+//
+// Three entry points share these bindings, dispatched in order:
+//   partial_sums     `groups` workgroups, grid-stride over the tokens:
+//                    partials[g] = (Σ m, Σ m·R, Σ m·D, 0) with D = R − V; checks R (slot 0) and
+//                    V (slot 1) for NaN/Inf, masked tokens included
+//   partial_squares  `groups` workgroups: each first reduces partials[0..groups) to the means, then
+//                    partials[groups + g] = (Σ m·(R − mean R)², Σ m·(D − mean D)², 0, 0)
+//   finish           one workgroup: stats = (ev, defined, Var[R], Var[D], Σ m, mean R, mean D, 0)
+// Two passes over the tokens, never E[x²] − E[x]². Variances divide by Σ m − correction; ev is
+// defined (stats[1] = 1) only when Σ m > correction and Var[R] + epsilon > 0, else stats[0] = 0.
+// f32 accumulation. `groups` ≤ 256 keeps the partials small; WORKGROUP_SIZE is a power of two.
+
+override WORKGROUP_SIZE: u32 = 64u;
+
+struct Params {
+  count: u32,
+  groups: u32,
+  correction: u32,
+  epsilon: f32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> returns: array<f32>;          // (count)
+@group(0) @binding(2) var<storage, read> values: array<f32>;           // (count)
+@group(0) @binding(3) var<storage, read> mask: array<f32>;             // (count), 0/1
+@group(0) @binding(4) var<storage, read_write> partials: array<vec4f>; // (2 · groups)
+@group(0) @binding(5) var<storage, read_write> stats: array<f32>;      // (8)
+@group(0) @binding(6) var<storage, read_write> status: array<atomic<u32>>;
+
+var<workgroup> scratch: array<vec4f, WORKGROUP_SIZE>;
+
+// Tree reduction over scratch; every thread gets the result.
+fn reduce(lid: u32) -> vec4f {
+  for (var stride = WORKGROUP_SIZE / 2u; stride > 0u; stride = stride / 2u) {
+    workgroupBarrier();
+    if (lid < stride) {
+      scratch[lid] = scratch[lid] + scratch[lid + stride];
+    }
+  }
+  workgroupBarrier();
+  let result = scratch[0];
+  workgroupBarrier();
+  return result;
+}
+
+// Σ of partials[offset .. offset + groups).
+fn sum_partials(lid: u32, offset: u32) -> vec4f {
+  var acc = vec4f(0.0);
+  for (var g = lid; g < params.groups; g += WORKGROUP_SIZE) {
+    acc += partials[offset + g];
+  }
+  scratch[lid] = acc;
+  return reduce(lid);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn partial_sums(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
+  var acc = vec4f(0.0);
+  for (var i = wid.x * WORKGROUP_SIZE + lid; i < params.count; i += params.groups * WORKGROUP_SIZE) {
+    let r = returns[i];
+    let v = values[i];
+    check_finite(0u, i, r);
+    check_finite(1u, i, v);
+    if (mask[i] != 0.0) {
+      acc += vec4f(1.0, r, r - v, 0.0);
+    }
+  }
+  scratch[lid] = acc;
+  let total = reduce(lid);
+  if (lid == 0u) {
+    partials[wid.x] = total;
+  }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn partial_squares(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
+  let sums = sum_partials(lid, 0u);
+  let n = max(sums.x, 1.0);
+  let mean_r = sums.y / n;
+  let mean_d = sums.z / n;
+  var acc = vec4f(0.0);
+  for (var i = wid.x * WORKGROUP_SIZE + lid; i < params.count; i += params.groups * WORKGROUP_SIZE) {
+    if (mask[i] != 0.0) {
+      let r = returns[i] - mean_r;
+      let d = (returns[i] - values[i]) - mean_d;
+      acc += vec4f(r * r, d * d, 0.0, 0.0);
+    }
+  }
+  scratch[lid] = acc;
+  let total = reduce(lid);
+  if (lid == 0u) {
+    partials[params.groups + wid.x] = total;
+  }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn finish(@builtin(local_invocation_index) lid: u32) {
+  let sums = sum_partials(lid, 0u);
+  let squares = sum_partials(lid, params.groups);
+  if (lid != 0u) {
+    return;
+  }
+  let n = sums.x;
+  let correction = f32(params.correction);
+  var out = array<f32, 8>(0.0, 0.0, 0.0, 0.0, n, 0.0, 0.0, 0.0);
+  if (n > correction) {
+    let var_r = squares.x / (n - correction);
+    let var_d = squares.y / (n - correction);
+    let denominator = var_r + params.epsilon;
+    let defined = denominator > 0.0;
+    out = array<f32, 8>(
+      select(0.0, 1.0 - var_d / denominator, defined),
+      select(0.0, 1.0, defined),
+      var_r,
+      var_d,
+      n,
+      sums.y / n,
+      sums.z / n,
+      0.0,
+    );
+  }
+  for (var k = 0u; k < 8u; k++) {
+    stats[k] = out[k];
+  }
+}

@@ -1,0 +1,273 @@
+/**
+ * GPU wrappers for kernels/kl.wgsl (per-token KL estimate and ∂kl/∂logp) and kernels/kl_grad.wgsl
+ * (gradient × aggregation weights). CPU twins: perTokenKl() and klLoss() in src/ops/kl.ts.
+ * Dispatch: one thread per token, workgroups over (x, y) beyond 65,535. The KL loss adds the loss
+ * aggregation (src/gpu/kernels/loss-aggregation.ts) between the two.
+ *
+ * Resident inputs are checked on the GPU: non-finite logp / refLogp are counted in the input
+ * status from klStatus(); pass its `.buffer` as `status` and `await status.check()` after
+ * submitting. Without `status` the inputs are trusted.
+ */
+import klSource from '../../../kernels/kl.wgsl?raw';
+import klGradSource from '../../../kernels/kl_grad.wgsl?raw';
+import {
+  KL_CLAMPS,
+  KL_ESTIMATORS,
+  checkKlInput,
+  resolveKlLossAggregation,
+  resolveKlOptions,
+  type KlLoss,
+  type KlLossOptions,
+  type KlOptions,
+  type TokenKl,
+} from '../../ops/kl';
+import { checkInt } from '../../ops/validate';
+import { type CommandBatch, workgroupGrid } from '../batch';
+import type { GpuContext } from '../context';
+import { INPUT_STATUS_WGSL, InputStatus } from '../input-status';
+import { defineKernel } from '../kernel';
+import { checkBindingSize, encodeAggregateLoss, unusedStatusBuffer } from './loss-aggregation';
+
+export const klKernel = defineKernel({
+  name: 'kl',
+  source: INPUT_STATUS_WGSL + klSource,
+  uniforms: [{ name: 'count', type: 'u32' }],
+  storage: [
+    { name: 'logp', access: 'read' },
+    { name: 'refLogp', access: 'read' },
+    { name: 'mask', access: 'read' },
+    { name: 'kl', access: 'read_write' },
+    { name: 'grad', access: 'read_write' },
+    { name: 'status', access: 'read_write' },
+  ],
+});
+
+export const klGradKernel = defineKernel({
+  name: 'kl_grad',
+  source: klGradSource,
+  uniforms: [{ name: 'count', type: 'u32' }],
+  storage: [
+    { name: 'weights', access: 'read' },
+    { name: 'grad', access: 'read_write' },
+  ],
+});
+
+/** Tensor names of the KL kernel's input-status slots. */
+export const KL_STATUS_TENSORS = ['logp', 'refLogp'] as const;
+
+/** Input status for encodePerTokenKl / encodeKlLoss; `op` names the op in its errors. */
+export function klStatus(gpu: GpuContext, op: 'perTokenKl' | 'klLoss' = 'perTokenKl'): InputStatus {
+  return new InputStatus(gpu, op, KL_STATUS_TENSORS);
+}
+
+const WORKGROUP_SIZE = 64;
+
+function elementwiseGrid(gpu: GpuContext, count: number): [number, number] {
+  return workgroupGrid(
+    Math.ceil(count / WORKGROUP_SIZE),
+    gpu.summary.limits.maxComputeWorkgroupsPerDimension,
+  );
+}
+
+function checkShape(gpu: GpuContext, op: string, rows: number, cols: number): number {
+  checkInt(op, 'rows', rows, 1, 2 ** 31 - 1);
+  checkInt(op, 'cols', cols, 1, 2 ** 31 - 1);
+  const count = rows * cols;
+  checkInt(op, 'rows × cols', count, 1, 2 ** 32 - 1);
+  checkBindingSize(gpu, rows, cols, `${op} logp`);
+  return count;
+}
+
+/**
+ * Records the per-token KL of resident buffers. logp, refLogp, mask, kl, grad: (rows, cols) f32;
+ * kl and grad (= ∂kl/∂logp) are 0 at masked positions.
+ */
+export async function encodePerTokenKl(
+  gpu: GpuContext,
+  batch: CommandBatch,
+  buffers: {
+    logp: GPUBuffer;
+    refLogp: GPUBuffer;
+    mask: GPUBuffer;
+    kl: GPUBuffer;
+    grad: GPUBuffer;
+    status?: GPUBuffer;
+  },
+  rows: number,
+  cols: number,
+  options: KlOptions = {},
+): Promise<void> {
+  const op = 'perTokenKl';
+  const { estimator, clamp } = resolveKlOptions(op, options);
+  const count = checkShape(gpu, op, rows, cols);
+  const pipeline = await gpu.pipelines.get(klKernel, {
+    WORKGROUP_SIZE,
+    ESTIMATOR: KL_ESTIMATORS.indexOf(estimator),
+    CLAMP: KL_CLAMPS.indexOf(clamp),
+  });
+  batch.dispatch(klKernel, {
+    pipeline,
+    buffers: { ...buffers, status: buffers.status ?? unusedStatusBuffer(gpu) },
+    uniforms: { count },
+    workgroups: elementwiseGrid(gpu, count),
+  });
+}
+
+/**
+ * Records the KL loss of resident buffers: kl as in encodePerTokenKl, loss (1 f32) =
+ * aggregate(kl), weights (rows, cols) = ∂loss/∂kl, and grad (rows, cols) = ∂loss/∂logp.
+ */
+export async function encodeKlLoss(
+  gpu: GpuContext,
+  batch: CommandBatch,
+  buffers: {
+    logp: GPUBuffer;
+    refLogp: GPUBuffer;
+    mask: GPUBuffer;
+    kl: GPUBuffer;
+    grad: GPUBuffer;
+    loss: GPUBuffer;
+    weights: GPUBuffer;
+    status?: GPUBuffer;
+  },
+  rows: number,
+  cols: number,
+  options: KlLossOptions = {},
+): Promise<void> {
+  const aggregation = resolveKlLossAggregation('klLoss', options);
+  const { logp, refLogp, mask, kl, grad, loss, weights, status } = buffers;
+  await encodePerTokenKl(
+    gpu,
+    batch,
+    { logp, refLogp, mask, kl, grad, status },
+    rows,
+    cols,
+    options,
+  );
+  await encodeAggregateLoss(
+    gpu,
+    batch,
+    { tokenLoss: kl, mask, loss, weights },
+    rows,
+    cols,
+    aggregation,
+  );
+  const count = rows * cols;
+  const pipeline = await gpu.pipelines.get(klGradKernel, { WORKGROUP_SIZE });
+  batch.dispatch(klGradKernel, {
+    pipeline,
+    buffers: { weights, grad },
+    uniforms: { count },
+    workgroups: elementwiseGrid(gpu, count),
+  });
+}
+
+/**
+ * Convenience path: check shapes, options and mask on the CPU (same checks as perTokenKl), upload,
+ * run, read back (one sync point). NaN/Inf inputs are found by the kernel and thrown afterwards as
+ * the OpInputError the CPU reference throws.
+ */
+export async function perTokenKlGpu(
+  gpu: GpuContext,
+  logp: Float32Array,
+  refLogp: Float32Array,
+  mask: Float32Array,
+  rows: number,
+  cols: number,
+  options: KlOptions = {},
+): Promise<TokenKl> {
+  checkKlInput('perTokenKl', logp, refLogp, mask, rows, cols, options, { finite: false });
+  checkShape(gpu, 'perTokenKl', rows, cols);
+  const status = klStatus(gpu, 'perTokenKl');
+  const inputs = [
+    gpu.upload(logp, 'logp'),
+    gpu.upload(refLogp, 'refLogp'),
+    gpu.upload(mask, 'mask'),
+  ];
+  const kl = gpu.storage(logp.byteLength, 'kl');
+  const grad = gpu.storage(logp.byteLength, 'kl grad');
+  try {
+    const [logpIn, refIn, maskIn] = inputs as [GPUBuffer, GPUBuffer, GPUBuffer];
+    const batch = gpu.beginBatch('perTokenKl');
+    await encodePerTokenKl(
+      gpu,
+      batch,
+      { logp: logpIn, refLogp: refIn, mask: maskIn, kl, grad, status: status.buffer },
+      rows,
+      cols,
+      options,
+    );
+    batch.submit();
+    const n = rows * cols;
+    // The status check and the reads wait on the same submission: one sync point.
+    const [, klOut, gradOut] = await Promise.all([
+      status.check(),
+      gpu.readF32(kl, n),
+      gpu.readF32(grad, n),
+    ]);
+    return { kl: klOut, gradLogp: gradOut };
+  } finally {
+    status.release();
+    for (const buffer of [...inputs, kl, grad]) gpu.pool.release(buffer);
+  }
+}
+
+/** Convenience path for klLoss: CPU checks, upload, run, read back (one sync point). */
+export async function klLossGpu(
+  gpu: GpuContext,
+  logp: Float32Array,
+  refLogp: Float32Array,
+  mask: Float32Array,
+  rows: number,
+  cols: number,
+  options: KlLossOptions = {},
+): Promise<KlLoss> {
+  checkKlInput('klLoss', logp, refLogp, mask, rows, cols, options, { finite: false });
+  resolveKlLossAggregation('klLoss', options);
+  checkShape(gpu, 'klLoss', rows, cols);
+  let tokens = 0;
+  for (const m of mask) tokens += m;
+  const status = klStatus(gpu, 'klLoss');
+  const inputs = [
+    gpu.upload(logp, 'logp'),
+    gpu.upload(refLogp, 'refLogp'),
+    gpu.upload(mask, 'mask'),
+  ];
+  const kl = gpu.storage(logp.byteLength, 'kl');
+  const grad = gpu.storage(logp.byteLength, 'kl grad');
+  const weights = gpu.storage(logp.byteLength, 'kl weights');
+  const loss = gpu.storage(4, 'kl loss');
+  try {
+    const [logpIn, refIn, maskIn] = inputs as [GPUBuffer, GPUBuffer, GPUBuffer];
+    const batch = gpu.beginBatch('klLoss');
+    await encodeKlLoss(
+      gpu,
+      batch,
+      {
+        logp: logpIn,
+        refLogp: refIn,
+        mask: maskIn,
+        kl,
+        grad,
+        loss,
+        weights,
+        status: status.buffer,
+      },
+      rows,
+      cols,
+      options,
+    );
+    batch.submit();
+    const n = rows * cols;
+    const [, klOut, gradOut, lossOut] = await Promise.all([
+      status.check(),
+      gpu.readF32(kl, n),
+      gpu.readF32(grad, n),
+      gpu.readF32(loss, 1),
+    ]);
+    return { kl: klOut, gradLogp: gradOut, loss: lossOut[0]!, tokens, emptyMask: tokens === 0 };
+  } finally {
+    status.release();
+    for (const buffer of [...inputs, kl, grad, weights, loss]) gpu.pool.release(buffer);
+  }
+}
