@@ -1,8 +1,51 @@
-/** The GPU runtime and the GPU versions of the ops (same options as src/ops). */
+/** The GPU runtime and the GPU versions of the ops (async, same options as src/ops). */
 export * from './adapter-summary';
 export { acquireGpu, GpuContext, type GpuAcquisition, type GpuEvent } from './context';
 export { CommandBatch, workgroupGrid } from './batch';
 export { defineKernel, Kernel } from './kernel';
 export { GpuLimitError, KernelError } from './errors';
+export { InputStatus, INPUT_STATUS_WGSL, type StatusSlot } from './input-status';
 export { timeBatch, type GpuTiming } from './timing';
+export {
+  ROW_WORKGROUP_SIZES,
+  defaultRowWorkgroupSize,
+  type RowWorkgroupSize,
+} from './kernels/row-workgroup-size';
 export { logSoftmaxGpu, encodeLogSoftmax, logSoftmaxKernel } from './kernels/log-softmax';
+export {
+  tokenLogprobsGpu,
+  encodeTokenLogprobs,
+  entropyFromLogitsGpu,
+  encodeEntropyFromLogits,
+  tokenLogprobsStatus,
+  entropyStatus,
+  tokenLogprobsKernel,
+  type TokenLogprobsGpuOptions,
+  type EntropyGpuOptions,
+} from './kernels/token-logprobs';
+export {
+  tokenLogprobsBackwardGpu,
+  encodeTokenLogprobsBackward,
+  tokenLogprobsBackwardStatus,
+  tokenLogprobsBackwardKernel,
+  type TokenLogprobsBackwardGpuOptions,
+} from './kernels/token-logprobs-backward';
+export {
+  aggregateLossGpu,
+  encodeAggregateLoss,
+  type LossAggGpuOptions,
+} from './kernels/loss-aggregation';
+export {
+  POLICY_LOSS_STATS_LENGTH,
+  encodePolicyLoss,
+  policyLossGpu,
+  readPolicyLossStats,
+  type PolicyLossGpuOptions,
+} from './kernels/policy-loss';
+export { perTokenKlGpu, klLossGpu, encodePerTokenKl, encodeKlLoss } from './kernels/kl';
+export { valueLossGpu, encodeValueLoss, type ValueLossGpuOptions } from './kernels/value-loss';
+export {
+  explainedVarianceGpu,
+  encodeExplainedVariance,
+  explainedVarianceFromStats,
+} from './kernels/explained-variance';

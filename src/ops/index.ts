@@ -1,3 +1,75 @@
 /** The CPU reference ops: the specification every WGSL kernel is tested against. */
 export { OpInputError } from './errors';
+export { FLAVORS, DEFAULT_FLAVOR, resolveFlavor, type Flavor, type FlavorOption } from './flavor';
 export { logSoftmax } from './log-softmax';
+export {
+  tokenLogprobs,
+  tokenLogprobsBackward,
+  checkTokenLogprobsInput,
+  checkTokenLogprobsBackwardInput,
+  type TokenLogprobs,
+  type TokenLogprobsOptions,
+  type TokenLogprobsBackwardOptions,
+} from './token-logprobs';
+export { entropyFromLogits, checkEntropyInput, type EntropyOptions } from './entropy';
+export {
+  LOSS_AGG_MODES,
+  aggregateLoss,
+  aggregateChecked,
+  aggregationRowScales,
+  checkAggregateLossInput,
+  checkLossAggOptions,
+  type AggregatedLoss,
+  type LossAggMode,
+  type LossAggOptions,
+} from './loss-aggregation';
+export {
+  GSPO_GRADIENTS,
+  GSPO_LOG_RATIO_MAX,
+  POLICY_LOSS_STATS,
+  POLICY_LOSS_TYPES,
+  checkPolicyLossInput,
+  policyLoss,
+  resolvePolicyLossOptions,
+  type GspoGradient,
+  type PolicyLossOptions,
+  type PolicyLossResult,
+  type PolicyLossStat,
+  type PolicyLossStats,
+  type PolicyLossType,
+  type ResolvedPolicyLossOptions,
+} from './policy-loss';
+export {
+  perTokenKl,
+  klLoss,
+  klRewardPenalty,
+  klEstimate,
+  KL_ESTIMATORS,
+  KL_CLAMPS,
+  KL_DEFAULTS,
+  type KlEstimator,
+  type KlClamp,
+  type KlOptions,
+  type KlLossOptions,
+  type TokenKl,
+  type KlLoss,
+  type KlRewardPenalty,
+} from './kl';
+export {
+  AdaptiveKlController,
+  FixedKlController,
+  type KlController,
+  type AdaptiveKlControllerOptions,
+} from './kl-controller';
+export {
+  valueLoss,
+  VALUE_LOSS_DEFAULTS,
+  type ValueLoss,
+  type ValueLossOptions,
+} from './value-loss';
+export {
+  explainedVariance,
+  EXPLAINED_VARIANCE_DEFAULTS,
+  type ExplainedVariance,
+  type ExplainedVarianceOptions,
+} from './explained-variance';
