@@ -49,3 +49,25 @@ export {
   encodeExplainedVariance,
   explainedVarianceFromStats,
 } from './kernels/explained-variance';
+export { gaeGpu, encodeGae } from './kernels/gae';
+export { whitenGpu, encodeWhiten, encodeWhitenStats } from './kernels/whiten';
+export {
+  groupAdvantagesGpu,
+  rlooAdvantagesGpu,
+  encodeGroupAdvantages,
+  encodeRlooAdvantages,
+} from './kernels/group-advantages';
+export {
+  discountedReturnsGpu,
+  reinforcePlusPlusGpu,
+  reinforcePlusPlusBaselineGpu,
+  encodeDiscountedReturns,
+  encodeReinforcePlusPlus,
+  encodeReinforcePlusPlusBaseline,
+} from './kernels/reinforce-pp';
+export {
+  sumOverTokensGpu,
+  broadcastToTokensGpu,
+  encodeSumOverTokens,
+  encodeBroadcastToTokens,
+} from './kernels/broadcast';

@@ -73,3 +73,49 @@ export {
   type ExplainedVariance,
   type ExplainedVarianceOptions,
 } from './explained-variance';
+export {
+  gae,
+  checkGaeInput,
+  resolveGaeOptions,
+  GAE_DEFAULTS,
+  type GaeInput,
+  type GaeOptions,
+  type GaeResult,
+  type GaeSettings,
+} from './gae';
+export {
+  whiten,
+  checkWhitenInput,
+  resolveWhitenOptions,
+  maskedMoments,
+  varianceFromMoments,
+  WHITEN_DEFAULTS,
+  type WhitenOptions,
+  type WhitenResult,
+  type WhitenSettings,
+  type WhitenStats,
+} from './whiten';
+export {
+  groupAdvantages,
+  rlooAdvantages,
+  groupAdvantagesCore,
+  checkGroupAdvantagesInput,
+  checkRlooInput,
+  GROUP_ADVANTAGE_DEFAULTS,
+  RLOO_DEFAULTS,
+  type GroupAdvantageOptions,
+  type GroupAdvantageResult,
+  type GroupAdvantageStats,
+  type RlooOptions,
+} from './group-advantages';
+export {
+  discountedReturns,
+  reinforcePlusPlus,
+  reinforcePlusPlusBaseline,
+  type ReturnsOptions,
+  type ReinforcePPOptions,
+  type ReinforcePPResult,
+  type ReinforcePPBaselineOptions,
+  type ReinforcePPBaselineResult,
+} from './reinforce-pp';
+export { broadcastToTokens, sumOverTokens } from './broadcast';
