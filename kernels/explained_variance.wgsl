@@ -11,6 +11,8 @@
 // Two passes over the tokens, never E[x²] − E[x]². Variances divide by Σ m − correction; ev is
 // defined (stats[1] = 1) only when Σ m > correction and Var[R] + epsilon > 0, else stats[0] = 0.
 // f32 accumulation. `groups` ≤ 256 keeps the partials small; WORKGROUP_SIZE is a power of two.
+// The wrapper prepends kernels/lib/input_status.wgsl (check_finite) and
+// kernels/lib/workgroup_reduce.wgsl (workgroup_sum).
 
 override WORKGROUP_SIZE: u32 = 64u;
 
@@ -29,21 +31,8 @@ struct Params {
 @group(0) @binding(5) var<storage, read_write> stats: array<f32>;      // (8)
 @group(0) @binding(6) var<storage, read_write> status: array<atomic<u32>>;
 
-var<workgroup> scratch: array<vec4f, WORKGROUP_SIZE>;
-
-// Tree reduction over scratch; every thread gets the result.
-fn reduce(lid: u32) -> vec4f {
-  for (var stride = WORKGROUP_SIZE / 2u; stride > 0u; stride = stride / 2u) {
-    workgroupBarrier();
-    if (lid < stride) {
-      scratch[lid] = scratch[lid] + scratch[lid + stride];
-    }
-  }
-  workgroupBarrier();
-  let result = scratch[0];
-  workgroupBarrier();
-  return result;
-}
+alias ScratchValue = vec4f;
+var<workgroup> scratch: array<ScratchValue, WORKGROUP_SIZE>;
 
 // Σ of partials[offset .. offset + groups).
 fn sum_partials(lid: u32, offset: u32) -> vec4f {
@@ -52,7 +41,7 @@ fn sum_partials(lid: u32, offset: u32) -> vec4f {
     acc += partials[offset + g];
   }
   scratch[lid] = acc;
-  return reduce(lid);
+  return workgroup_sum(lid);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -68,7 +57,7 @@ fn partial_sums(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_ind
     }
   }
   scratch[lid] = acc;
-  let total = reduce(lid);
+  let total = workgroup_sum(lid);
   if (lid == 0u) {
     partials[wid.x] = total;
   }
@@ -89,7 +78,7 @@ fn partial_squares(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_
     }
   }
   scratch[lid] = acc;
-  let total = reduce(lid);
+  let total = workgroup_sum(lid);
   if (lid == 0u) {
     partials[params.groups + wid.x] = total;
   }

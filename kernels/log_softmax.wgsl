@@ -3,6 +3,7 @@
 // One workgroup per row. Two reduction passes over the row (max; then Σ exp(z − max)), then one
 // pass that writes z − max − log Σ. All accumulation in f32; the max shift keeps exp() in range.
 // Rows beyond 65,535 spread over a 2D grid: row = wid.x + wid.y * num_workgroups.x.
+// The wrapper prepends kernels/lib/workgroup_reduce.wgsl (workgroup_max, workgroup_sum).
 
 // Threads per workgroup (and per row); a power of two for the tree reduction.
 override WORKGROUP_SIZE: u32 = 256u;
@@ -16,34 +17,8 @@ struct Params {
 @group(0) @binding(1) var<storage, read> logits: array<f32>;      // (rows, cols)
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;   // (rows, cols)
 
-var<workgroup> scratch: array<f32, WORKGROUP_SIZE>;
-
-// Tree reduction over scratch[0..WORKGROUP_SIZE); every thread gets the result.
-fn reduce_max(lid: u32) -> f32 {
-  for (var stride = WORKGROUP_SIZE / 2u; stride > 0u; stride = stride / 2u) {
-    workgroupBarrier();
-    if (lid < stride) {
-      scratch[lid] = max(scratch[lid], scratch[lid + stride]);
-    }
-  }
-  workgroupBarrier();
-  let result = scratch[0];
-  workgroupBarrier();
-  return result;
-}
-
-fn reduce_sum(lid: u32) -> f32 {
-  for (var stride = WORKGROUP_SIZE / 2u; stride > 0u; stride = stride / 2u) {
-    workgroupBarrier();
-    if (lid < stride) {
-      scratch[lid] = scratch[lid] + scratch[lid + stride];
-    }
-  }
-  workgroupBarrier();
-  let result = scratch[0];
-  workgroupBarrier();
-  return result;
-}
+alias ScratchValue = f32;
+var<workgroup> scratch: array<ScratchValue, WORKGROUP_SIZE>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(
@@ -64,7 +39,7 @@ fn main(
     local_max = max(local_max, logits[base + c]);
   }
   scratch[lid] = local_max;
-  let row_max = reduce_max(lid);
+  let row_max = workgroup_max(lid);
 
   // Pass 2: Σ exp(z − max).
   var local_sum = 0.0;
@@ -72,7 +47,7 @@ fn main(
     local_sum += exp(logits[base + c] - row_max);
   }
   scratch[lid] = local_sum;
-  let log_sum = log(reduce_sum(lid));
+  let log_sum = log(workgroup_sum(lid));
 
   // Write (z − max) − log Σ: shifting first keeps f32 precision when |z| is large.
   for (var c = lid; c < params.cols; c += WORKGROUP_SIZE) {

@@ -10,6 +10,7 @@
 // rows with an empty mask get 0); 2 a constant divisor (seq-mean-token-sum: B;
 // seq-mean-token-sum-norm: lossScaleFactor; dr-grpo: B·maxCompletionLength). An all-zero mask
 // gives 0 everywhere. f32 accumulation.
+// The wrapper prepends kernels/lib/workgroup_reduce.wgsl (workgroup_sum).
 
 override WORKGROUP_SIZE: u32 = 64u;
 
@@ -25,21 +26,8 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;      // (columns − 1)
 @group(0) @binding(3) var<storage, read_write> rowScale: array<f32>; // (rows)
 
-var<workgroup> scratch: array<vec2f, WORKGROUP_SIZE>;
-
-// Tree reduction over scratch; every thread gets the result.
-fn reduce(lid: u32) -> vec2f {
-  for (var stride = WORKGROUP_SIZE / 2u; stride > 0u; stride = stride / 2u) {
-    workgroupBarrier();
-    if (lid < stride) {
-      scratch[lid] = scratch[lid] + scratch[lid + stride];
-    }
-  }
-  workgroupBarrier();
-  let result = scratch[0];
-  workgroupBarrier();
-  return result;
-}
+alias ScratchValue = vec2f;
+var<workgroup> scratch: array<ScratchValue, WORKGROUP_SIZE>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(local_invocation_index) lid: u32) {
@@ -52,7 +40,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     acc += vec2f(n, select(0.0, 1.0, n > 0.0));
   }
   scratch[lid] = acc;
-  let counts = reduce(lid);
+  let counts = workgroup_sum(lid);
   let tokens = counts.x;
   let non_empty = counts.y;
 
@@ -74,7 +62,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     loss += s * partials[r * columns];
   }
   scratch[lid] = vec2f(loss, 0.0);
-  let total = reduce(lid).x;
+  let total = workgroup_sum(lid).x;
   if (lid == 0u) {
     out[0] = total;
   }
@@ -88,7 +76,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
       sums += vec2f(partials[r * columns + k], second);
     }
     scratch[lid] = sums;
-    let means = select(vec2f(0.0), reduce(lid) / tokens, tokens > 0.0);
+    let means = select(vec2f(0.0), workgroup_sum(lid) / tokens, tokens > 0.0);
     if (lid == 0u) {
       out[k - 1u] = means.x;
       if (has_second) {

@@ -4,7 +4,8 @@
 //   partials[row] = (Σ_t m·ℓ, Σ_t m)   as a (rows, 2) matrix for loss_aggregation_reduce.wgsl
 //   weights[i]    = m                   which loss_aggregation_scale.wgsl then scales per row
 // and reports non-finite token losses (slot 0) and masks (slot 1) through the input status.
-// f32 accumulation.
+// f32 accumulation. The wrapper prepends kernels/lib/input_status.wgsl (check_finite) and
+// kernels/lib/workgroup_reduce.wgsl (workgroup_sum).
 
 override WORKGROUP_SIZE: u32 = 64u;
 
@@ -20,7 +21,8 @@ struct Params {
 @group(0) @binding(4) var<storage, read_write> weights: array<f32>;  // (rows, cols)
 @group(0) @binding(5) var<storage, read_write> status: array<atomic<u32>>;
 
-var<workgroup> scratch: array<vec2f, WORKGROUP_SIZE>;
+alias ScratchValue = vec2f;
+var<workgroup> scratch: array<ScratchValue, WORKGROUP_SIZE>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(
@@ -46,15 +48,9 @@ fn main(
     weights[i] = m;
   }
   scratch[lid] = acc;
-  for (var stride = WORKGROUP_SIZE / 2u; stride > 0u; stride = stride / 2u) {
-    workgroupBarrier();
-    if (lid < stride) {
-      scratch[lid] = scratch[lid] + scratch[lid + stride];
-    }
-  }
-  workgroupBarrier();
+  let total = workgroup_sum(lid);
   if (lid == 0u) {
-    partials[2u * row] = scratch[0].x;
-    partials[2u * row + 1u] = scratch[0].y;
+    partials[2u * row] = total.x;
+    partials[2u * row + 1u] = total.y;
   }
 }

@@ -6,7 +6,8 @@
 // d̄ = a / s = Σ p z − m / T:
 //   dLogits[v] = (dLogp·(1[v = t] − p_v) − dEntropy·p_v·(d_v − d̄)) / T
 // f32 accumulation. Rows beyond 65,535 spread over a 2D grid.
-// The wrapper prepends kernels/lib/input_status.wgsl (check_finite).
+// The wrapper prepends kernels/lib/input_status.wgsl (check_finite) and
+// kernels/lib/workgroup_reduce.wgsl (workgroup_max, workgroup_sum).
 
 // Threads per workgroup (and per row); a power of two for the tree reduction.
 override WORKGROUP_SIZE: u32 = 256u;
@@ -33,41 +34,9 @@ const SLOT_TARGETS = 1u; // index = row of a target outside [0, cols)
 const SLOT_DLOGP = 2u;
 const SLOT_DENTROPY = 3u;
 
-var<workgroup> scratch_a: array<f32, WORKGROUP_SIZE>;
-var<workgroup> scratch_b: array<f32, WORKGROUP_SIZE>;
-
-fn reduce_max(lid: u32) -> f32 {
-  for (var stride = WORKGROUP_SIZE / 2u; stride > 0u; stride = stride / 2u) {
-    workgroupBarrier();
-    if (lid < stride) {
-      scratch_a[lid] = max(scratch_a[lid], scratch_a[lid + stride]);
-    }
-  }
-  workgroupBarrier();
-  let result = scratch_a[0];
-  workgroupBarrier();
-  return result;
-}
-
-fn reduce_sum2(lid: u32) -> vec2f {
-  for (var stride = WORKGROUP_SIZE / 2u; stride > 0u; stride = stride / 2u) {
-    workgroupBarrier();
-    if (lid < stride) {
-      scratch_a[lid] = scratch_a[lid] + scratch_a[lid + stride];
-      scratch_b[lid] = scratch_b[lid] + scratch_b[lid + stride];
-    }
-  }
-  workgroupBarrier();
-  let result = vec2f(scratch_a[0], scratch_b[0]);
-  workgroupBarrier();
-  return result;
-}
-
-// A quiet NaN made at run time (a NaN constant expression is a shader-creation error).
-fn runtime_nan() -> f32 {
-  var bits = 0x7fc00000u;
-  return bitcast<f32>(bits);
-}
+// (max, max) in pass 1, (Σ e, Σ e·d) in pass 2: both sums reduced in one tree.
+alias ScratchValue = vec2f;
+var<workgroup> scratch: array<ScratchValue, WORKGROUP_SIZE>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(
@@ -97,8 +66,7 @@ fn main(
       check_finite(SLOT_DENTROPY, row, h);
     }
     if (bad_target) {
-      atomicAdd(&status[2u * SLOT_TARGETS], 1u);
-      atomicMin(&status[2u * SLOT_TARGETS + 1u], row);
+      report_invalid(SLOT_TARGETS, row);
     }
   }
 
@@ -109,8 +77,8 @@ fn main(
     check_finite(SLOT_LOGITS, base + c, x);
     local_max = max(local_max, x);
   }
-  scratch_a[lid] = local_max;
-  let row_max = reduce_max(lid);
+  scratch[lid] = vec2f(local_max);
+  let row_max = workgroup_max(lid).x;
 
   // Pass 2: s = Σ exp(d) and a = Σ exp(d)·d with d = (x − m) / T ≤ 0.
   var local_sum = 0.0;
@@ -121,9 +89,8 @@ fn main(
     local_sum += e;
     local_weighted += select(0.0, e * d, e > 0.0);
   }
-  scratch_a[lid] = local_sum;
-  scratch_b[lid] = local_weighted;
-  let sums = reduce_sum2(lid);
+  scratch[lid] = vec2f(local_sum, local_weighted);
+  let sums = workgroup_sum(lid);
   let inv_sum = 1.0 / sums.x;
   let mean_shifted = sums.y * inv_sum; // d̄ = Σ p d
 

@@ -11,6 +11,8 @@
 // so the reduce pass yields ½ · aggregate(ℓ) and the clip fraction, and its row scales turn grad
 // into ∂loss/∂vpreds. Non-finite vpreds / oldValues / returns (slots 0, 1, 2) are reported through
 // the input status, masked tokens included. f32 accumulation.
+// The wrapper prepends kernels/lib/input_status.wgsl (check_finite) and
+// kernels/lib/workgroup_reduce.wgsl (workgroup_sum).
 
 override WORKGROUP_SIZE: u32 = 64u;
 
@@ -31,7 +33,8 @@ struct Params {
 @group(0) @binding(7) var<storage, read_write> partials: array<f32>;  // (rows, 3)
 @group(0) @binding(8) var<storage, read_write> status: array<atomic<u32>>;
 
-var<workgroup> scratch: array<vec3f, WORKGROUP_SIZE>;
+alias ScratchValue = vec3f;
+var<workgroup> scratch: array<ScratchValue, WORKGROUP_SIZE>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(
@@ -75,16 +78,10 @@ fn main(
     acc += vec3f(0.5 * loss, select(0.0, 1.0, on), select(0.0, 1.0, on && clipped));
   }
   scratch[lid] = acc;
-  for (var stride = WORKGROUP_SIZE / 2u; stride > 0u; stride = stride / 2u) {
-    workgroupBarrier();
-    if (lid < stride) {
-      scratch[lid] = scratch[lid] + scratch[lid + stride];
-    }
-  }
-  workgroupBarrier();
+  let total = workgroup_sum(lid);
   if (lid == 0u) {
-    partials[3u * row] = scratch[0].x;
-    partials[3u * row + 1u] = scratch[0].y;
-    partials[3u * row + 2u] = scratch[0].z;
+    partials[3u * row] = total.x;
+    partials[3u * row + 1u] = total.y;
+    partials[3u * row + 2u] = total.z;
   }
 }

@@ -9,9 +9,22 @@ fn is_finite_f32(x: f32) -> bool {
   return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u;
 }
 
+// Counts one bad value of slot `slot` at `index` (also for slots that check something other than
+// finiteness, e.g. token ids out of range).
+fn report_invalid(slot: u32, index: u32) {
+  atomicAdd(&status[2u * slot], 1u);
+  atomicMin(&status[2u * slot + 1u], index);
+}
+
 fn check_finite(slot: u32, index: u32, x: f32) {
   if (!is_finite_f32(x)) {
-    atomicAdd(&status[2u * slot], 1u);
-    atomicMin(&status[2u * slot + 1u], index);
+    report_invalid(slot, index);
   }
+}
+
+// A quiet NaN made at run time (a NaN constant expression is a shader-creation error), for the
+// outputs of rows whose input was rejected, so they cannot pass for results.
+fn runtime_nan() -> f32 {
+  var bits = 0x7fc00000u;
+  return bitcast<f32>(bits);
 }

@@ -1,6 +1,7 @@
 /**
- * Dispatch helpers shared by the advantage-estimator wrappers (gae, whiten, group advantages,
- * REINFORCE++, broadcast): grids of one invocation per item, and binding-size checks.
+ * Dispatch helpers first written for the advantage-estimator wrappers (gae, whiten, group
+ * advantages, REINFORCE++, broadcast) and shared with the others: grids of one invocation per item,
+ * and binding-size checks.
  */
 import { workgroupGrid } from '../batch';
 import type { GpuContext } from '../context';
@@ -24,30 +25,5 @@ export function checkBindingSize(gpu: GpuContext, elements: number, what: string
   const max = gpu.summary.limits.maxStorageBufferBindingSize;
   if (bytes > max) {
     throw new GpuLimitError('maxStorageBufferBindingSize (bytes)', bytes, max, what);
-  }
-}
-
-/** The pooled buffers of one convenience call, released together in `finally`. */
-export class PooledBuffers {
-  private readonly held: GPUBuffer[] = [];
-
-  constructor(private readonly gpu: GpuContext) {}
-
-  upload(data: Float32Array, label: string): GPUBuffer {
-    return this.keep(this.gpu.upload(data, label));
-  }
-
-  /** A storage buffer of `elements` f32. */
-  storage(elements: number, label: string): GPUBuffer {
-    return this.keep(this.gpu.storage(elements * 4, label));
-  }
-
-  release(): void {
-    for (const buffer of this.held.splice(0)) this.gpu.pool.release(buffer);
-  }
-
-  private keep(buffer: GPUBuffer): GPUBuffer {
-    this.held.push(buffer);
-    return buffer;
   }
 }

@@ -10,7 +10,8 @@ import type { CommandBatch } from '../batch';
 import type { GpuContext } from '../context';
 import { INPUT_STATUS_WGSL, InputStatus } from '../input-status';
 import { defineKernel } from '../kernel';
-import { PooledBuffers, checkBindingSize, invocationGrid } from './advantage-dispatch';
+import { checkBindingSize, invocationGrid } from './advantage-dispatch';
+import { PooledBuffers, readChecked } from './run-convenience';
 
 const ROW_WORKGROUP_SIZE = 64;
 const ELEMENT_WORKGROUP_SIZE = 256;
@@ -121,8 +122,8 @@ export async function sumOverTokensGpu(
     const batch = gpu.beginBatch('sumOverTokens');
     await encodeSumOverTokens(gpu, batch, buffers, rows, cols);
     batch.submit();
-    await status.check(); // sync point
-    return await gpu.readF32(buffers.sums, rows);
+    const [sums] = await readChecked(gpu, status, [[buffers.sums, rows]]);
+    return sums;
   } finally {
     pooled.release();
     status.release();
@@ -151,8 +152,8 @@ export async function broadcastToTokensGpu(
     const batch = gpu.beginBatch('broadcastToTokens');
     await encodeBroadcastToTokens(gpu, batch, buffers, rows, cols);
     batch.submit();
-    await status.check(); // sync point
-    return await gpu.readF32(buffers.out, rows * cols);
+    const [out] = await readChecked(gpu, status, [[buffers.out, rows * cols]]);
+    return out;
   } finally {
     pooled.release();
     status.release();

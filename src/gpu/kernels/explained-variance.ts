@@ -22,7 +22,9 @@ import type { CommandBatch } from '../batch';
 import type { GpuContext } from '../context';
 import { INPUT_STATUS_WGSL, InputStatus } from '../input-status';
 import { defineKernel, type KernelDeclaration } from '../kernel';
+import { WORKGROUP_REDUCE_WGSL } from '../wgsl-lib';
 import { checkBindingSize, scratchBuffer, unusedStatusBuffer } from './loss-aggregation';
+import { PooledBuffers, readChecked } from './run-convenience';
 
 const OP = 'explainedVariance';
 
@@ -31,7 +33,7 @@ type Uniform = 'count' | 'groups' | 'correction' | 'epsilon';
 
 const declaration = (entryPoint: string): KernelDeclaration<Storage, Uniform> => ({
   name: `explained_variance.${entryPoint}`,
-  source: INPUT_STATUS_WGSL + source,
+  source: INPUT_STATUS_WGSL + WORKGROUP_REDUCE_WGSL + source,
   entryPoint,
   uniforms: [
     { name: 'count', type: 'u32' },
@@ -140,31 +142,22 @@ export async function explainedVarianceGpu(
   checkExplainedVarianceInput(returns, values, mask, rows, cols, options, { finite: false });
   checkBindingSize(gpu, rows, cols, `${OP} returns`);
   const status = explainedVarianceStatus(gpu);
-  const inputs = [
-    gpu.upload(returns, 'returns'),
-    gpu.upload(values, 'values'),
-    gpu.upload(mask, 'mask'),
-  ] as const;
-  const stats = gpu.storage(EXPLAINED_VARIANCE_STATS * 4, 'explained variance stats');
+  const pooled = new PooledBuffers(gpu);
   try {
-    const [retIn, valIn, maskIn] = inputs;
+    const buffers = {
+      returns: pooled.upload(returns, 'returns'),
+      values: pooled.upload(values, 'values'),
+      mask: pooled.upload(mask, 'mask'),
+      stats: pooled.storage(EXPLAINED_VARIANCE_STATS, 'explained variance stats'),
+      status: status.buffer,
+    };
     const batch = gpu.beginBatch(OP);
-    await encodeExplainedVariance(
-      gpu,
-      batch,
-      { returns: retIn, values: valIn, mask: maskIn, stats, status: status.buffer },
-      rows * cols,
-      options,
-    );
+    await encodeExplainedVariance(gpu, batch, buffers, rows * cols, options);
     batch.submit();
-    // The status check and the read wait on the same submission: one sync point.
-    const [, out] = await Promise.all([
-      status.check(),
-      gpu.readF32(stats, EXPLAINED_VARIANCE_STATS),
-    ]);
-    return explainedVarianceFromStats(out);
+    const [stats] = await readChecked(gpu, status, [[buffers.stats, EXPLAINED_VARIANCE_STATS]]);
+    return explainedVarianceFromStats(stats);
   } finally {
+    pooled.release();
     status.release();
-    for (const buffer of [...inputs, stats]) gpu.pool.release(buffer);
   }
 }

@@ -15,7 +15,8 @@ import type { CommandBatch } from '../batch';
 import type { GpuContext } from '../context';
 import { INPUT_STATUS_WGSL, InputStatus } from '../input-status';
 import { defineKernel } from '../kernel';
-import { PooledBuffers, checkBindingSize, invocationGrid } from './advantage-dispatch';
+import { checkBindingSize, invocationGrid } from './advantage-dispatch';
+import { PooledBuffers, readChecked } from './run-convenience';
 
 const WORKGROUP_SIZE = 64;
 
@@ -131,11 +132,11 @@ export async function gaeGpu(
     const batch = gpu.beginBatch('gae');
     await encodeGae(gpu, batch, buffers, rows, cols, settings);
     batch.submit();
-    await status.check(); // sync point; throws OpInputError for non-finite inputs
-    return {
-      advantages: await gpu.readF32(buffers.advantages, n),
-      returns: await gpu.readF32(buffers.returns, n),
-    };
+    const [advantages, returns] = await readChecked(gpu, status, [
+      [buffers.advantages, n],
+      [buffers.returns, n],
+    ]);
+    return { advantages, returns };
   } finally {
     pooled.release();
     status.release();

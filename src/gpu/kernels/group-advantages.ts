@@ -21,7 +21,8 @@ import type { CommandBatch } from '../batch';
 import type { GpuContext } from '../context';
 import { INPUT_STATUS_WGSL, InputStatus } from '../input-status';
 import { defineKernel } from '../kernel';
-import { PooledBuffers, checkBindingSize, invocationGrid } from './advantage-dispatch';
+import { checkBindingSize, invocationGrid } from './advantage-dispatch';
+import { PooledBuffers, readChecked } from './run-convenience';
 import { WHITEN_STATS_LENGTH, encodeWhitenStats, whitenChunks } from './whiten';
 
 const WORKGROUP_SIZE = 64;
@@ -208,12 +209,11 @@ async function runGroupCore(
     const batch = gpu.beginBatch(op);
     await encodeGroupCore(gpu, batch, buffers, b, groupSize, core);
     batch.submit();
-    await status.check(); // sync point; throws OpInputError for non-finite scores
-    const advantages = await gpu.readF32(buffers.advantages, b);
-    const groupWords = await gpu.readF32(buffers.groupStats, numGroups * GROUP_STATS_STRIDE);
-    const batchWords = isBatch
-      ? await gpu.readF32(buffers.batchStats!, WHITEN_STATS_LENGTH)
-      : undefined;
+    const [advantages, groupWords, batchWords] = await readChecked(gpu, status, [
+      [buffers.advantages, b],
+      [buffers.groupStats, numGroups * GROUP_STATS_STRIDE],
+      buffers.batchStats && [buffers.batchStats, WHITEN_STATS_LENGTH],
+    ]);
     const stats = groupStatsFromBuffers(groupWords, numGroups, batchWords, core.stdUnbiased);
     return { advantages, stats };
   } finally {

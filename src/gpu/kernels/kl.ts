@@ -27,6 +27,7 @@ import type { GpuContext } from '../context';
 import { INPUT_STATUS_WGSL, InputStatus } from '../input-status';
 import { defineKernel } from '../kernel';
 import { checkBindingSize, encodeAggregateLoss, unusedStatusBuffer } from './loss-aggregation';
+import { PooledBuffers, maskTokens, readChecked } from './run-convenience';
 
 export const klKernel = defineKernel({
   name: 'kl',
@@ -178,37 +179,29 @@ export async function perTokenKlGpu(
 ): Promise<TokenKl> {
   checkKlInput('perTokenKl', logp, refLogp, mask, rows, cols, options, { finite: false });
   checkShape(gpu, 'perTokenKl', rows, cols);
+  const n = rows * cols;
   const status = klStatus(gpu, 'perTokenKl');
-  const inputs = [
-    gpu.upload(logp, 'logp'),
-    gpu.upload(refLogp, 'refLogp'),
-    gpu.upload(mask, 'mask'),
-  ];
-  const kl = gpu.storage(logp.byteLength, 'kl');
-  const grad = gpu.storage(logp.byteLength, 'kl grad');
+  const pooled = new PooledBuffers(gpu);
   try {
-    const [logpIn, refIn, maskIn] = inputs as [GPUBuffer, GPUBuffer, GPUBuffer];
+    const buffers = {
+      logp: pooled.upload(logp, 'logp'),
+      refLogp: pooled.upload(refLogp, 'refLogp'),
+      mask: pooled.upload(mask, 'mask'),
+      kl: pooled.storage(n, 'kl'),
+      grad: pooled.storage(n, 'kl grad'),
+      status: status.buffer,
+    };
     const batch = gpu.beginBatch('perTokenKl');
-    await encodePerTokenKl(
-      gpu,
-      batch,
-      { logp: logpIn, refLogp: refIn, mask: maskIn, kl, grad, status: status.buffer },
-      rows,
-      cols,
-      options,
-    );
+    await encodePerTokenKl(gpu, batch, buffers, rows, cols, options);
     batch.submit();
-    const n = rows * cols;
-    // The status check and the reads wait on the same submission: one sync point.
-    const [, klOut, gradOut] = await Promise.all([
-      status.check(),
-      gpu.readF32(kl, n),
-      gpu.readF32(grad, n),
+    const [kl, gradLogp] = await readChecked(gpu, status, [
+      [buffers.kl, n],
+      [buffers.grad, n],
     ]);
-    return { kl: klOut, gradLogp: gradOut };
+    return { kl, gradLogp };
   } finally {
+    pooled.release();
     status.release();
-    for (const buffer of [...inputs, kl, grad]) gpu.pool.release(buffer);
   }
 }
 
@@ -225,49 +218,32 @@ export async function klLossGpu(
   checkKlInput('klLoss', logp, refLogp, mask, rows, cols, options, { finite: false });
   resolveKlLossAggregation('klLoss', options);
   checkShape(gpu, 'klLoss', rows, cols);
-  let tokens = 0;
-  for (const m of mask) tokens += m;
+  const tokens = maskTokens(mask);
+  const n = rows * cols;
   const status = klStatus(gpu, 'klLoss');
-  const inputs = [
-    gpu.upload(logp, 'logp'),
-    gpu.upload(refLogp, 'refLogp'),
-    gpu.upload(mask, 'mask'),
-  ];
-  const kl = gpu.storage(logp.byteLength, 'kl');
-  const grad = gpu.storage(logp.byteLength, 'kl grad');
-  const weights = gpu.storage(logp.byteLength, 'kl weights');
-  const loss = gpu.storage(4, 'kl loss');
+  const pooled = new PooledBuffers(gpu);
   try {
-    const [logpIn, refIn, maskIn] = inputs as [GPUBuffer, GPUBuffer, GPUBuffer];
+    const buffers = {
+      logp: pooled.upload(logp, 'logp'),
+      refLogp: pooled.upload(refLogp, 'refLogp'),
+      mask: pooled.upload(mask, 'mask'),
+      kl: pooled.storage(n, 'kl'),
+      grad: pooled.storage(n, 'kl grad'),
+      weights: pooled.storage(n, 'kl weights'),
+      loss: pooled.storage(1, 'kl loss'),
+      status: status.buffer,
+    };
     const batch = gpu.beginBatch('klLoss');
-    await encodeKlLoss(
-      gpu,
-      batch,
-      {
-        logp: logpIn,
-        refLogp: refIn,
-        mask: maskIn,
-        kl,
-        grad,
-        loss,
-        weights,
-        status: status.buffer,
-      },
-      rows,
-      cols,
-      options,
-    );
+    await encodeKlLoss(gpu, batch, buffers, rows, cols, options);
     batch.submit();
-    const n = rows * cols;
-    const [, klOut, gradOut, lossOut] = await Promise.all([
-      status.check(),
-      gpu.readF32(kl, n),
-      gpu.readF32(grad, n),
-      gpu.readF32(loss, 1),
+    const [kl, gradLogp, loss] = await readChecked(gpu, status, [
+      [buffers.kl, n],
+      [buffers.grad, n],
+      [buffers.loss, 1],
     ]);
-    return { kl: klOut, gradLogp: gradOut, loss: lossOut[0]!, tokens, emptyMask: tokens === 0 };
+    return { kl, gradLogp, loss: loss[0]!, tokens, emptyMask: tokens === 0 };
   } finally {
+    pooled.release();
     status.release();
-    for (const buffer of [...inputs, kl, grad, weights, loss]) gpu.pool.release(buffer);
   }
 }

@@ -7,18 +7,20 @@ import { checkLogSoftmaxInput } from '../../ops/log-softmax';
 import { checkInt } from '../../ops/validate';
 import { type CommandBatch, workgroupGrid } from '../batch';
 import type { GpuContext } from '../context';
-import { GpuLimitError } from '../errors';
 import { defineKernel } from '../kernel';
+import { WORKGROUP_REDUCE_WGSL } from '../wgsl-lib';
+import { checkBindingSize } from './advantage-dispatch';
 import {
   ROW_WORKGROUP_SIZES,
   defaultRowWorkgroupSize,
   resolveRowWorkgroupSize,
   type RowWorkgroupSize,
 } from './row-workgroup-size';
+import { PooledBuffers } from './run-convenience';
 
 export const logSoftmaxKernel = defineKernel({
   name: 'log_softmax',
-  source,
+  source: WORKGROUP_REDUCE_WGSL + source,
   uniforms: [
     { name: 'rows', type: 'u32' },
     { name: 'cols', type: 'u32' },
@@ -57,16 +59,7 @@ export async function encodeLogSoftmax(
   );
   checkInt('logSoftmax', 'rows', rows, 1, 2 ** 31 - 1);
   checkInt('logSoftmax', 'cols', cols, 1, 2 ** 31 - 1);
-  const bytes = rows * cols * 4;
-  const maxBinding = gpu.summary.limits.maxStorageBufferBindingSize;
-  if (bytes > maxBinding) {
-    throw new GpuLimitError(
-      'maxStorageBufferBindingSize (bytes)',
-      bytes,
-      maxBinding,
-      'logSoftmax logits',
-    );
-  }
+  checkBindingSize(gpu, rows * cols, 'logSoftmax logits');
   const pipeline = await gpu.pipelines.get(logSoftmaxKernel, { WORKGROUP_SIZE: workgroupSize });
   batch.dispatch(logSoftmaxKernel, {
     pipeline,
@@ -85,15 +78,17 @@ export async function logSoftmaxGpu(
   options: LogSoftmaxOptions = {},
 ): Promise<Float32Array> {
   checkLogSoftmaxInput(logits, rows, cols);
-  const input = gpu.upload(logits, 'logits');
-  const out = gpu.storage(logits.byteLength, 'log-probs');
+  const pooled = new PooledBuffers(gpu);
   try {
+    const buffers = {
+      logits: pooled.upload(logits, 'logits'),
+      out: pooled.storage(rows * cols, 'log-probs'),
+    };
     const batch = gpu.beginBatch('logSoftmax');
-    await encodeLogSoftmax(gpu, batch, { logits: input, out }, rows, cols, options);
+    await encodeLogSoftmax(gpu, batch, buffers, rows, cols, options);
     batch.submit();
-    return await gpu.readF32(out, rows * cols);
+    return await gpu.readF32(buffers.out, rows * cols);
   } finally {
-    gpu.pool.release(input);
-    gpu.pool.release(out);
+    pooled.release();
   }
 }

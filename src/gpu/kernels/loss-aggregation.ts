@@ -21,20 +21,22 @@ import {
 import { checkInt } from '../../ops/validate';
 import { type CommandBatch, workgroupGrid } from '../batch';
 import type { GpuContext } from '../context';
-import { GpuLimitError } from '../errors';
 import { INPUT_STATUS_WGSL, InputStatus } from '../input-status';
 import { defineKernel } from '../kernel';
+import { WORKGROUP_REDUCE_WGSL } from '../wgsl-lib';
+import { checkBindingSize as checkElementsBinding } from './advantage-dispatch';
 import {
   type RowWorkgroupSize,
   defaultRowWorkgroupSize,
   resolveRowWorkgroupSize,
 } from './row-workgroup-size';
+import { PooledBuffers, maskTokens, readChecked } from './run-convenience';
 
 const OP = 'aggregateLoss';
 
 export const lossAggregationRowsKernel = defineKernel({
   name: 'loss_aggregation_rows',
-  source: INPUT_STATUS_WGSL + rowsSource,
+  source: INPUT_STATUS_WGSL + WORKGROUP_REDUCE_WGSL + rowsSource,
   uniforms: [
     { name: 'rows', type: 'u32' },
     { name: 'cols', type: 'u32' },
@@ -50,7 +52,7 @@ export const lossAggregationRowsKernel = defineKernel({
 
 export const lossAggregationReduceKernel = defineKernel({
   name: 'loss_aggregation_reduce',
-  source: reduceSource,
+  source: WORKGROUP_REDUCE_WGSL + reduceSource,
   uniforms: [
     { name: 'rows', type: 'u32' },
     { name: 'columns', type: 'u32' },
@@ -120,11 +122,7 @@ const SCALE_WORKGROUP_SIZE = 64;
 
 /** Throws a GpuLimitError when one (rows, cols) f32 tensor does not fit one storage binding. */
 export function checkBindingSize(gpu: GpuContext, rows: number, cols: number, what: string): void {
-  const bytes = rows * cols * 4;
-  const maxBinding = gpu.summary.limits.maxStorageBufferBindingSize;
-  if (bytes > maxBinding) {
-    throw new GpuLimitError('maxStorageBufferBindingSize (bytes)', bytes, maxBinding, what);
-  }
+  checkElementsBinding(gpu, rows * cols, what);
 }
 
 /**
@@ -300,41 +298,27 @@ export async function aggregateLossGpu(
 ): Promise<AggregatedLoss> {
   checkAggregateLossInput(tokenLoss, mask, rows, cols, options, { finite: false });
   checkBindingSize(gpu, rows, cols, 'aggregateLoss tokenLoss');
-  let tokens = 0;
-  for (const m of mask) tokens += m;
+  const tokens = maskTokens(mask);
   const status = new InputStatus(gpu, OP, AGGREGATE_LOSS_STATUS_TENSORS);
-  const lossInput = gpu.upload(tokenLoss, 'tokenLoss');
-  const maskInput = gpu.upload(mask, 'mask');
-  const loss = gpu.storage(4, 'loss');
-  const weights = gpu.storage(tokenLoss.byteLength, 'loss weights');
+  const pooled = new PooledBuffers(gpu);
   try {
-    const batch = gpu.beginBatch(OP);
-    await encodeAggregateLoss(
-      gpu,
-      batch,
-      { tokenLoss: lossInput, mask: maskInput, loss, weights, status: status.buffer },
-      rows,
-      cols,
-      options,
-    );
-    batch.submit();
-    // The reads and the status check wait on the same submission: one sync point.
-    const [checked, lossOut, weightsOut] = await Promise.allSettled([
-      status.check(),
-      gpu.readF32(loss, 1),
-      gpu.readF32(weights, rows * cols),
-    ]);
-    if (checked.status === 'rejected') throw checked.reason;
-    if (lossOut.status === 'rejected') throw lossOut.reason;
-    if (weightsOut.status === 'rejected') throw weightsOut.reason;
-    return {
-      loss: lossOut.value[0]!,
-      weights: weightsOut.value,
-      tokens,
-      emptyMask: tokens === 0,
+    const buffers = {
+      tokenLoss: pooled.upload(tokenLoss, 'tokenLoss'),
+      mask: pooled.upload(mask, 'mask'),
+      loss: pooled.storage(1, 'loss'),
+      weights: pooled.storage(rows * cols, 'loss weights'),
+      status: status.buffer,
     };
+    const batch = gpu.beginBatch(OP);
+    await encodeAggregateLoss(gpu, batch, buffers, rows, cols, options);
+    batch.submit();
+    const [loss, weights] = await readChecked(gpu, status, [
+      [buffers.loss, 1],
+      [buffers.weights, rows * cols],
+    ]);
+    return { loss: loss[0]!, weights, tokens, emptyMask: tokens === 0 };
   } finally {
+    pooled.release();
     status.release();
-    for (const buffer of [lossInput, maskInput, loss, weights]) gpu.pool.release(buffer);
   }
 }

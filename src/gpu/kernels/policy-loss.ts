@@ -30,6 +30,7 @@ import {
   unusedStatusBuffer,
 } from './loss-aggregation';
 import type { RowWorkgroupSize } from './row-workgroup-size';
+import { PooledBuffers, maskTokens, readChecked } from './run-convenience';
 
 const OP = 'policyLoss';
 
@@ -183,53 +184,38 @@ export async function policyLossGpu(
 ): Promise<PolicyLossResult> {
   checkPolicyLossInput(logp, oldLogp, advantages, mask, rows, cols, options, { finite: false });
   checkBindingSize(gpu, rows, cols, 'policyLoss logp');
-  let tokens = 0;
-  for (const m of mask) tokens += m;
+  const tokens = maskTokens(mask);
+  const n = rows * cols;
   const status = new InputStatus(gpu, OP, POLICY_LOSS_STATUS_TENSORS);
-  const inputs = {
-    logp: gpu.upload(logp, 'logp'),
-    oldLogp: gpu.upload(oldLogp, 'oldLogp'),
-    advantages: gpu.upload(advantages, 'advantages'),
-    mask: gpu.upload(mask, 'mask'),
-  };
-  const outputs = {
-    tokenLoss: gpu.storage(logp.byteLength, 'token loss'),
-    gradLogp: gpu.storage(logp.byteLength, 'grad logp'),
-    stats: gpu.storage(POLICY_LOSS_STATS_LENGTH * 4, 'policy loss stats'),
-  };
+  const pooled = new PooledBuffers(gpu);
   try {
+    const buffers = {
+      logp: pooled.upload(logp, 'logp'),
+      oldLogp: pooled.upload(oldLogp, 'oldLogp'),
+      advantages: pooled.upload(advantages, 'advantages'),
+      mask: pooled.upload(mask, 'mask'),
+      tokenLoss: pooled.storage(n, 'token loss'),
+      gradLogp: pooled.storage(n, 'grad logp'),
+      stats: pooled.storage(POLICY_LOSS_STATS_LENGTH, 'policy loss stats'),
+      status: status.buffer,
+    };
     const batch = gpu.beginBatch(OP);
-    await encodePolicyLoss(
-      gpu,
-      batch,
-      { ...inputs, ...outputs, status: status.buffer },
-      rows,
-      cols,
-      options,
-    );
+    await encodePolicyLoss(gpu, batch, buffers, rows, cols, options);
     batch.submit();
-    // The reads and the status check wait on the same submission: one sync point.
-    const [checked, statsOut, tokenLoss, gradLogp] = await Promise.allSettled([
-      status.check(),
-      gpu.readF32(outputs.stats, POLICY_LOSS_STATS_LENGTH),
-      gpu.readF32(outputs.tokenLoss, rows * cols),
-      gpu.readF32(outputs.gradLogp, rows * cols),
+    const [stats, tokenLoss, gradLogp] = await readChecked(gpu, status, [
+      [buffers.stats, POLICY_LOSS_STATS_LENGTH],
+      [buffers.tokenLoss, n],
+      [buffers.gradLogp, n],
     ]);
-    if (checked.status === 'rejected') throw checked.reason;
-    if (statsOut.status === 'rejected') throw statsOut.reason;
-    if (tokenLoss.status === 'rejected') throw tokenLoss.reason;
-    if (gradLogp.status === 'rejected') throw gradLogp.reason;
     return {
-      ...readPolicyLossStats(statsOut.value),
-      tokenLoss: tokenLoss.value,
-      gradLogp: gradLogp.value,
+      ...readPolicyLossStats(stats),
+      tokenLoss,
+      gradLogp,
       tokens,
       emptyMask: tokens === 0,
     };
   } finally {
+    pooled.release();
     status.release();
-    for (const buffer of [...Object.values(inputs), ...Object.values(outputs)]) {
-      gpu.pool.release(buffer);
-    }
   }
 }

@@ -21,9 +21,10 @@ import type { CommandBatch } from '../batch';
 import type { GpuContext } from '../context';
 import { INPUT_STATUS_WGSL, InputStatus } from '../input-status';
 import { defineKernel } from '../kernel';
-import { PooledBuffers, checkBindingSize, invocationGrid } from './advantage-dispatch';
+import { checkBindingSize, invocationGrid } from './advantage-dispatch';
 import { encodeBroadcastToTokens, encodeSumOverTokens } from './broadcast';
 import { GROUP_STATS_STRIDE, encodeGroupCore } from './group-advantages';
+import { PooledBuffers, readChecked } from './run-convenience';
 import { WHITEN_STATS_LENGTH, encodeWhiten, whitenChunks, whitenStatsFromBuffer } from './whiten';
 
 const WORKGROUP_SIZE = 64;
@@ -97,8 +98,8 @@ export async function discountedReturnsGpu(
     const batch = gpu.beginBatch(op);
     await encodeDiscountedReturns(gpu, batch, buffers, rows, cols, settings.returns);
     batch.submit();
-    await status.check(); // sync point
-    return await gpu.readF32(buffers.returns, rows * cols);
+    const [returns] = await readChecked(gpu, status, [[buffers.returns, rows * cols]]);
+    return returns;
   } finally {
     pooled.release();
     status.release();
@@ -191,10 +192,11 @@ export async function reinforcePlusPlusGpu(
     const batch = gpu.beginBatch(op);
     await encodeReinforcePlusPlus(gpu, batch, buffers, rows, cols, options);
     batch.submit();
-    await status.check(); // sync point
-    const advantages = await gpu.readF32(buffers.advantages, n);
-    const returns = await gpu.readF32(buffers.returns, n);
-    const words = await gpu.readF32(buffers.stats, WHITEN_STATS_LENGTH);
+    const [advantages, returns, words] = await readChecked(gpu, status, [
+      [buffers.advantages, n],
+      [buffers.returns, n],
+      [buffers.stats, WHITEN_STATS_LENGTH],
+    ]);
     return {
       advantages,
       returns,
@@ -340,10 +342,11 @@ export async function reinforcePlusPlusBaselineGpu(
     const batch = gpu.beginBatch(op);
     await encodeReinforcePlusPlusBaseline(gpu, batch, buffers, rows, cols, groupSize, options);
     batch.submit();
-    await status.check(); // sync point
-    const advantages = await gpu.readF32(buffers.advantages, n);
-    const centeredScores = await gpu.readF32(buffers.centeredScores, rows);
-    const words = await gpu.readF32(buffers.stats, WHITEN_STATS_LENGTH);
+    const [advantages, centeredScores, words] = await readChecked(gpu, status, [
+      [buffers.advantages, n],
+      [buffers.centeredScores, rows],
+      [buffers.stats, WHITEN_STATS_LENGTH],
+    ]);
     return {
       advantages,
       centeredScores,

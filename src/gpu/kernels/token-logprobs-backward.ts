@@ -14,7 +14,9 @@ import { type CommandBatch, workgroupGrid } from '../batch';
 import type { GpuContext } from '../context';
 import { INPUT_STATUS_WGSL, InputStatus } from '../input-status';
 import { defineKernel } from '../kernel';
+import { WORKGROUP_REDUCE_WGSL } from '../wgsl-lib';
 import { resolveRowWorkgroupSize } from './row-workgroup-size';
+import { PooledBuffers, readChecked } from './run-convenience';
 import {
   ROW_UNIFORMS,
   targetsSlot,
@@ -29,7 +31,7 @@ export type TokenLogprobsBackwardGpuOptions = TokenLogprobsBackwardOptions & Gpu
 
 export const tokenLogprobsBackwardKernel = defineKernel({
   name: 'token_logprobs_backward',
-  source: INPUT_STATUS_WGSL + backwardSource,
+  source: INPUT_STATUS_WGSL + WORKGROUP_REDUCE_WGSL + backwardSource,
   uniforms: ROW_UNIFORMS,
   storage: [
     { name: 'logits', access: 'read' },
@@ -112,28 +114,23 @@ export async function tokenLogprobsBackwardGpu(
 ): Promise<Float32Array> {
   checkTokenLogprobsBackwardInput(logits, targets, dLogp, dEntropy, rows, cols, options);
   const status = tokenLogprobsBackwardStatus(gpu, cols);
-  const uploads = {
-    logits: gpu.upload(logits, 'logits'),
-    targets: gpu.upload(targets, 'targets'),
-    dLogp: gpu.upload(dLogp, 'dLogp'),
-    dEntropy: dEntropy ? gpu.upload(dEntropy, 'dEntropy') : undefined,
-  };
-  const dLogits = gpu.storage(logits.byteLength, 'dLogits');
+  const pooled = new PooledBuffers(gpu);
   try {
+    const buffers = {
+      logits: pooled.upload(logits, 'logits'),
+      targets: pooled.upload(targets, 'targets'),
+      dLogp: pooled.upload(dLogp, 'dLogp'),
+      dEntropy: dEntropy ? pooled.upload(dEntropy, 'dEntropy') : undefined,
+      dLogits: pooled.storage(rows * cols, 'dLogits'),
+      status: status.buffer,
+    };
     const batch = gpu.beginBatch(OP_BACKWARD);
-    await encodeTokenLogprobsBackward(
-      gpu,
-      batch,
-      { ...uploads, dLogits, status: status.buffer },
-      rows,
-      cols,
-      options,
-    );
+    await encodeTokenLogprobsBackward(gpu, batch, buffers, rows, cols, options);
     batch.submit();
-    const [out] = await Promise.all([gpu.readF32(dLogits, rows * cols), status.check()]);
-    return out;
+    const [dLogits] = await readChecked(gpu, status, [[buffers.dLogits, rows * cols]]);
+    return dLogits;
   } finally {
-    for (const buffer of [...Object.values(uploads), dLogits]) if (buffer) gpu.pool.release(buffer);
+    pooled.release();
     status.release();
   }
 }

@@ -21,10 +21,12 @@ import {
 import { checkInt } from '../../ops/validate';
 import { type CommandBatch, workgroupGrid } from '../batch';
 import type { GpuContext } from '../context';
-import { GpuLimitError } from '../errors';
 import { INPUT_STATUS_WGSL, InputStatus, type StatusSlot } from '../input-status';
 import { defineKernel } from '../kernel';
+import { WORKGROUP_REDUCE_WGSL } from '../wgsl-lib';
+import { checkBindingSize } from './advantage-dispatch';
 import { resolveRowWorkgroupSize, type RowWorkgroupSize } from './row-workgroup-size';
+import { PooledBuffers, readChecked } from './run-convenience';
 
 /** Params of both token log-prob kernels. */
 export const ROW_UNIFORMS = [
@@ -35,7 +37,7 @@ export const ROW_UNIFORMS = [
 
 export const tokenLogprobsKernel = defineKernel({
   name: 'token_logprobs',
-  source: INPUT_STATUS_WGSL + forwardSource,
+  source: INPUT_STATUS_WGSL + WORKGROUP_REDUCE_WGSL + forwardSource,
   uniforms: ROW_UNIFORMS,
   storage: [
     { name: 'logits', access: 'read' },
@@ -112,16 +114,7 @@ export function checkRowShape(
 ): void {
   checkInt(op, 'rows', rows, 1, 2 ** 31 - 1);
   checkInt(op, 'cols', cols, 1, 2 ** 31 - 1);
-  const bytes = rows * cols * 4;
-  const maxBinding = gpu.summary.limits.maxStorageBufferBindingSize;
-  if (bytes > maxBinding) {
-    throw new GpuLimitError(
-      'maxStorageBufferBindingSize (bytes)',
-      bytes,
-      maxBinding,
-      `${op} logits`,
-    );
-  }
+  checkBindingSize(gpu, rows * cols, `${op} logits`);
   for (const [name, [buffer, needed]] of Object.entries(sizes)) {
     if (buffer && buffer.size < needed) {
       throw new OpInputError(op, name, `buffer must hold ${needed} bytes, has ${buffer.size}`);
@@ -245,29 +238,25 @@ export async function tokenLogprobsGpu(
   checkTokenLogprobsInput(logits, targets, rows, cols, options);
   const withEntropy = options.withEntropy ?? true;
   const status = tokenLogprobsStatus(gpu, cols);
-  const input = gpu.upload(logits, 'logits');
-  const ids = gpu.upload(targets, 'targets');
-  const logp = gpu.storage(rows * 4, 'logp');
-  const entropy = withEntropy ? gpu.storage(rows * 4, 'entropy') : undefined;
+  const pooled = new PooledBuffers(gpu);
   try {
+    const buffers = {
+      logits: pooled.upload(logits, 'logits'),
+      targets: pooled.upload(targets, 'targets'),
+      logp: pooled.storage(rows, 'logp'),
+      entropy: withEntropy ? pooled.storage(rows, 'entropy') : undefined,
+      status: status.buffer,
+    };
     const batch = gpu.beginBatch(OP);
-    await encodeTokenLogprobs(
-      gpu,
-      batch,
-      { logits: input, targets: ids, logp, entropy, status: status.buffer },
-      rows,
-      cols,
-      options,
-    );
+    await encodeTokenLogprobs(gpu, batch, buffers, rows, cols, options);
     batch.submit();
-    const [logpOut, entropyOut] = await Promise.all([
-      gpu.readF32(logp, rows),
-      entropy ? gpu.readF32(entropy, rows) : undefined,
-      status.check(),
+    const [logp, entropy] = await readChecked(gpu, status, [
+      [buffers.logp, rows],
+      buffers.entropy && [buffers.entropy, rows],
     ]);
-    return { logp: logpOut, entropy: entropyOut };
+    return { logp, entropy };
   } finally {
-    for (const buffer of [input, ids, logp, entropy]) if (buffer) gpu.pool.release(buffer);
+    pooled.release();
     status.release();
   }
 }
@@ -282,24 +271,20 @@ export async function entropyFromLogitsGpu(
 ): Promise<Float32Array> {
   checkEntropyInput(logits, rows, cols, options);
   const status = entropyStatus(gpu);
-  const input = gpu.upload(logits, 'logits');
-  const entropy = gpu.storage(rows * 4, 'entropy');
+  const pooled = new PooledBuffers(gpu);
   try {
+    const buffers = {
+      logits: pooled.upload(logits, 'logits'),
+      entropy: pooled.storage(rows, 'entropy'),
+      status: status.buffer,
+    };
     const batch = gpu.beginBatch(OP_ENTROPY);
-    await encodeEntropyFromLogits(
-      gpu,
-      batch,
-      { logits: input, entropy, status: status.buffer },
-      rows,
-      cols,
-      options,
-    );
+    await encodeEntropyFromLogits(gpu, batch, buffers, rows, cols, options);
     batch.submit();
-    const [out] = await Promise.all([gpu.readF32(entropy, rows), status.check()]);
-    return out;
+    const [entropy] = await readChecked(gpu, status, [[buffers.entropy, rows]]);
+    return entropy;
   } finally {
-    gpu.pool.release(input);
-    gpu.pool.release(entropy);
+    pooled.release();
     status.release();
   }
 }

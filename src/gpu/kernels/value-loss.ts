@@ -25,6 +25,7 @@ import { type CommandBatch, workgroupGrid } from '../batch';
 import type { GpuContext } from '../context';
 import { INPUT_STATUS_WGSL, InputStatus } from '../input-status';
 import { defineKernel } from '../kernel';
+import { WORKGROUP_REDUCE_WGSL } from '../wgsl-lib';
 import {
   checkBindingSize,
   encodeLossReduce,
@@ -33,12 +34,13 @@ import {
   unusedStatusBuffer,
 } from './loss-aggregation';
 import { resolveRowWorkgroupSize, type RowWorkgroupSize } from './row-workgroup-size';
+import { PooledBuffers, maskTokens, readChecked } from './run-convenience';
 
 const OP = 'valueLoss';
 
 export const valueLossKernel = defineKernel({
   name: 'value_loss',
-  source: INPUT_STATUS_WGSL + source,
+  source: INPUT_STATUS_WGSL + WORKGROUP_REDUCE_WGSL + source,
   uniforms: [
     { name: 'rows', type: 'u32' },
     { name: 'cols', type: 'u32' },
@@ -153,57 +155,39 @@ export async function valueLossGpu(
 ): Promise<ValueLoss> {
   checkValueLossInput(vpreds, oldValues, returns, mask, rows, cols, options, { finite: false });
   checkBindingSize(gpu, rows, cols, `${OP} vpreds`);
-  let tokens = 0;
-  for (const m of mask) tokens += m;
+  const tokens = maskTokens(mask);
+  const n = rows * cols;
   const status = valueLossStatus(gpu);
-  const inputs = [
-    gpu.upload(vpreds, 'vpreds'),
-    gpu.upload(oldValues, 'oldValues'),
-    gpu.upload(returns, 'returns'),
-    gpu.upload(mask, 'mask'),
-  ] as const;
-  const tokenLoss = gpu.storage(vpreds.byteLength, 'value token loss');
-  const grad = gpu.storage(vpreds.byteLength, 'value grad');
-  const stats = gpu.storage(2 * 4, 'value loss stats');
+  const pooled = new PooledBuffers(gpu);
   try {
+    const buffers = {
+      vpreds: pooled.upload(vpreds, 'vpreds'),
+      oldValues: pooled.upload(oldValues, 'oldValues'),
+      returns: pooled.upload(returns, 'returns'),
+      mask: pooled.upload(mask, 'mask'),
+      tokenLoss: pooled.storage(n, 'value token loss'),
+      grad: pooled.storage(n, 'value grad'),
+      stats: pooled.storage(2, 'value loss stats'),
+      status: status.buffer,
+    };
     const batch = gpu.beginBatch(OP);
-    const [vIn, oldIn, retIn, maskIn] = inputs;
-    await encodeValueLoss(
-      gpu,
-      batch,
-      {
-        vpreds: vIn,
-        oldValues: oldIn,
-        returns: retIn,
-        mask: maskIn,
-        tokenLoss,
-        grad,
-        stats,
-        status: status.buffer,
-      },
-      rows,
-      cols,
-      options,
-    );
+    await encodeValueLoss(gpu, batch, buffers, rows, cols, options);
     batch.submit();
-    const n = rows * cols;
-    // The status check and the reads wait on the same submission: one sync point.
-    const [, lossOut, gradOut, statsOut] = await Promise.all([
-      status.check(),
-      gpu.readF32(tokenLoss, n),
-      gpu.readF32(grad, n),
-      gpu.readF32(stats, 2),
+    const [tokenLoss, gradVpreds, stats] = await readChecked(gpu, status, [
+      [buffers.tokenLoss, n],
+      [buffers.grad, n],
+      [buffers.stats, 2],
     ]);
     return {
-      loss: statsOut[0]!,
-      tokenLoss: lossOut,
-      gradVpreds: gradOut,
-      clipfrac: statsOut[1]!,
+      loss: stats[0]!,
+      tokenLoss,
+      gradVpreds,
+      clipfrac: stats[1]!,
       tokens,
       emptyMask: tokens === 0,
     };
   } finally {
+    pooled.release();
     status.release();
-    for (const buffer of [...inputs, tokenLoss, grad, stats]) gpu.pool.release(buffer);
   }
 }

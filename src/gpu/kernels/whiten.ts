@@ -21,7 +21,8 @@ import type { CommandBatch } from '../batch';
 import type { GpuContext } from '../context';
 import { INPUT_STATUS_WGSL, InputStatus } from '../input-status';
 import { defineKernel } from '../kernel';
-import { PooledBuffers, checkBindingSize, invocationGrid } from './advantage-dispatch';
+import { checkBindingSize, invocationGrid } from './advantage-dispatch';
+import { PooledBuffers, readChecked } from './run-convenience';
 
 const STATS_WORKGROUP_SIZE = 256;
 const ITEMS_PER_THREAD = 16;
@@ -217,9 +218,10 @@ export async function whitenGpu(
     const batch = gpu.beginBatch('whiten');
     await encodeWhiten(gpu, batch, buffers, rows, cols, settings);
     batch.submit();
-    await status.check(); // sync point; throws OpInputError for non-finite x
-    const output = await gpu.readF32(buffers.out, n);
-    const words = await gpu.readF32(buffers.stats, WHITEN_STATS_LENGTH);
+    const [output, words] = await readChecked(gpu, status, [
+      [buffers.out, n],
+      [buffers.stats, WHITEN_STATS_LENGTH],
+    ]);
     return { output, stats: whitenStatsFromBuffer(words, settings.unbiased) };
   } finally {
     pooled.release();
