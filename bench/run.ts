@@ -1,77 +1,78 @@
 /**
- * Entry point of `npm run bench` (loaded by scripts/bench.mjs). Runs every benchmark on one device
- * in one process, prints tables with ratios and saves JSON under bench/results/.
+ * Node side of `npm run bench` (loaded through Vite by scripts/bench.mjs): runs the Node
+ * environment, and prints and saves the results of every environment of one run as one JSON
+ * file under bench/results/.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { describeAdapter } from '../src/gpu/adapter-summary';
-import { acquireGpu } from '../src/gpu/context';
-import { benchLogSoftmax, type LogSoftmaxResult } from './log-softmax.bench';
-import { formatTable } from './stats';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { renderEnv, renderNotes, renderTargets, SOFTWARE_LABEL } from './core/report';
+import type { BenchOptions, EnvResult } from './core/types';
+import { runNode } from './env/node';
+import { IMPL } from './suites/token-logprobs.bench';
 
-/** [rows, cols, reps]. N=512, V=32768 is the main shape on software adapters; 4096×32768 runs once. */
-const LOG_SOFTMAX_SHAPES: [number, number, number][] = [
-  [4096, 64, 7],
-  [4096, 4096, 5],
-  [512, 32768, 5],
-  [4096, 32768, 1],
-];
+export { runNode };
 
-export async function main(args: string[]): Promise<void> {
-  const quick = args.includes('--quick');
-  const acquired = await acquireGpu({ limits: 'adapter' });
-  if (!acquired.ok) {
-    throw new Error(`npm run bench needs a WebGPU adapter: ${acquired.reason.message}`);
+/** Versions of the peers and of Dawn, read from their installed package.json. */
+function versions(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of [
+    '@tensorflow/tfjs-core',
+    '@tensorflow/tfjs-backend-webgpu',
+    'onnxruntime-web',
+    'webgpu',
+    'playwright-core',
+  ]) {
+    try {
+      const url = new URL(`../node_modules/${name}/package.json`, import.meta.url);
+      out[name] = (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
+    } catch {
+      out[name] = 'not installed';
+    }
   }
-  const gpu = acquired.gpu;
-  const adapter = describeAdapter(gpu.summary);
-  console.log(`Device: ${adapter} (${gpu.summary.runtime})`);
-  if (gpu.summary.isFallbackAdapter || gpu.summary.architecture === 'swiftshader') {
-    console.log('Software adapter: these numbers rank kernels; they are not GPU numbers.');
+  return out;
+}
+
+export interface RunMeta {
+  args: string[];
+  options: BenchOptions;
+  /** Environments that did not produce results, with why. */
+  failures: { env: string; reason: string }[];
+}
+
+/** Prints every table and the target check, saves the JSON record, returns its path. */
+export function finish(results: EnvResult[], meta: RunMeta): string {
+  for (const result of results) console.log(`\n${renderEnv(result)}`);
+  for (const failure of meta.failures) {
+    console.log(`\n=== ${failure.env}: no results ===\n${failure.reason}`);
   }
-
-  const shapes = quick ? LOG_SOFTMAX_SHAPES.slice(0, 2) : LOG_SOFTMAX_SHAPES;
-  const results: LogSoftmaxResult[] = [];
-  for (const [rows, cols, reps] of shapes) {
-    results.push(await benchLogSoftmax(gpu, rows, cols, reps));
+  if (results.length > 0) {
+    console.log(`\nWhat is timed how:\n${renderNotes(results)}`);
+    const targets = renderTargets(results, 'token-logprobs', [IMPL.tfjs, IMPL.ortWebgpu]);
+    if (targets.length > 0) {
+      const software = results.some((r) => r.env.software) ? ` (${SOFTWARE_LABEL})` : '';
+      console.log(`\nTargets at V = 32768${software}:\n${targets.map((t) => `  ${t}`).join('\n')}`);
+    }
   }
-
-  console.log(
-    '\nlog_softmax: WGSL kernel vs CPU reference (median ms; GB/s = 2·N·V·4 bytes / time)',
-  );
-  console.log(
-    formatTable(
-      [
-        'N',
-        'V',
-        'kernel ms',
-        'kernel GB/s',
-        'CPU ms',
-        'CPU GB/s',
-        'kernel/CPU speed',
-        'max |err|',
-        'threads/row',
-        'timing',
-      ],
-      results.map((r) => [
-        String(r.rows),
-        String(r.cols),
-        r.gpuMs.toFixed(3),
-        r.gpuGBs.toFixed(2),
-        r.cpuMs.toFixed(1),
-        r.cpuGBs.toFixed(2),
-        `${r.speedup.toFixed(1)}×`,
-        r.maxAbsError.toExponential(1),
-        String(r.workgroupSize),
-        `${r.timing}, ${r.reps} rep${r.reps > 1 ? 's' : ''}`,
-      ]),
-    ),
-  );
-
-  mkdirSync('bench/results', { recursive: true });
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const file = `bench/results/${stamp}-${gpu.summary.runtime}.json`;
-  const record = { date: new Date().toISOString(), adapter: gpu.summary, logSoftmax: results };
-  writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+  mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
+  const date = new Date();
+  const stamp = date.toISOString().replace(/[:.]/g, '-');
+  const names = results.map((r) => r.env.name).join('+') || 'none';
+  const file = `bench/results/${stamp}-${names}.json`;
+  const record = {
+    date: date.toISOString(),
+    args: meta.args,
+    options: meta.options,
+    host: {
+      platform: `${os.platform()} ${os.arch()}`,
+      cpus: os.cpus().length,
+      memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+      loadAverageAtEnd: os.loadavg(),
+    },
+    versions: versions(),
+    environments: results,
+    failures: meta.failures,
+  };
+  writeFileSync(new URL(`../${file}`, import.meta.url), `${JSON.stringify(record, null, 2)}\n`);
   console.log(`\nSaved ${file}`);
-  gpu.destroy();
+  return file;
 }

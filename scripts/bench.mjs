@@ -1,19 +1,163 @@
-// `npm run bench`: loads the TypeScript benchmarks through Vite (so `?raw` WGSL imports work) and
-// runs them in Node on Dawn. Results print as a table and are saved under bench/results/.
-import { existsSync } from 'node:fs';
+// `npm run bench`: our kernels against tfjs-backend-webgpu and onnxruntime-web, in two
+// environments in one run: Node (Dawn, in a child process of its own) and headless Chromium
+// (a page served by a Vite dev server on 127.0.0.1, driven through Playwright). The TypeScript
+// benchmarks load through Vite so that `?raw` WGSL imports work. Tables print at the end and one
+// JSON file per run is saved under bench/results/ (bench/README.md).
+//
+//   npm run bench [-- --quick] [--node-only | --browser-only] [--suites=token-logprobs,log-softmax]
+import { spawn } from 'node:child_process';
+import { createReadStream, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { createServer } from 'vite';
 import { SWIFTSHADER_ICD } from './chromium.mjs';
 
 if (existsSync(SWIFTSHADER_ICD)) process.env.VK_ICD_FILENAMES ??= SWIFTSHADER_ICD;
 
-const server = await createServer({
-  server: { middlewareMode: true, hmr: false },
-  appType: 'custom',
-  logLevel: 'warn',
-});
-try {
-  const bench = await server.ssrLoadModule('/bench/run.ts');
-  await bench.main(process.argv.slice(2));
-} finally {
-  await server.close();
+const root = fileURLToPath(new URL('..', import.meta.url));
+const args = process.argv.slice(2);
+/** @param {string} name */
+const flag = (name) => args.includes(`--${name}`);
+/** @param {string} name */
+const value = (name) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+
+const options = {
+  quick: flag('quick'),
+  suites: (value('suites') ?? '').split(',').filter(Boolean),
+};
+
+/** @param {string} prefix */
+const logger = (prefix) => (/** @type {string} */ line) => console.log(`[${prefix}] ${line}`);
+
+const childOut = value('child-node');
+if (childOut) await childNode(childOut);
+else await main();
+
+/**
+ * The Node environment, run in this (child) process; writes its result to `out`.
+ * @param {string} out
+ */
+async function childNode(out) {
+  const server = await createServer({
+    root,
+    server: { middlewareMode: true, hmr: false },
+    appType: 'custom',
+    logLevel: 'warn',
+  });
+  try {
+    const bench = await server.ssrLoadModule('/bench/run.ts');
+    writeFileSync(out, JSON.stringify(await bench.runNode(options, logger('node'))));
+  } finally {
+    await server.close();
+  }
+  // Dawn, tfjs and ORT hold native handles that keep the process alive; the result is written.
+  process.exit(0);
+}
+
+async function main() {
+  const results = [];
+  /** @type {{ env: string, reason: string }[]} */
+  const failures = [];
+  if (!flag('browser-only')) {
+    const out = `${root}bench/results/${Date.now()}-node.tmp.json`;
+    try {
+      const code = await runChild([`--child-node=${out}`, ...args]);
+      if (code !== 0) throw new Error(`the Node bench process ended with ${code}`);
+      results.push(JSON.parse(readFileSync(out, 'utf8')));
+    } catch (error) {
+      failures.push({ env: 'node-dawn', reason: String(error) });
+      console.error(`[node] ${error}`);
+    } finally {
+      rmSync(out, { force: true });
+    }
+  }
+
+  const server = await createServer({
+    root,
+    logLevel: 'warn',
+    appType: 'mpa',
+    clearScreen: false,
+    server: {
+      host: '127.0.0.1',
+      port: 5199,
+      strictPort: false,
+      hmr: false,
+      // Cross-origin isolation lets ORT's wasm CPU EP use threads (SharedArrayBuffer).
+      headers: {
+        'Cross-Origin-Opener-Policy': 'same-origin',
+        'Cross-Origin-Embedder-Policy': 'require-corp',
+      },
+    },
+    optimizeDeps: {
+      include: [
+        '@tensorflow/tfjs-core',
+        '@tensorflow/tfjs-backend-webgpu',
+        'onnxruntime-web/webgpu',
+      ],
+    },
+    plugins: [serveOrtDist()],
+  });
+  try {
+    if (!flag('node-only')) {
+      await server.listen();
+      const address = server.httpServer?.address();
+      const port = typeof address === 'object' && address ? address.port : 5199;
+      try {
+        const driver = await server.ssrLoadModule('/bench/env/drive-chromium.ts');
+        const url = `http://127.0.0.1:${port}/bench/env/browser.html`;
+        results.push(await driver.runChromium(url, options, logger('chromium')));
+      } catch (error) {
+        failures.push({ env: 'chromium', reason: String(error) });
+        console.error(`[chromium] ${error}`);
+      }
+    }
+    const bench = await server.ssrLoadModule('/bench/run.ts');
+    bench.finish(results, { args, options, failures });
+  } finally {
+    await server.close();
+  }
+  if (results.length === 0 || failures.length > 0) process.exitCode = 1;
+}
+
+/**
+ * Runs this script again as a child process (Dawn gets a process of its own).
+ * @param {string[]} childArgs
+ * @returns {Promise<number | string | null>} exit code, or the signal that ended it
+ */
+function runChild(childArgs) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), ...childArgs], {
+      stdio: 'inherit',
+      env: process.env,
+    });
+    child.on('error', reject);
+    child.on('exit', (code, signal) => resolve(signal ?? code));
+  });
+}
+
+/**
+ * Serves onnxruntime-web's dist/ files untouched at /ort-dist/: ORT imports its wasm glue (.mjs)
+ * and fetches the .wasm from there at run time, and its thread workers load the same .mjs.
+ * @returns {import('vite').Plugin}
+ */
+function serveOrtDist() {
+  const dist = `${root}node_modules/onnxruntime-web/dist/`;
+  /** @type {Record<string, string>} */
+  const types = { '.mjs': 'text/javascript', '.wasm': 'application/wasm' };
+  return {
+    name: 'bench-ort-dist',
+    configureServer(server) {
+      server.middlewares.use('/ort-dist/', (req, res, next) => {
+        const name = (req.url ?? '').split('?')[0]?.replace(/^\//, '') ?? '';
+        const ext = Object.keys(types).find((e) => name.endsWith(e));
+        if (!ext || name.includes('/') || !existsSync(dist + name)) {
+          next();
+          return;
+        }
+        res.setHeader('Content-Type', types[ext] ?? 'application/octet-stream');
+        res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
+        res.setHeader('Cross-Origin-Embedder-Policy', 'require-corp');
+        createReadStream(dist + name).pipe(res);
+      });
+    },
+  };
 }

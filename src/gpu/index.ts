@@ -71,3 +71,4 @@ export {
   encodeSumOverTokens,
   encodeBroadcastToTokens,
 } from './kernels/broadcast';
+export { copyGpu, encodeCopy, copyKernel, copyByteLength } from './kernels/copy';

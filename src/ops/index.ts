@@ -119,3 +119,11 @@ export {
   type ReinforcePPBaselineResult,
 } from './reinforce-pp';
 export { broadcastToTokens, sumOverTokens } from './broadcast';
+export {
+  copy,
+  checkCopyInput,
+  COPY_WORKGROUP_SIZES,
+  COPY_MAX_LENGTH,
+  type CopyOptions,
+  type CopyWorkgroupSize,
+} from './copy';
