@@ -1,6 +1,21 @@
 /** Every benchmark `npm run bench` knows, in the order it runs them. Add a suite here. */
 import type { BenchSuite } from '../core/types';
+import { gaeSuite } from './gae.bench';
+import { grpoSuite } from './grpo.bench';
+import { klLossSuite, valueLossSuite } from './kl-value-loss.bench';
 import { logSoftmaxSuite } from './log-softmax.bench';
+import { policyLossSuite } from './policy-loss.bench';
 import { tokenLogprobsSuite } from './token-logprobs.bench';
+import { whitenSuite } from './whiten.bench';
 
-export const SUITES: readonly BenchSuite[] = [tokenLogprobsSuite, logSoftmaxSuite];
+export const SUITES: readonly BenchSuite[] = [
+  tokenLogprobsSuite,
+  logSoftmaxSuite,
+  // Advantage and loss kernels against their CPU references.
+  gaeSuite,
+  grpoSuite,
+  whitenSuite,
+  policyLossSuite,
+  klLossSuite,
+  valueLossSuite,
+];

@@ -42,7 +42,14 @@ export {
   readPolicyLossStats,
   type PolicyLossGpuOptions,
 } from './kernels/policy-loss';
-export { perTokenKlGpu, klLossGpu, encodePerTokenKl, encodeKlLoss } from './kernels/kl';
+export {
+  perTokenKlGpu,
+  klLossGpu,
+  encodePerTokenKl,
+  encodeKlLoss,
+  encodeKlRewardPenalty,
+  klRewardPenaltyGpu,
+} from './kernels/kl';
 export { valueLossGpu, encodeValueLoss, type ValueLossGpuOptions } from './kernels/value-loss';
 export {
   explainedVarianceGpu,

@@ -256,6 +256,38 @@ export interface KlRewardPenalty {
   klMean: number;
 }
 
+/** β of klRewardPenalty: a finite number ≥ 0 (also checked by the GPU encode path). */
+export function checkKlRewardBeta(beta: number): void {
+  if (typeof beta !== 'number' || !Number.isFinite(beta) || beta < 0) {
+    throw new OpInputError('klRewardPenalty', 'beta', `must be a finite number ≥ 0, got ${beta}`);
+  }
+}
+
+/**
+ * Shape, β, finiteness and mask checks of klRewardPenalty, shared with its GPU wrapper. The GPU path
+ * passes `{ finite: false }`: its kernel checks tokenRewards and kl itself (input status).
+ */
+export function checkKlRewardPenaltyInput(
+  tokenRewards: Float32Array,
+  kl: Float32Array,
+  mask: Float32Array,
+  rows: number,
+  cols: number,
+  beta: number,
+  { finite = true }: { finite?: boolean } = {},
+): void {
+  const op = 'klRewardPenalty';
+  checkMatrix(op, 'tokenRewards', tokenRewards, rows, cols);
+  checkMatrix(op, 'kl', kl, rows, cols);
+  checkMatrix(op, 'mask', mask, rows, cols);
+  checkKlRewardBeta(beta);
+  if (finite) {
+    checkFinite(op, 'tokenRewards', tokenRewards, cols);
+    checkFinite(op, 'kl', kl, cols);
+  }
+  checkMask(op, 'mask', mask, cols);
+}
+
 /**
  * KL "in the reward" (verl apply_kl_penalty with use_kl_in_reward; OpenRLHF compute_reward; TRL
  * PPO): rewards ← tokenRewards − β·kl. tokenRewards, kl, mask: (B, T); kl from perTokenKl (verl
@@ -270,16 +302,7 @@ export function klRewardPenalty(
   cols: number,
   beta: number,
 ): KlRewardPenalty {
-  const op = 'klRewardPenalty';
-  checkMatrix(op, 'tokenRewards', tokenRewards, rows, cols);
-  checkMatrix(op, 'kl', kl, rows, cols);
-  checkMatrix(op, 'mask', mask, rows, cols);
-  if (typeof beta !== 'number' || !Number.isFinite(beta) || beta < 0) {
-    throw new OpInputError(op, 'beta', `must be a finite number ≥ 0, got ${beta}`);
-  }
-  checkFinite(op, 'tokenRewards', tokenRewards, cols);
-  checkFinite(op, 'kl', kl, cols);
-  checkMask(op, 'mask', mask, cols);
+  checkKlRewardPenaltyInput(tokenRewards, kl, mask, rows, cols, beta);
   const rewards = new Float32Array(rows * cols);
   let klMean = 0;
   for (let r = 0; r < rows; r++) {

@@ -1,6 +1,12 @@
 /** Parity of kernels/kl.wgsl (+ kl_grad.wgsl) with its CPU twin; runs in Node (Dawn) and Chromium. */
 import { describe, expect, it } from 'vitest';
-import { klLossGpu, perTokenKlGpu } from '../../src/gpu/kernels/kl';
+import {
+  encodeKlRewardPenalty,
+  encodePerTokenKl,
+  klLossGpu,
+  klRewardPenaltyGpu,
+  perTokenKlGpu,
+} from '../../src/gpu/kernels/kl';
 import { OpInputError } from '../../src/ops/errors';
 import {
   KL_CLAMPS,
@@ -8,6 +14,7 @@ import {
   type KlClamp,
   type KlEstimator,
   klLoss,
+  klRewardPenalty,
   perTokenKl,
 } from '../../src/ops/kl';
 import { LOSS_AGG_MODES } from '../../src/ops/loss-aggregation';
@@ -186,6 +193,135 @@ describe.skipIf(!gpu)('kl kernel vs CPU reference', () => {
     await expect(
       klLossGpu(device, x, x, x, 2, 2, { aggregation: { mode: 'x' as 'token-mean' } }),
     ).rejects.toThrow(/klLoss: mode must be one of/);
+    expect(device.pool.stats().created).toBe(created);
+  });
+});
+
+describe.skipIf(!gpu)('kl reward penalty kernel vs CPU reference', () => {
+  const device = gpu!;
+
+  /** Token rewards (sparse score on each row's last token plus noise) and k1 KL of `inputs`. */
+  function penaltyInputs(rows: number, cols: number, seed: number) {
+    const { logp, refLogp, mask } = inputs(rows, cols, seed, 4);
+    const tokenRewards = randomLogits(rows * cols, 0.1, seed + 3);
+    for (let r = 0; r < rows; r++) tokenRewards[r * cols + cols - 1] = r % 2 === 0 ? 1 : -1;
+    const { kl } = perTokenKl(logp, refLogp, mask, rows, cols, { estimator: 'k1' });
+    return { logp, refLogp, mask, tokenRewards, kl };
+  }
+
+  function expectPenaltyClose(
+    out: { rewards: Float32Array; klMean: number },
+    cpu: { rewards: Float32Array; klMean: number },
+    what: string,
+  ): void {
+    expectClose(out.rewards, cpu.rewards, new Float32Array(cpu.rewards.length), `${what} rewards`);
+    expect(Math.abs(out.klMean - cpu.klMean), `${what} klMean`).toBeLessThan(
+      1e-6 + 1e-5 * Math.abs(cpu.klMean),
+    );
+  }
+
+  it.each([0, 0.001, 0.05, 2])(
+    'matches with β = %s on 33 × 300 (with empty rows)',
+    async (beta) => {
+      const rows = 33;
+      const cols = 300;
+      const { tokenRewards, kl, mask } = penaltyInputs(rows, cols, 70);
+      for (const row of [4, 20]) mask.fill(0, row * cols, (row + 1) * cols);
+      const cpu = klRewardPenalty(tokenRewards, kl, mask, rows, cols, beta);
+      const out = await klRewardPenaltyGpu(device, tokenRewards, kl, mask, rows, cols, beta);
+      expectPenaltyClose(out, cpu, `β ${beta}`);
+      // β = 0 leaves the rewards bit-identical.
+      if (beta === 0) expect(Array.from(out.rewards)).toEqual(Array.from(tokenRewards));
+    },
+  );
+
+  it('matches on 8 random shapes (seeded)', async () => {
+    const next = seededRandom(123);
+    for (let trial = 0; trial < 8; trial++) {
+      const rows = 1 + Math.floor(next() * 40);
+      const cols = 1 + Math.floor(next() * 700);
+      const beta = next() * 0.2;
+      const { tokenRewards, kl, mask } = penaltyInputs(rows, cols, 200 + trial);
+      const cpu = klRewardPenalty(tokenRewards, kl, mask, rows, cols, beta);
+      const out = await klRewardPenaltyGpu(device, tokenRewards, kl, mask, rows, cols, beta);
+      expectPenaltyClose(out, cpu, `${rows} × ${cols}`);
+    }
+  });
+
+  it('gives klMean 0 for an all-zero mask, and rewards unchanged', async () => {
+    const { tokenRewards, kl } = penaltyInputs(3, 17, 5);
+    const out = await klRewardPenaltyGpu(device, tokenRewards, kl, new Float32Array(51), 3, 17, 1);
+    expect(out.klMean).toBe(0);
+    expect(Array.from(out.rewards)).toEqual(Array.from(tokenRewards));
+  });
+
+  it('chains on the resident kl of encodePerTokenKl in one batch', async () => {
+    const rows = 16;
+    const cols = 129;
+    const n = rows * cols;
+    const beta = 0.01;
+    const { logp, refLogp, mask, tokenRewards } = penaltyInputs(rows, cols, 90);
+    const options = { estimator: 'k3', clamp: 'verl' } as const;
+    const { kl } = perTokenKl(logp, refLogp, mask, rows, cols, options);
+    const cpu = klRewardPenalty(tokenRewards, kl, mask, rows, cols, beta);
+    const buffers = {
+      logp: device.upload(logp, 'logp'),
+      refLogp: device.upload(refLogp, 'refLogp'),
+      mask: device.upload(mask, 'mask'),
+      tokenRewards: device.upload(tokenRewards, 'tokenRewards'),
+      kl: device.storage(n * 4, 'kl'),
+      grad: device.storage(n * 4, 'grad'),
+      rewards: device.storage(n * 4, 'rewards'),
+      klMean: device.storage(4, 'klMean'),
+    };
+    try {
+      const batch = device.beginBatch('kl then reward penalty');
+      await encodePerTokenKl(device, batch, buffers, rows, cols, options);
+      await encodeKlRewardPenalty(device, batch, buffers, rows, cols, beta);
+      batch.submit();
+      const [rewards, klMean] = await Promise.all([
+        device.readF32(buffers.rewards, n),
+        device.readF32(buffers.klMean, 1),
+      ]);
+      expectPenaltyClose({ rewards, klMean: klMean[0]! }, cpu, 'chained');
+    } finally {
+      for (const buffer of Object.values(buffers)) device.pool.release(buffer);
+    }
+  });
+
+  it('rejects non-finite inputs on the GPU like the CPU reference', async () => {
+    const { tokenRewards, kl, mask } = penaltyInputs(2, 8, 1);
+    kl[6] = NaN;
+    tokenRewards[11] = Infinity;
+    expect(() => klRewardPenalty(tokenRewards, kl, mask, 2, 8, 0.1)).toThrow(OpInputError);
+    // Slot order tokenRewards, kl: the first tensor with a bad value is reported.
+    await expect(klRewardPenaltyGpu(device, tokenRewards, kl, mask, 2, 8, 0.1)).rejects.toThrow(
+      /klRewardPenalty: tokenRewards must be finite, but index 11 is not/,
+    );
+    tokenRewards[11] = 0;
+    // A masked position is checked too, as on the CPU.
+    mask[6] = 0;
+    expect(() => klRewardPenalty(tokenRewards, kl, mask, 2, 8, 0.1)).toThrow(/kl .*index 6/);
+    await expect(klRewardPenaltyGpu(device, tokenRewards, kl, mask, 2, 8, 0.1)).rejects.toThrow(
+      /klRewardPenalty: kl must be finite, but index 6 is not .*found on the GPU/,
+    );
+  });
+
+  it('rejects bad shapes, masks and β before any dispatch', async () => {
+    const created = device.pool.stats().created;
+    const x = new Float32Array(4);
+    const ones = new Float32Array(4).fill(1);
+    await expect(
+      klRewardPenaltyGpu(device, x, x, new Float32Array([1, 0, 0.5, 1]), 2, 2, 0.1),
+    ).rejects.toThrow(/klRewardPenalty: mask must be 0 or 1, but index 2/);
+    await expect(
+      klRewardPenaltyGpu(device, x, new Float32Array(3), ones, 2, 2, 0.1),
+    ).rejects.toThrow(/kl must have rows × cols/);
+    for (const beta of [-0.1, NaN, Infinity]) {
+      await expect(klRewardPenaltyGpu(device, x, x, ones, 2, 2, beta)).rejects.toThrow(
+        /klRewardPenalty: beta must be a finite number ≥ 0/,
+      );
+    }
     expect(device.pool.stats().created).toBe(created);
   });
 });

@@ -1,8 +1,10 @@
 /**
- * GPU wrappers for kernels/kl.wgsl (per-token KL estimate and ∂kl/∂logp) and kernels/kl_grad.wgsl
- * (gradient × aggregation weights). CPU twins: perTokenKl() and klLoss() in src/ops/kl.ts.
+ * GPU wrappers for kernels/kl.wgsl (per-token KL estimate and ∂kl/∂logp), kernels/kl_grad.wgsl
+ * (gradient × aggregation weights) and kernels/kl_reward_penalty.wgsl (KL in the reward). CPU
+ * twins: perTokenKl(), klLoss() and klRewardPenalty() in src/ops/kl.ts.
  * Dispatch: one thread per token, workgroups over (x, y) beyond 65,535. The KL loss adds the loss
- * aggregation (src/gpu/kernels/loss-aggregation.ts) between the two.
+ * aggregation (src/gpu/kernels/loss-aggregation.ts) between the two. The reward penalty runs one
+ * workgroup per row, then one workgroup for the batch mean, on a resident kl.
  *
  * Resident inputs are checked on the GPU: non-finite logp / refLogp are counted in the input
  * status from klStatus(); pass its `.buffer` as `status` and `await status.check()` after
@@ -10,15 +12,19 @@
  */
 import klSource from '../../../kernels/kl.wgsl?raw';
 import klGradSource from '../../../kernels/kl_grad.wgsl?raw';
+import klRewardPenaltySource from '../../../kernels/kl_reward_penalty.wgsl?raw';
 import {
   KL_CLAMPS,
   KL_ESTIMATORS,
   checkKlInput,
+  checkKlRewardBeta,
+  checkKlRewardPenaltyInput,
   resolveKlLossAggregation,
   resolveKlOptions,
   type KlLoss,
   type KlLossOptions,
   type KlOptions,
+  type KlRewardPenalty,
   type TokenKl,
 } from '../../ops/kl';
 import { checkInt } from '../../ops/validate';
@@ -26,7 +32,14 @@ import { type CommandBatch, workgroupGrid } from '../batch';
 import type { GpuContext } from '../context';
 import { INPUT_STATUS_WGSL, InputStatus } from '../input-status';
 import { defineKernel } from '../kernel';
-import { checkBindingSize, encodeAggregateLoss, unusedStatusBuffer } from './loss-aggregation';
+import { WORKGROUP_REDUCE_WGSL } from '../wgsl-lib';
+import {
+  checkBindingSize,
+  encodeAggregateLoss,
+  scratchBuffer,
+  unusedStatusBuffer,
+} from './loss-aggregation';
+import { defaultRowWorkgroupSize } from './row-workgroup-size';
 import { PooledBuffers, maskTokens, readChecked } from './run-convenience';
 
 export const klKernel = defineKernel({
@@ -242,6 +255,135 @@ export async function klLossGpu(
       [buffers.loss, 1],
     ]);
     return { kl, gradLogp, loss: loss[0]!, tokens, emptyMask: tokens === 0 };
+  } finally {
+    pooled.release();
+    status.release();
+  }
+}
+
+const klRewardPenaltyDecl = {
+  source: INPUT_STATUS_WGSL + WORKGROUP_REDUCE_WGSL + klRewardPenaltySource,
+  uniforms: [
+    { name: 'rows', type: 'u32' },
+    { name: 'cols', type: 'u32' },
+    { name: 'beta', type: 'f32' },
+  ],
+  storage: [
+    { name: 'tokenRewards', access: 'read' },
+    { name: 'kl', access: 'read' },
+    { name: 'mask', access: 'read' },
+    { name: 'rewards', access: 'read_write' },
+    { name: 'rowMean', access: 'read_write' },
+    { name: 'klMean', access: 'read_write' },
+    { name: 'status', access: 'read_write' },
+  ],
+} as const;
+
+export const klRewardPenaltyRowsKernel = defineKernel({
+  ...klRewardPenaltyDecl,
+  name: 'kl_reward_penalty.rows',
+  entryPoint: 'rows',
+});
+
+export const klRewardPenaltyMeanKernel = defineKernel({
+  ...klRewardPenaltyDecl,
+  name: 'kl_reward_penalty.mean',
+  entryPoint: 'mean',
+});
+
+/** Tensor names of the reward penalty's input-status slots. */
+export const KL_REWARD_PENALTY_STATUS_TENSORS = ['tokenRewards', 'kl'] as const;
+
+/** Input status for encodeKlRewardPenalty. */
+export function klRewardPenaltyStatus(gpu: GpuContext): InputStatus {
+  return new InputStatus(gpu, 'klRewardPenalty', KL_REWARD_PENALTY_STATUS_TENSORS);
+}
+
+/**
+ * Records the KL reward penalty of resident buffers: tokenRewards, kl (e.g. encodePerTokenKl's
+ * output), mask: (rows, cols) f32 → rewards (rows, cols) = tokenRewards − β·m·kl, klMean (1 f32) =
+ * mean over rows of each row's masked-mean kl. The mask must hold only 0 and 1.
+ */
+export async function encodeKlRewardPenalty(
+  gpu: GpuContext,
+  batch: CommandBatch,
+  buffers: {
+    tokenRewards: GPUBuffer;
+    kl: GPUBuffer;
+    mask: GPUBuffer;
+    rewards: GPUBuffer;
+    klMean: GPUBuffer;
+    status?: GPUBuffer;
+  },
+  rows: number,
+  cols: number,
+  beta: number,
+): Promise<void> {
+  const op = 'klRewardPenalty';
+  checkKlRewardBeta(beta);
+  checkShape(gpu, op, rows, cols);
+  const constants = { WORKGROUP_SIZE: defaultRowWorkgroupSize(gpu.summary, cols) };
+  const [rowsPipeline, meanPipeline] = await Promise.all([
+    gpu.pipelines.get(klRewardPenaltyRowsKernel, constants),
+    gpu.pipelines.get(klRewardPenaltyMeanKernel, constants),
+  ]);
+  const bound = {
+    ...buffers,
+    rowMean: scratchBuffer(gpu, 'kl reward penalty row means', rows * 4),
+    status: buffers.status ?? unusedStatusBuffer(gpu),
+  };
+  const uniforms = { rows, cols, beta };
+  batch.dispatch(klRewardPenaltyRowsKernel, {
+    pipeline: rowsPipeline,
+    buffers: bound,
+    uniforms,
+    workgroups: workgroupGrid(rows, gpu.summary.limits.maxComputeWorkgroupsPerDimension),
+  });
+  // Dispatches in a pass see each other's writes in order: `mean` reads every row mean.
+  batch.dispatch(klRewardPenaltyMeanKernel, {
+    pipeline: meanPipeline,
+    buffers: bound,
+    uniforms,
+    workgroups: [1],
+  });
+}
+
+/**
+ * Convenience path of klRewardPenalty(): shapes, β and mask checked on the CPU (same checks),
+ * upload, run, read back (one sync point). NaN/Inf inputs are found by the kernel and thrown
+ * afterwards as the OpInputError the CPU reference throws.
+ */
+export async function klRewardPenaltyGpu(
+  gpu: GpuContext,
+  tokenRewards: Float32Array,
+  kl: Float32Array,
+  mask: Float32Array,
+  rows: number,
+  cols: number,
+  beta: number,
+): Promise<KlRewardPenalty> {
+  checkKlRewardPenaltyInput(tokenRewards, kl, mask, rows, cols, beta, { finite: false });
+  checkShape(gpu, 'klRewardPenalty', rows, cols);
+  const n = rows * cols;
+  const status = klRewardPenaltyStatus(gpu);
+  const pooled = new PooledBuffers(gpu);
+  try {
+    const buffers = {
+      tokenRewards: pooled.upload(tokenRewards, 'tokenRewards'),
+      kl: pooled.upload(kl, 'kl'),
+      mask: pooled.upload(mask, 'mask'),
+      rewards: pooled.storage(n, 'penalized rewards'),
+      klMean: pooled.storage(1, 'kl mean'),
+      status: status.buffer,
+    };
+    const batch = gpu.beginBatch('klRewardPenalty');
+    await encodeKlRewardPenalty(gpu, batch, buffers, rows, cols, beta);
+    batch.submit();
+    const [rewards, klMean] = await readChecked(gpu, status, [
+      [buffers.rewards, n],
+      [buffers.klMean, 1],
+    ]);
+    return { rewards, klMean: klMean[0]! };
   } finally {
     pooled.release();
     status.release();
