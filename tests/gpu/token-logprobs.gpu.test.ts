@@ -324,6 +324,18 @@ describe.skipIf(!gpu)('token log-probs reject bad input on the GPU', () => {
     ).rejects.toThrow(/tokenLogprobs: logits must be finite, but index 1007 is not \(2 non-finite/);
   });
 
+  it('flags non-finite logits among the columns left over by 8-column chunks', async () => {
+    const rows = 3;
+    const cols = 13; // one 8-column chunk per row, then columns 8..12 one per thread
+    const logits = randomLogits(rows * cols, 5, 14);
+    logits[cols + 11] = Infinity; // index 24, in a leftover column
+    logits[2 * cols + 3] = NaN; // index 29, in a chunk
+    logits[2 * cols + 7] = -2; // same vec4 lane as the NaN: a negative must not mask it
+    await expect(
+      runResidentForward(device, logits, randomTargets(rows, cols, 15), rows, cols),
+    ).rejects.toThrow(/tokenLogprobs: logits must be finite, but index 24 is not \(2 non-finite/);
+  });
+
   it('flags resident targets outside [0, cols), naming the first bad row', async () => {
     const logits = randomLogits(5 * 4, 3, 10);
     const targets = new Int32Array([0, 3, 4, 1, -2]);
