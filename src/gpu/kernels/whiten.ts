@@ -24,10 +24,19 @@ import { defineKernel } from '../kernel';
 import { checkBindingSize, invocationGrid } from './advantage-dispatch';
 import { PooledBuffers, readChecked } from './run-convenience';
 
-const STATS_WORKGROUP_SIZE = 256;
-const ITEMS_PER_THREAD = 16;
-/** Elements reduced by one `partial` workgroup. */
-export const WHITEN_CHUNK = STATS_WORKGROUP_SIZE * ITEMS_PER_THREAD;
+/** Elements reduced by one `partial` workgroup, the same on every adapter. */
+export const WHITEN_CHUNK = 4096;
+
+/**
+ * Threads × items per thread of the stats kernels, always one WHITEN_CHUNK. Software adapters get
+ * 32 threads: every barrier of the tree reductions costs a context switch per invocation there
+ * (the same trade-off as defaultRowWorkgroupSize).
+ */
+function statsConstants(gpu: GpuContext): { WORKGROUP_SIZE: number; ITEMS_PER_THREAD: number } {
+  const software = gpu.summary.isFallbackAdapter || gpu.summary.architecture === 'swiftshader';
+  const threads = software ? 32 : 256;
+  return { WORKGROUP_SIZE: threads, ITEMS_PER_THREAD: WHITEN_CHUNK / threads };
+}
 /** f32 elements of the stats buffer: n, mean, M2, min, max, then padding. */
 export const WHITEN_STATS_LENGTH = 8;
 const APPLY_WORKGROUP_SIZE = 256;
@@ -110,7 +119,7 @@ export async function encodeWhitenStats(
   checkInt('whiten', 'n', n, 1, 2 ** 31 - 1);
   checkBindingSize(gpu, n, 'whiten x');
   const chunks = whitenChunks(n);
-  const constants = { WORKGROUP_SIZE: STATS_WORKGROUP_SIZE, ITEMS_PER_THREAD };
+  const constants = statsConstants(gpu);
   const [partial, merge] = await Promise.all([
     gpu.pipelines.get(whitenPartialKernel, constants),
     gpu.pipelines.get(whitenMergeKernel, constants),
