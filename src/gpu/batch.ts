@@ -8,9 +8,16 @@ import type { GpuContext } from './context';
 import { GpuLimitError } from './errors';
 import type { Kernel } from './kernel';
 
+/**
+ * A storage binding: a whole buffer, or a slice { buffer, offset, size } of one (offset a multiple
+ * of minStorageBufferOffsetAlignment, 256 bytes by default) — e.g. one tensor of a model's flat
+ * parameter buffer.
+ */
+export type BufferRef = GPUBuffer | GPUBufferBinding;
+
 export interface DispatchArgs<S extends string, U extends string> {
   pipeline: GPUComputePipeline;
-  buffers: Record<S, GPUBuffer>;
+  buffers: Record<S, BufferRef>;
   uniforms: Record<U, number>;
   /** Workgroup counts (x, y, z); see workgroupGrid() for counts above the per-dimension limit. */
   workgroups: readonly [number, number?, number?];
@@ -45,7 +52,8 @@ export class CommandBatch {
     device.queue.writeBuffer(params, 0, kernel.packUniforms(args.uniforms));
     const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: params } }];
     kernel.storage.forEach(({ name }, i) => {
-      entries.push({ binding: i + 1, resource: { buffer: args.buffers[name] } });
+      const ref = args.buffers[name];
+      entries.push({ binding: i + 1, resource: 'buffer' in ref ? ref : { buffer: ref } });
     });
     const bindGroup = device.createBindGroup({
       label: `${kernel.name} bind group`,

@@ -1,7 +1,7 @@
 /** The GPU runtime and the GPU versions of the ops (async, same options as src/ops). */
 export * from './adapter-summary';
 export { acquireGpu, GpuContext, type GpuAcquisition, type GpuEvent } from './context';
-export { CommandBatch, workgroupGrid } from './batch';
+export { CommandBatch, workgroupGrid, type BufferRef } from './batch';
 export { defineKernel, Kernel } from './kernel';
 export { GpuLimitError, KernelError } from './errors';
 export { InputStatus, INPUT_STATUS_WGSL, type StatusSlot } from './input-status';

@@ -12,7 +12,7 @@ export class PooledBuffers {
 
   constructor(private readonly gpu: GpuContext) {}
 
-  upload(data: Float32Array | Int32Array, label: string): GPUBuffer {
+  upload(data: Float32Array | Int32Array | Uint32Array, label: string): GPUBuffer {
     return this.keep(this.gpu.upload(data, label));
   }
 
