@@ -1,0 +1,69 @@
+// LayerNorm backward, parameter part: dgamma = Σ_rows dout·xhat, dbeta = Σ_rows dout.
+// CPU twin: src/ops/nn/layer-norm.ts. dx is kernels/nn/layer_norm_backward.wgsl.
+//
+//   dout, x: (rows, C)   mean, rstd: (rows)   dgamma, dbeta: (C)
+//
+// Column sums without atomics, so the result is the same bits on every run: each workgroup owns
+// TILE_COLS adjacent columns and splits the rows over ROW_LANES lanes (thread lid handles column
+// lid % TILE_COLS, rows lane, lane + ROW_LANES, …; neighbouring threads read neighbouring
+// columns of one row). The lanes' partial sums are then added in lane order by the lane-0 thread.
+// f32 throughout. Tiles beyond 65,535 spread over a 2D grid.
+
+// Adjacent columns per workgroup.
+override TILE_COLS: u32 = 32u;
+// Threads sharing one column, each summing every ROW_LANES-th row.
+override ROW_LANES: u32 = 8u;
+override WORKGROUP_SIZE: u32 = TILE_COLS * ROW_LANES;
+
+struct Params {
+  rows: u32,
+  cols: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> dout: array<f32>;          // (rows, C)
+@group(0) @binding(2) var<storage, read> x: array<f32>;             // (rows, C)
+@group(0) @binding(3) var<storage, read> mean: array<f32>;          // (rows)
+@group(0) @binding(4) var<storage, read> rstd: array<f32>;          // (rows)
+@group(0) @binding(5) var<storage, read_write> dgamma: array<f32>;  // (C)
+@group(0) @binding(6) var<storage, read_write> dbeta: array<f32>;   // (C)
+
+// (Σ dout·xhat, Σ dout) per thread.
+var<workgroup> partials: array<vec2f, WORKGROUP_SIZE>;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) groups: vec3u,
+  @builtin(local_invocation_index) lid: u32,
+) {
+  let tile = wid.x + wid.y * groups.x;
+  // Workgroup-uniform: the whole group returns together, so the barrier stays uniform.
+  if (tile * TILE_COLS >= params.cols) {
+    return;
+  }
+  let cols = params.cols;
+  let col_in_tile = lid % TILE_COLS;
+  let lane = lid / TILE_COLS;
+  let c = tile * TILE_COLS + col_in_tile;
+
+  var sums = vec2f(0.0);
+  if (c < cols) {
+    for (var r = lane; r < params.rows; r += ROW_LANES) {
+      let i = r * cols + c;
+      let d = dout[i];
+      sums += vec2f(d * (x[i] - mean[r]) * rstd[r], d);
+    }
+  }
+  partials[lid] = sums;
+  workgroupBarrier();
+
+  if (lane == 0u && c < cols) {
+    var total = partials[col_in_tile];
+    for (var l = 1u; l < ROW_LANES; l++) {
+      total += partials[l * TILE_COLS + col_in_tile];
+    }
+    dgamma[c] = total.x;
+    dbeta[c] = total.y;
+  }
+}

@@ -1,0 +1,32 @@
+// Runs a TypeScript entry point of the project in Node, loaded through Vite so that `?raw` WGSL
+// imports resolve exactly as in the app: `node scripts/run-ts.mjs src/cli/sft.ts --steps=300`.
+// The entry exports `main(args: string[]): Promise<number>` (the exit code).
+import { fileURLToPath } from 'node:url';
+import { createServer } from 'vite';
+import { SWIFTSHADER_ICD } from './chromium.mjs';
+import { existsSync } from 'node:fs';
+
+if (existsSync(SWIFTSHADER_ICD)) process.env.VK_ICD_FILENAMES ??= SWIFTSHADER_ICD;
+
+const [entry, ...args] = process.argv.slice(2);
+if (!entry) {
+  console.error('usage: node scripts/run-ts.mjs <entry.ts> [args…]');
+  process.exit(2);
+}
+const server = await createServer({
+  root: fileURLToPath(new URL('..', import.meta.url)),
+  server: { middlewareMode: true, hmr: false },
+  appType: 'custom',
+  logLevel: 'warn',
+});
+let code = 1;
+try {
+  const module = await server.ssrLoadModule(`/${entry}`);
+  code = await module.main(args);
+} catch (error) {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+} finally {
+  await server.close();
+}
+// Dawn holds native handles that keep the process alive; everything is written by now.
+process.exit(code);

@@ -1,0 +1,32 @@
+/** Picks the language-model backend for a CLI run: WebGPU (Dawn in Node) where an adapter exists. */
+import { acquireGpu, describeAdapter } from '../gpu';
+import type { LanguageModel } from '../models/language-model';
+import { CpuLanguageModel } from '../models/lm-cpu';
+import { GpuLanguageModel } from '../models/lm-gpu';
+import type { TransformerConfig } from '../models/transformer-config';
+
+export type BackendChoice = 'auto' | 'webgpu' | 'cpu';
+
+export async function createLanguageModel(
+  choice: BackendChoice,
+  config: TransformerConfig,
+  params: Float32Array,
+): Promise<{ model: LanguageModel; description: string }> {
+  if (choice === 'cpu') {
+    return { model: new CpuLanguageModel(config, params), description: 'CPU (requested)' };
+  }
+  const found = await acquireGpu();
+  if (found.ok) {
+    return {
+      model: new GpuLanguageModel(found.gpu, config, params),
+      description: `WebGPU: ${describeAdapter(found.gpu.summary)}`,
+    };
+  }
+  if (choice === 'webgpu') {
+    throw new Error(`--backend=webgpu, but no adapter: ${found.reason.message}`);
+  }
+  return {
+    model: new CpuLanguageModel(config, params),
+    description: `CPU (no WebGPU adapter: ${found.reason.message})`,
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * A transformer language model on one backend (WebGPU or CPU), as the trainers see it: train a step,
+ * score tokens, generate, and hand over its state for checkpoints. The trainers in src/rl call
+ * this interface and never ask which backend is underneath.
+ */
+import type { GenerateRequest, Generation } from './generate';
+import type { OptimizerConfig } from './optimizer';
+import type { ParamLayout } from './param-layout';
+import type { TransformerConfig } from './transformer-config';
+import type { SequenceBatch } from '../rl/sequence-batch';
+
+export interface StepMetrics {
+  /** Optimizer steps applied so far, after this one (a skipped step does not count). */
+  step: number;
+  /** Token-mean cross-entropy over the mask, before the update (NaN when non-finite). */
+  loss: number;
+  /** Global gradient norm before clipping. */
+  gradNorm: number;
+  /** Factor the gradient was scaled by (1 = not clipped; 0 when skipped). */
+  clipScale: number;
+  /** False when a non-finite gradient skipped the update (weights untouched). */
+  applied: boolean;
+}
+
+export interface OptimizerSnapshot {
+  m: Float32Array; // (layout.total)
+  v: Float32Array; // (layout.total)
+  /** [gradNorm, clipScale, applied, step] */
+  stats: Float32Array;
+}
+
+export interface LanguageModel {
+  readonly backend: 'webgpu' | 'cpu';
+  readonly config: TransformerConfig;
+  readonly layout: ParamLayout;
+  /**
+   * One supervised step: token-mean cross-entropy of `batch.targets` over `batch.mask`, backward,
+   * clip, AdamW. On the GPU this is one command encoder and no readback; metrics are collected
+   * and read in bulk by takeMetrics() (or when the metrics buffer fills up).
+   */
+  trainCrossEntropy(batch: SequenceBatch, optimizer: OptimizerConfig): Promise<void>;
+  /** Metrics of the steps since the last call, oldest first. GPU: one sync point. */
+  takeMetrics(): Promise<StepMetrics[]>;
+  /** Logits (B, T, V) of a batch of token ids (B·T). A sync point. */
+  logits(tokens: Int32Array, batch: number, seq: number): Promise<Float32Array>;
+  generate(request: GenerateRequest): Promise<Generation>;
+  readParams(): Promise<Float32Array>;
+  writeParams(params: Float32Array): void;
+  readOptimizer(): Promise<OptimizerSnapshot>;
+  writeOptimizer(snapshot: OptimizerSnapshot): void;
+  dispose(): void;
+}
+
+/** Σ mask, checked ≥ 1: the token count the loss divides by. */
+export function maskCount(batch: SequenceBatch): number {
+  let count = 0;
+  for (const m of batch.mask) count += m;
+  if (count < 1) throw new Error('trainCrossEntropy: the mask selects no token to train on');
+  return count;
+}
+
+/** dloss/dlogp of the token-mean loss −Σ mask·logp / Σ mask: −mask / Σ mask. (B·T) */
+export function crossEntropyLogpGrad(batch: SequenceBatch): Float32Array {
+  const count = maskCount(batch);
+  return batch.mask.map((m) => -m / count);
+}

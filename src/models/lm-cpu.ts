@@ -1,0 +1,133 @@
+/**
+ * The transformer language model on the CPU (the fallback where WebGPU is missing): float32
+ * parameters, the CPU ops for every layer, the same optimizer rule as the GPU.
+ */
+import { GRAD_STATS } from '../ops/nn/grad-norm';
+import { tokenLogprobs, tokenLogprobsBackward } from '../ops/token-logprobs';
+import type { SequenceBatch } from '../rl/sequence-batch';
+import { generateCpu, type GenerateRequest, type Generation } from './generate';
+import {
+  crossEntropyLogpGrad,
+  type LanguageModel,
+  type OptimizerSnapshot,
+  type StepMetrics,
+} from './language-model';
+import {
+  CpuOptimizerState,
+  optimizerStepCpu,
+  STATS_LENGTH,
+  type OptimizerConfig,
+} from './optimizer';
+import type { ParamLayout } from './param-layout';
+import type { TransformerConfig } from './transformer-config';
+import { transformerBackward, transformerForward } from './transformer-cpu';
+import { transformerLayout } from './transformer-params';
+
+export class CpuLanguageModel implements LanguageModel {
+  readonly backend = 'cpu';
+  readonly layout: ParamLayout;
+  private params: Float32Array;
+  private optimizer: CpuOptimizerState<Float32Array>;
+  private pending: StepMetrics[] = [];
+
+  constructor(
+    readonly config: TransformerConfig,
+    params: Float32Array,
+  ) {
+    this.layout = transformerLayout(config);
+    this.params = checkedParams(params, this.layout.total).slice();
+    this.optimizer = new CpuOptimizerState(this.params);
+  }
+
+  // async: a bad input becomes a rejected promise, as on the GPU.
+  async trainCrossEntropy(batch: SequenceBatch, optimizer: OptimizerConfig): Promise<void> {
+    const { config, layout, params } = this;
+    const rows = batch.batch * batch.seq;
+    const dLogp = crossEntropyLogpGrad(batch);
+    const { logits, acts } = transformerForward(
+      config,
+      layout,
+      params,
+      batch.tokens,
+      batch.batch,
+      batch.seq,
+    );
+    const stats = this.optimizer.stats;
+    if (!logits.every(Number.isFinite)) {
+      // The same outcome as a non-finite gradient norm on the GPU: no update, step not counted.
+      this.pending.push({
+        step: stats[GRAD_STATS.step]!,
+        loss: NaN,
+        gradNorm: NaN,
+        clipScale: 0,
+        applied: false,
+      });
+      return Promise.resolve();
+    }
+    const { logp } = tokenLogprobs(logits, batch.targets, rows, config.vocab, {
+      withEntropy: false,
+    });
+    let loss = 0;
+    for (let i = 0; i < rows; i++) loss += dLogp[i]! * logp[i]!;
+    const dLogits = tokenLogprobsBackward(
+      logits,
+      batch.targets,
+      dLogp,
+      undefined,
+      rows,
+      config.vocab,
+    );
+    const grads = transformerBackward(config, layout, params, acts, dLogits);
+    const result = optimizerStepCpu(layout, params, grads, this.optimizer, optimizer);
+    this.pending.push({ ...result, loss });
+  }
+
+  async takeMetrics(): Promise<StepMetrics[]> {
+    const taken = this.pending;
+    this.pending = [];
+    return taken;
+  }
+
+  async logits(tokens: Int32Array, batch: number, seq: number): Promise<Float32Array> {
+    return transformerForward(this.config, this.layout, this.params, tokens, batch, seq).logits;
+  }
+
+  async generate(request: GenerateRequest): Promise<Generation> {
+    return generateCpu(this.config, this.layout, this.params, request);
+  }
+
+  async readParams(): Promise<Float32Array> {
+    return this.params.slice();
+  }
+
+  writeParams(params: Float32Array): void {
+    this.params = checkedParams(params, this.layout.total).slice();
+  }
+
+  async readOptimizer(): Promise<OptimizerSnapshot> {
+    const { m, v, stats } = this.optimizer;
+    return { m: m.slice(), v: v.slice(), stats: Float32Array.from(stats) };
+  }
+
+  writeOptimizer(snapshot: OptimizerSnapshot): void {
+    const state = new CpuOptimizerState(this.params);
+    state.m.set(checkedParams(snapshot.m, this.layout.total));
+    state.v.set(checkedParams(snapshot.v, this.layout.total));
+    if (snapshot.stats.length !== STATS_LENGTH) {
+      throw new Error(
+        `optimizer stats: expected ${STATS_LENGTH} floats, got ${snapshot.stats.length}`,
+      );
+    }
+    state.stats.set(snapshot.stats);
+    this.optimizer = state;
+  }
+
+  dispose(): void {}
+}
+
+function checkedParams(params: Float32Array, total: number): Float32Array {
+  if (params.length !== total) {
+    throw new Error(`parameters: expected ${total} floats (the layout), got ${params.length}`);
+  }
+  return params;
+}

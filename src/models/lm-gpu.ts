@@ -1,0 +1,204 @@
+/**
+ * The transformer language model on WebGPU. A training step is ONE command encoder — forward,
+ * token log-probs, their backward, the model's backward, grad norm + AdamW — with no readback;
+ * each step's metrics (loss and optimizer stats) are copied into a ring buffer on the GPU that is
+ * read once every METRICS_CAPACITY steps or when the caller asks (takeMetrics).
+ */
+import type { GpuContext } from '../gpu/context';
+import { encodeMatmul } from '../gpu/kernels/nn/matmul';
+import { encodeTokenLogprobs } from '../gpu/kernels/token-logprobs';
+import { encodeTokenLogprobsBackward } from '../gpu/kernels/token-logprobs-backward';
+import type { SequenceBatch } from '../rl/sequence-batch';
+import type { GenerateRequest, Generation } from './generate';
+import { generateGpu } from './generate-gpu';
+import {
+  crossEntropyLogpGrad,
+  type LanguageModel,
+  type OptimizerSnapshot,
+  type StepMetrics,
+} from './language-model';
+import { readStats, STATS_LENGTH, type OptimizerConfig } from './optimizer';
+import { GpuOptimizerState, encodeOptimizerStep } from './optimizer-gpu';
+import type { TransformerConfig } from './transformer-config';
+import { TransformerGpu } from './transformer-gpu';
+
+/** Steps whose metrics fit in the ring before a read is forced. */
+export const METRICS_CAPACITY = 64;
+/** Floats per step in the ring: [loss, gradNorm, clipScale, applied, step]. */
+const SLOT = 8;
+
+/** Per-(B, T) buffers of the cross-entropy step. */
+interface LossBuffers {
+  rows: number;
+  targets: GPUBuffer; // (rows) i32
+  dLogp: GPUBuffer; // (rows) −mask / Σ mask
+  logp: GPUBuffer; // (rows)
+  dLogits: GPUBuffer; // (rows, V)
+  loss: GPUBuffer; // (1) Σ dLogp·logp = token-mean cross-entropy
+}
+
+export class GpuLanguageModel implements LanguageModel {
+  readonly backend = 'webgpu';
+  readonly model: TransformerGpu;
+  private readonly optimizer: GpuOptimizerState;
+  private readonly metrics: GPUBuffer;
+  private slots = 0;
+  private lossBuffers: LossBuffers | undefined;
+
+  constructor(
+    readonly gpu: GpuContext,
+    readonly config: TransformerConfig,
+    params: Float32Array,
+  ) {
+    this.model = new TransformerGpu(gpu, config, params);
+    this.optimizer = new GpuOptimizerState(gpu, this.model.layout);
+    this.metrics = gpu.storage(METRICS_CAPACITY * SLOT * 4, 'step metrics');
+  }
+
+  get layout() {
+    return this.model.layout;
+  }
+
+  async trainCrossEntropy(batch: SequenceBatch, optimizer: OptimizerConfig): Promise<void> {
+    if (this.slots === METRICS_CAPACITY) await this.flush();
+    const { gpu, config, model } = this;
+    const rows = batch.batch * batch.seq;
+    const dLogp = crossEntropyLogpGrad(batch);
+    const ws = model.writeTokens(batch.tokens, batch.batch, batch.seq);
+    const lb = this.lossBuffersFor(rows);
+    const queue = gpu.device.queue;
+    queue.writeBuffer(lb.targets, 0, batch.targets.buffer, batch.targets.byteOffset, rows * 4);
+    queue.writeBuffer(lb.dLogp, 0, dLogp.buffer, dLogp.byteOffset, rows * 4);
+
+    const step = gpu.beginBatch('cross-entropy step');
+    await model.encodeForward(step, ws);
+    await encodeTokenLogprobs(
+      gpu,
+      step,
+      { logits: ws.logits, targets: lb.targets, logp: lb.logp },
+      rows,
+      config.vocab,
+      { withEntropy: false },
+    );
+    await encodeMatmul(
+      gpu,
+      step,
+      { a: lb.dLogp, b: lb.logp, out: lb.loss },
+      { m: 1, k: rows, n: 1 },
+    );
+    await encodeTokenLogprobsBackward(
+      gpu,
+      step,
+      { logits: ws.logits, targets: lb.targets, dLogp: lb.dLogp, dLogits: lb.dLogits },
+      rows,
+      config.vocab,
+    );
+    await model.encodeBackward(step, ws, lb.dLogits);
+    await encodeOptimizerStep(gpu, step, model, this.optimizer, optimizer);
+    const at = this.slots * SLOT * 4;
+    step.endPass();
+    step.encoder.copyBufferToBuffer(lb.loss, 0, this.metrics, at, 4);
+    step.encoder.copyBufferToBuffer(
+      this.optimizer.stats,
+      0,
+      this.metrics,
+      at + 4,
+      STATS_LENGTH * 4,
+    );
+    step.submit();
+    this.slots += 1;
+  }
+
+  async takeMetrics(): Promise<StepMetrics[]> {
+    return this.flush();
+  }
+
+  async logits(tokens: Int32Array, batch: number, seq: number): Promise<Float32Array> {
+    const ws = this.model.writeTokens(tokens, batch, seq);
+    const pass = this.gpu.beginBatch('logits');
+    await this.model.encodeForward(pass, ws);
+    pass.submit();
+    return this.gpu.readF32(ws.logits, batch * seq * this.config.vocab);
+  }
+
+  generate(request: GenerateRequest): Promise<Generation> {
+    return generateGpu(this.model, request);
+  }
+
+  readParams(): Promise<Float32Array> {
+    return this.model.readParams();
+  }
+
+  writeParams(params: Float32Array): void {
+    this.model.writeParams(params);
+  }
+
+  async readOptimizer(): Promise<OptimizerSnapshot> {
+    const total = this.layout.total;
+    const [m, v, stats] = await Promise.all([
+      this.gpu.readF32(this.optimizer.m, total),
+      this.gpu.readF32(this.optimizer.v, total),
+      this.gpu.readF32(this.optimizer.stats, STATS_LENGTH),
+    ]);
+    return { m, v, stats };
+  }
+
+  writeOptimizer(snapshot: OptimizerSnapshot): void {
+    const total = this.layout.total;
+    if (snapshot.m.length !== total || snapshot.v.length !== total) {
+      throw new Error(`optimizer moments: expected ${total} floats each (the layout)`);
+    }
+    if (snapshot.stats.length !== STATS_LENGTH) {
+      throw new Error(
+        `optimizer stats: expected ${STATS_LENGTH} floats, got ${snapshot.stats.length}`,
+      );
+    }
+    this.optimizer.write(snapshot.m, snapshot.v, snapshot.stats);
+  }
+
+  dispose(): void {
+    this.releaseLossBuffers();
+    this.optimizer.release();
+    this.gpu.pool.release(this.metrics);
+    this.model.release();
+  }
+
+  /** Reads the ring (a sync point) and empties it. */
+  private async flush(): Promise<StepMetrics[]> {
+    const count = this.slots;
+    if (count === 0) return [];
+    this.slots = 0;
+    const ring = await this.gpu.readF32(this.metrics, count * SLOT);
+    const out: StepMetrics[] = [];
+    for (let s = 0; s < count; s++) {
+      const slot = ring.subarray(s * SLOT, (s + 1) * SLOT);
+      const stats = readStats(slot.subarray(1, 1 + STATS_LENGTH));
+      out.push({ ...stats, loss: stats.applied ? slot[0]! : NaN });
+    }
+    return out;
+  }
+
+  private lossBuffersFor(rows: number): LossBuffers {
+    if (this.lossBuffers?.rows === rows) return this.lossBuffers;
+    this.releaseLossBuffers();
+    const f32 = (n: number, label: string) => this.gpu.storage(n * 4, label);
+    this.lossBuffers = {
+      rows,
+      targets: f32(rows, 'targets'),
+      dLogp: f32(rows, 'd logp'),
+      logp: f32(rows, 'logp'),
+      dLogits: f32(rows * this.config.vocab, 'd logits'),
+      loss: f32(1, 'loss'),
+    };
+    return this.lossBuffers;
+  }
+
+  private releaseLossBuffers(): void {
+    const lb = this.lossBuffers;
+    if (!lb) return;
+    for (const buffer of [lb.targets, lb.dLogp, lb.logp, lb.dLogits, lb.loss]) {
+      this.gpu.pool.release(buffer);
+    }
+    this.lossBuffers = undefined;
+  }
+}
