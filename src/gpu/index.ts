@@ -79,3 +79,17 @@ export {
   encodeBroadcastToTokens,
 } from './kernels/broadcast';
 export { copyGpu, encodeCopy, copyKernel, copyByteLength } from './kernels/copy';
+
+// Layer kernels of the policies (kernels/nn): each module wraps one op's WGSL.
+export * from './kernels/nn/matmul';
+export * from './kernels/nn/linear';
+export * from './kernels/nn/layer-norm';
+export * from './kernels/nn/activation';
+export * from './kernels/nn/add';
+export * from './kernels/nn/attention';
+export * from './kernels/nn/attention-decode';
+export * from './kernels/nn/embedding';
+export * from './kernels/nn/adamw';
+export * from './kernels/nn/grad-norm';
+export * from './kernels/nn/sample';
+export * from './kernels/nn/next-token';

@@ -43,6 +43,8 @@ export class GpuLanguageModel implements LanguageModel {
   private readonly optimizer: GpuOptimizerState;
   private readonly metrics: GPUBuffer;
   private slots = 0;
+  /** Metrics read when the ring filled up, waiting for takeMetrics(). */
+  private pending: StepMetrics[] = [];
   private lossBuffers: LossBuffers | undefined;
 
   constructor(
@@ -60,7 +62,7 @@ export class GpuLanguageModel implements LanguageModel {
   }
 
   async trainCrossEntropy(batch: SequenceBatch, optimizer: OptimizerConfig): Promise<void> {
-    if (this.slots === METRICS_CAPACITY) await this.flush();
+    if (this.slots === METRICS_CAPACITY) this.pending.push(...(await this.flush()));
     const { gpu, config, model } = this;
     const rows = batch.batch * batch.seq;
     const dLogp = crossEntropyLogpGrad(batch);
@@ -110,7 +112,10 @@ export class GpuLanguageModel implements LanguageModel {
   }
 
   async takeMetrics(): Promise<StepMetrics[]> {
-    return this.flush();
+    const flushed = await this.flush();
+    const taken = [...this.pending, ...flushed];
+    this.pending = [];
+    return taken;
   }
 
   async logits(tokens: Int32Array, batch: number, seq: number): Promise<Float32Array> {
@@ -168,7 +173,8 @@ export class GpuLanguageModel implements LanguageModel {
     const count = this.slots;
     if (count === 0) return [];
     this.slots = 0;
-    const ring = await this.gpu.readF32(this.metrics, count * SLOT);
+    // The whole ring every time: one staging-buffer size, so reads allocate nothing new.
+    const ring = await this.gpu.readF32(this.metrics, METRICS_CAPACITY * SLOT);
     const out: StepMetrics[] = [];
     for (let s = 0; s < count; s++) {
       const slot = ring.subarray(s * SLOT, (s + 1) * SLOT);

@@ -127,3 +127,18 @@ export {
   type CopyOptions,
   type CopyWorkgroupSize,
 } from './copy';
+
+// Layer ops of the policies (src/ops/nn): each module is one op's CPU twin and its checks.
+export * from './nn/floats';
+export * from './nn/matmul';
+export * from './nn/linear';
+export * from './nn/layer-norm';
+export * from './nn/activation';
+export * from './nn/add';
+export * from './nn/attention';
+export * from './nn/attention-decode';
+export * from './nn/embedding';
+export * from './nn/adamw';
+export * from './nn/grad-norm';
+export * from './nn/sample';
+export * from './nn/next-token';

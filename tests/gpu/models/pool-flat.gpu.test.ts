@@ -1,0 +1,57 @@
+/**
+ * Throughput discipline: after the first training step, 1,000 more steps create no GPU buffer —
+ * activations, gradients, optimizer state and the metrics ring are reused, and per-dispatch uniform
+ * buffers come back to the pool on submit. The metrics are read in bulk (every 64 steps at most).
+ */
+import { describe, expect, it } from 'vitest';
+import { GpuLanguageModel } from '../../../src/models/lm-gpu';
+import { CharTokenizer } from '../../../src/models/tokenizer';
+import type { TransformerConfig } from '../../../src/models/transformer-config';
+import { transformerLayout } from '../../../src/models/transformer-params';
+import { packSequences } from '../../../src/rl/sequence-batch';
+import { testGpu } from '../../support/gpu';
+
+const gpu = await testGpu();
+
+// The pool is the same JavaScript in Node and in the browser; running 1,000 software-rendered
+// steps once (in Node, ~1 minute) is enough.
+const inBrowser = typeof window !== 'undefined';
+
+describe.skipIf(!gpu || inBrowser)('buffer pool over 1,000 training steps', () => {
+  it('allocates nothing after the first step', { timeout: 240_000 }, async () => {
+    const device = gpu!;
+    const tokenizer = CharTokenizer.createDefault();
+    // The smallest model the config allows: the test is about allocation, not arithmetic.
+    const config: TransformerConfig = {
+      vocab: tokenizer.vocabSize,
+      context: 6,
+      width: 16,
+      layers: 1,
+      heads: 1,
+      tiedEmbeddings: true,
+      valueHead: false,
+    };
+    const model = new GpuLanguageModel(device, config, transformerLayout(config).initialize(1));
+    const batch = packSequences(tokenizer, [{ prompt: 'ab=', completion: 'ba' }], 6);
+    const optimizer = { lr: 1e-3, maxGradNorm: 1 };
+    try {
+      await model.trainCrossEntropy(batch, optimizer);
+      await model.takeMetrics();
+      const after1 = device.pool.stats();
+      let seen = 0;
+      for (let step = 0; step < 1000; step++) {
+        await model.trainCrossEntropy(batch, optimizer);
+        // Read rarely: the ring must keep (not drop) what it flushes when it fills up.
+        if (step % 250 === 249) seen += (await model.takeMetrics()).length;
+      }
+      seen += (await model.takeMetrics()).length;
+      const after = device.pool.stats();
+      expect(seen).toBe(1000);
+      expect(after.created).toBe(after1.created);
+      expect(after.bytes).toBe(after1.bytes);
+      expect(after.inUse).toBe(after1.inUse);
+    } finally {
+      model.dispose();
+    }
+  });
+});
