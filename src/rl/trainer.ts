@@ -1,0 +1,89 @@
+/**
+ * What every algorithm in src/rl exposes to the CLI, the lab's workers and the tests. Each
+ * algorithm file is still one readable top-to-bottom loop body; this is only its outside.
+ *
+ * - update() advances exactly one update (one sweep for value iteration, one episode batch for
+ *   REINFORCE, one rollout + epochs for PPO, one group batch for GRPO) and returns its metrics,
+ *   named as verl / TRL name them (docs/metrics.md explains each).
+ * - setHyperparams(partial) validates now and takes effect at the next update; the change is
+ *   recorded as an event at that update's step, so charts can mark it.
+ * - Same seed, same backend → identical metrics, update for update.
+ */
+
+/** Metric name → value for one update, e.g. { 'actor/pg_loss': 0.12, 'reward/mean': 0.5 }. */
+export type Metrics = Record<string, number>;
+
+export type RunEvent =
+  | { step: number; kind: 'hyperparams'; changes: Record<string, number | boolean | string> }
+  | { step: number; kind: 'skipped-update'; reason: string }
+  | { step: number; kind: 'unhealthy'; reason: string };
+
+export interface Trainer<C> {
+  readonly algorithm: string;
+  /** The config in force (changes applied). */
+  readonly config: Readonly<C>;
+  /** Updates completed. */
+  readonly step: number;
+  readonly events: readonly RunEvent[];
+  /** False after too many consecutive skipped updates; `reason` says why. */
+  readonly health: { healthy: boolean; reason?: string };
+  update(): Promise<Metrics>;
+  setHyperparams(partial: Partial<C>): void;
+}
+
+/**
+ * The bookkeeping every trainer shares: pending hyperparameter changes, events, health. An
+ * algorithm holds one of these and calls beginUpdate() at the top of update().
+ */
+export class RunControl<C extends object> {
+  readonly events: RunEvent[] = [];
+  health: { healthy: boolean; reason?: string } = { healthy: true };
+  step = 0;
+  private pending: Partial<C> = {};
+  private skippedInARow = 0;
+
+  constructor(
+    public config: C,
+    /** Consecutive skipped updates after which the run is marked unhealthy. */
+    private readonly maxSkipped = 5,
+  ) {}
+
+  /** Queues a (validated) change for the next update. */
+  queue(partial: Partial<C>): void {
+    this.pending = { ...this.pending, ...partial };
+  }
+
+  /** Applies queued changes (recording them as an event at the update about to run). */
+  beginUpdate(): C {
+    if (!this.health.healthy) throw new Error(`run is unhealthy: ${this.health.reason}`);
+    const changes = Object.entries(this.pending).filter(
+      ([key, value]) => (this.config as Record<string, unknown>)[key] !== value,
+    );
+    if (changes.length) {
+      this.config = { ...this.config, ...this.pending };
+      this.events.push({
+        step: this.step + 1,
+        kind: 'hyperparams',
+        changes: Object.fromEntries(changes) as Record<string, number | boolean | string>,
+      });
+    }
+    this.pending = {};
+    return this.config;
+  }
+
+  /** Ends an update: counts it, or records the skip (and marks the run unhealthy after too many). */
+  endUpdate(outcome: { skipped?: string } = {}): void {
+    this.step += 1;
+    if (!outcome.skipped) {
+      this.skippedInARow = 0;
+      return;
+    }
+    this.skippedInARow += 1;
+    this.events.push({ step: this.step, kind: 'skipped-update', reason: outcome.skipped });
+    if (this.skippedInARow >= this.maxSkipped) {
+      const reason = `${this.skippedInARow} updates in a row skipped (last: ${outcome.skipped})`;
+      this.health = { healthy: false, reason };
+      this.events.push({ step: this.step, kind: 'unhealthy', reason });
+    }
+  }
+}
