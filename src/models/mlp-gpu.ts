@@ -17,10 +17,10 @@ import type { BufferRef, CommandBatch } from '../gpu/batch';
 import type { GpuContext } from '../gpu/context';
 import { encodeActivationBackward, encodeActivationForward } from '../gpu/kernels/nn/activation';
 import { encodeLinearBackward, encodeLinearForward } from '../gpu/kernels/nn/linear';
+import { checkInt } from '../ops/validate';
 import { checkMlpBatch, checkMlpParams, MLP_MAX_BATCH } from './mlp-cpu';
 import { type MlpConfig, checkMlpConfig, mlpLayerNames, mlpLayout, mlpWidths } from './mlp-params';
 import type { ParamLayout } from './param-layout';
-import { checkInt } from '../ops/validate';
 
 /** Activations and backward scratch for one batch size B. */
 class Workspace {
