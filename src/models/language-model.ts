@@ -22,6 +22,11 @@ export interface StepMetrics {
   applied: boolean;
 }
 
+export interface TokenScores {
+  logp: Float32Array; // (B·T); NaN everywhere when the logits were not finite
+  entropy: Float32Array; // (B·T)
+}
+
 export interface OptimizerSnapshot {
   m: Float32Array; // (layout.total)
   v: Float32Array; // (layout.total)
@@ -39,6 +44,29 @@ export interface LanguageModel {
    * and read in bulk by takeMetrics() (or when the metrics buffer fills up).
    */
   trainCrossEntropy(batch: SequenceBatch, optimizer: OptimizerConfig): Promise<void>;
+  /**
+   * Phase 1 of a policy-gradient step: the log-prob (and entropy) of each target under the current
+   * parameters, with logits divided by `temperature` (verl, TRL and OpenRLHF score with the rollout
+   * temperature). The activations are kept for backwardFromLogp(). One sync point.
+   * tokens, targets: (B·T); returns logp, entropy: (B·T).
+   */
+  scoreTokens(
+    tokens: Int32Array,
+    targets: Int32Array,
+    batch: number,
+    seq: number,
+    temperature: number,
+  ): Promise<TokenScores>;
+  /**
+   * Phase 2: given ∂loss/∂logp (and ∂loss/∂entropy) for the tokens last scored — computed by the
+   * caller from scoreTokens' output, for these same parameters — backward, clip and AdamW. Its
+   * optimizer stats arrive through takeMetrics() (loss NaN there: the caller owns the loss).
+   */
+  backwardFromLogp(
+    dLogp: Float32Array,
+    dEntropy: Float32Array | undefined,
+    optimizer: OptimizerConfig,
+  ): Promise<void>;
   /** Metrics of the steps since the last call, oldest first. GPU: one sync point. */
   takeMetrics(): Promise<StepMetrics[]>;
   /** Logits (B, T, V) of a batch of token ids (B·T). A sync point. */

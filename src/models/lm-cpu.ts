@@ -11,6 +11,7 @@ import {
   type LanguageModel,
   type OptimizerSnapshot,
   type StepMetrics,
+  type TokenScores,
 } from './language-model';
 import {
   CpuOptimizerState,
@@ -20,7 +21,7 @@ import {
 } from './optimizer';
 import type { ParamLayout } from './param-layout';
 import type { TransformerConfig } from './transformer-config';
-import { transformerBackward, transformerForward } from './transformer-cpu';
+import { transformerBackward, transformerForward, type TransformerOutput } from './transformer-cpu';
 import { transformerLayout } from './transformer-params';
 
 export class CpuLanguageModel implements LanguageModel {
@@ -29,6 +30,9 @@ export class CpuLanguageModel implements LanguageModel {
   private params: Float32Array;
   private optimizer: CpuOptimizerState<Float32Array>;
   private pending: StepMetrics[] = [];
+  /** What scoreTokens() kept for backwardFromLogp(). */
+  private scored:
+    { out: TransformerOutput<Float32Array>; targets: Int32Array; temperature: number } | undefined;
 
   constructor(
     readonly config: TransformerConfig,
@@ -80,6 +84,49 @@ export class CpuLanguageModel implements LanguageModel {
     const grads = transformerBackward(config, layout, params, acts, dLogits);
     const result = optimizerStepCpu(layout, params, grads, this.optimizer, optimizer);
     this.pending.push({ ...result, loss });
+  }
+
+  async scoreTokens(
+    tokens: Int32Array,
+    targets: Int32Array,
+    batch: number,
+    seq: number,
+    temperature: number,
+  ): Promise<TokenScores> {
+    const rows = batch * seq;
+    const out = transformerForward(this.config, this.layout, this.params, tokens, batch, seq);
+    this.scored = { out, targets, temperature };
+    if (!out.logits.every(Number.isFinite)) {
+      return { logp: new Float32Array(rows).fill(NaN), entropy: new Float32Array(rows).fill(NaN) };
+    }
+    const { logp, entropy } = tokenLogprobs(out.logits, targets, rows, this.config.vocab, {
+      temperature,
+    });
+    return { logp, entropy: entropy! };
+  }
+
+  async backwardFromLogp(
+    dLogp: Float32Array,
+    dEntropy: Float32Array | undefined,
+    optimizer: OptimizerConfig,
+  ): Promise<void> {
+    const scored = this.scored;
+    if (!scored) throw new Error('backwardFromLogp: call scoreTokens first');
+    this.scored = undefined;
+    const { out, targets, temperature } = scored;
+    const rows = out.acts.batch * out.acts.seq;
+    const dLogits = tokenLogprobsBackward(
+      out.logits,
+      targets,
+      dLogp,
+      dEntropy,
+      rows,
+      this.config.vocab,
+      { temperature },
+    );
+    const grads = transformerBackward(this.config, this.layout, this.params, out.acts, dLogits);
+    const result = optimizerStepCpu(this.layout, this.params, grads, this.optimizer, optimizer);
+    this.pending.push({ ...result, loss: NaN });
   }
 
   async takeMetrics(): Promise<StepMetrics[]> {

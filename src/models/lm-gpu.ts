@@ -4,6 +4,7 @@
  * each step's metrics (loss and optimizer stats) are copied into a ring buffer on the GPU that is
  * read once every METRICS_CAPACITY steps or when the caller asks (takeMetrics).
  */
+import type { CommandBatch } from '../gpu/batch';
 import type { GpuContext } from '../gpu/context';
 import { encodeMatmul } from '../gpu/kernels/nn/matmul';
 import { encodeTokenLogprobs } from '../gpu/kernels/token-logprobs';
@@ -16,11 +17,12 @@ import {
   type LanguageModel,
   type OptimizerSnapshot,
   type StepMetrics,
+  type TokenScores,
 } from './language-model';
 import { readStats, STATS_LENGTH, type OptimizerConfig } from './optimizer';
 import { GpuOptimizerState, encodeOptimizerStep } from './optimizer-gpu';
 import type { TransformerConfig } from './transformer-config';
-import { TransformerGpu } from './transformer-gpu';
+import { TransformerGpu, type TransformerWorkspace } from './transformer-gpu';
 
 /** Steps whose metrics fit in the ring before a read is forced. */
 export const METRICS_CAPACITY = 64;
@@ -33,6 +35,8 @@ interface LossBuffers {
   targets: GPUBuffer; // (rows) i32
   dLogp: GPUBuffer; // (rows) −mask / Σ mask
   logp: GPUBuffer; // (rows)
+  entropy: GPUBuffer; // (rows)
+  dEntropy: GPUBuffer; // (rows)
   dLogits: GPUBuffer; // (rows, V)
   loss: GPUBuffer; // (1) Σ dLogp·logp = token-mean cross-entropy
 }
@@ -46,6 +50,10 @@ export class GpuLanguageModel implements LanguageModel {
   /** Metrics read when the ring filled up, waiting for takeMetrics(). */
   private pending: StepMetrics[] = [];
   private lossBuffers: LossBuffers | undefined;
+  /** Per ring slot: whether its step computed the loss on the GPU (SFT) or left it to the caller. */
+  private slotHasLoss: boolean[] = [];
+  /** What scoreTokens() left on the GPU for backwardFromLogp(). */
+  private scored: { ws: TransformerWorkspace; rows: number; temperature: number } | undefined;
 
   constructor(
     readonly gpu: GpuContext,
@@ -97,18 +105,76 @@ export class GpuLanguageModel implements LanguageModel {
     );
     await model.encodeBackward(step, ws, lb.dLogits);
     await encodeOptimizerStep(gpu, step, model, this.optimizer, optimizer);
-    const at = this.slots * SLOT * 4;
-    step.endPass();
-    step.encoder.copyBufferToBuffer(lb.loss, 0, this.metrics, at, 4);
-    step.encoder.copyBufferToBuffer(
-      this.optimizer.stats,
-      0,
-      this.metrics,
-      at + 4,
-      STATS_LENGTH * 4,
-    );
+    this.recordStats(step, lb.loss);
     step.submit();
-    this.slots += 1;
+  }
+
+  async scoreTokens(
+    tokens: Int32Array,
+    targets: Int32Array,
+    batch: number,
+    seq: number,
+    temperature: number,
+  ): Promise<TokenScores> {
+    const { gpu, config, model } = this;
+    const rows = batch * seq;
+    const ws = model.writeTokens(tokens, batch, seq);
+    const lb = this.lossBuffersFor(rows);
+    gpu.device.queue.writeBuffer(lb.targets, 0, targets.buffer, targets.byteOffset, rows * 4);
+    const pass = gpu.beginBatch('score tokens');
+    await model.encodeForward(pass, ws);
+    await encodeTokenLogprobs(
+      gpu,
+      pass,
+      { logits: ws.logits, targets: lb.targets, logp: lb.logp, entropy: lb.entropy },
+      rows,
+      config.vocab,
+      { temperature },
+    );
+    pass.submit();
+    this.scored = { ws, rows, temperature };
+    // Sync point: the caller's loss needs the log-probs on the CPU.
+    const [logp, entropy] = await Promise.all([
+      gpu.readF32(lb.logp, rows),
+      gpu.readF32(lb.entropy, rows),
+    ]);
+    return { logp, entropy };
+  }
+
+  async backwardFromLogp(
+    dLogp: Float32Array,
+    dEntropy: Float32Array | undefined,
+    optimizer: OptimizerConfig,
+  ): Promise<void> {
+    const scored = this.scored;
+    if (!scored) throw new Error('backwardFromLogp: call scoreTokens first');
+    this.scored = undefined;
+    if (this.slots === METRICS_CAPACITY) this.pending.push(...(await this.flush()));
+    const { gpu, config, model } = this;
+    const { ws, rows, temperature } = scored;
+    const lb = this.lossBuffersFor(rows);
+    const queue = gpu.device.queue;
+    queue.writeBuffer(lb.dLogp, 0, dLogp.buffer, dLogp.byteOffset, rows * 4);
+    if (dEntropy) queue.writeBuffer(lb.dEntropy, 0, dEntropy.buffer, dEntropy.byteOffset, rows * 4);
+    const step = gpu.beginBatch('policy-gradient step');
+    await encodeTokenLogprobsBackward(
+      gpu,
+      step,
+      {
+        logits: ws.logits,
+        targets: lb.targets,
+        dLogp: lb.dLogp,
+        ...(dEntropy ? { dEntropy: lb.dEntropy } : {}),
+        dLogits: lb.dLogits,
+      },
+      rows,
+      config.vocab,
+      { temperature },
+    );
+    await model.encodeBackward(step, ws, lb.dLogits);
+    await encodeOptimizerStep(gpu, step, model, this.optimizer, optimizer);
+    this.recordStats(step, undefined);
+    step.submit();
   }
 
   async takeMetrics(): Promise<StepMetrics[]> {
@@ -168,6 +234,22 @@ export class GpuLanguageModel implements LanguageModel {
     this.model.release();
   }
 
+  /** Copies the step's loss (when computed on the GPU) and optimizer stats into the next slot. */
+  private recordStats(step: CommandBatch, loss: GPUBuffer | undefined): void {
+    const at = this.slots * SLOT * 4;
+    step.endPass();
+    if (loss) step.encoder.copyBufferToBuffer(loss, 0, this.metrics, at, 4);
+    step.encoder.copyBufferToBuffer(
+      this.optimizer.stats,
+      0,
+      this.metrics,
+      at + 4,
+      STATS_LENGTH * 4,
+    );
+    this.slotHasLoss[this.slots] = loss !== undefined;
+    this.slots += 1;
+  }
+
   /** Reads the ring (a sync point) and empties it. */
   private async flush(): Promise<StepMetrics[]> {
     const count = this.slots;
@@ -179,7 +261,8 @@ export class GpuLanguageModel implements LanguageModel {
     for (let s = 0; s < count; s++) {
       const slot = ring.subarray(s * SLOT, (s + 1) * SLOT);
       const stats = readStats(slot.subarray(1, 1 + STATS_LENGTH));
-      out.push({ ...stats, loss: stats.applied ? slot[0]! : NaN });
+      const hasLoss = this.slotHasLoss[s] === true;
+      out.push({ ...stats, loss: stats.applied && hasLoss ? slot[0]! : NaN });
     }
     return out;
   }
@@ -193,6 +276,8 @@ export class GpuLanguageModel implements LanguageModel {
       targets: f32(rows, 'targets'),
       dLogp: f32(rows, 'd logp'),
       logp: f32(rows, 'logp'),
+      entropy: f32(rows, 'entropy'),
+      dEntropy: f32(rows, 'd entropy'),
       dLogits: f32(rows * this.config.vocab, 'd logits'),
       loss: f32(1, 'loss'),
     };
@@ -202,7 +287,15 @@ export class GpuLanguageModel implements LanguageModel {
   private releaseLossBuffers(): void {
     const lb = this.lossBuffers;
     if (!lb) return;
-    for (const buffer of [lb.targets, lb.dLogp, lb.logp, lb.dLogits, lb.loss]) {
+    for (const buffer of [
+      lb.targets,
+      lb.dLogp,
+      lb.logp,
+      lb.entropy,
+      lb.dEntropy,
+      lb.dLogits,
+      lb.loss,
+    ]) {
       this.gpu.pool.release(buffer);
     }
     this.lossBuffers = undefined;

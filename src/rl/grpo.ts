@@ -1,0 +1,427 @@
+/**
+ * GRPO for the transformer on token tasks, one update at a time (verl's GRPO recipe, with TRL's
+ * option names alongside).
+ *
+ * One update, top to bottom:
+ *   1. sample P prompts from the task and generate G completions for each (B = P·G rows);
+ *   2. score each completion with the task's verifier;
+ *   3. group-relative advantages: (r − mean_group) / (std_group + ε), or without the std (Dr. GRPO);
+ *   4. recompute old log-probs with the current policy (verl recomputes them with the actor), and
+ *      reference log-probs with the frozen initial policy when the KL term is on;
+ *   5. μ iterations over the batch: score → clipped policy loss (+ β·KL, − entropy bonus) → its
+ *      gradient with respect to the log-probs → backward → clip → AdamW;
+ *   6. metrics named as verl / TRL name them.
+ *
+ * Metrics (docs/metrics.md):
+ *   reward/mean, reward/std, reward/success_rate   verifier scores of this batch
+ *   frac_reward_zero_std                           groups whose G rewards are all equal (no signal)
+ *   response_length/mean                           generated tokens per completion
+ *   actor/pg_loss, actor/pg_clipfrac, actor/pg_clipfrac_lower, actor/ppo_kl   last iteration
+ *   actor/entropy                                  token-mean entropy of the policy on its samples
+ *   actor/kl_loss                                  KL to the reference (0 when klCoef = 0)
+ *   actor/grad_norm                                before clipping, last iteration
+ *   perf/tokens_per_s                              generated tokens / wall time of the update
+ */
+import type { TokenTask, TokenTaskSample } from '../envs/token-tasks/types';
+import type { LanguageModel } from '../models/language-model';
+import { OpInputError } from '../ops/errors';
+import type { CharTokenizer } from '../models/tokenizer';
+import { broadcastToTokens } from '../ops/broadcast';
+import { groupAdvantages, type StdNormalization } from '../ops/group-advantages';
+import { klLoss, type KlEstimator } from '../ops/kl';
+import { aggregateLoss, LOSS_AGG_MODES, type LossAggMode } from '../ops/loss-aggregation';
+import { policyLoss } from '../ops/policy-loss';
+import { counterHash } from '../util/counter-rng';
+import { seededRandom } from '../util/random';
+import { completionText, promptTokens } from './evaluate';
+import { checkConfig, checkPartial, type ConfigSpec } from './hyperparams';
+import { RunControl, type Metrics, type Trainer } from './trainer';
+
+export interface GrpoConfig {
+  groupSize: number;
+  promptsPerUpdate: number;
+  maxNewTokens: number;
+  temperature: number;
+  topK: number;
+  topP: number;
+  lr: number;
+  weightDecay: number;
+  maxGradNorm: number;
+  clipLow: number;
+  clipHigh: number;
+  dualClip: number;
+  lossAggregation: LossAggMode;
+  stdNormalization: StdNormalization;
+  klCoef: number;
+  klEstimator: KlEstimator;
+  entropyCoef: number;
+  iterations: number;
+}
+
+export const GRPO_CONFIG_SPEC: ConfigSpec<GrpoConfig> = {
+  groupSize: {
+    kind: 'int',
+    min: 2,
+    max: 64,
+    live: false,
+    doc: 'Completions sampled per prompt (G); advantages compare them with each other',
+    framework: 'verl: actor_rollout_ref.rollout.n; TRL: num_generations',
+  },
+  promptsPerUpdate: {
+    kind: 'int',
+    min: 1,
+    max: 256,
+    live: true,
+    doc: 'Prompts per update; the batch holds promptsPerUpdate × groupSize completions',
+    framework: 'verl: data.train_batch_size; TRL: per_device_train_batch_size / num_generations',
+  },
+  maxNewTokens: {
+    kind: 'int',
+    min: 1,
+    max: 255,
+    live: true,
+    doc: 'Most tokens generated per completion',
+    framework: 'verl: data.max_response_length; TRL: max_completion_length',
+  },
+  temperature: {
+    kind: 'number',
+    min: 0,
+    max: 4,
+    minOpen: true,
+    live: true,
+    doc: 'Sampling temperature; log-probs for the loss use the same temperature',
+    framework: 'verl: rollout.temperature; TRL: temperature',
+  },
+  topK: {
+    kind: 'int',
+    min: 0,
+    max: 256,
+    live: true,
+    doc: 'Sample among the k most probable tokens (0 = all)',
+    framework: 'verl: rollout.top_k (-1 = all); TRL: top_k',
+  },
+  topP: {
+    kind: 'number',
+    min: 0,
+    max: 1,
+    minOpen: true,
+    live: true,
+    doc: 'Nucleus sampling: the smallest set of tokens with this much probability',
+    framework: 'verl: rollout.top_p; TRL: top_p',
+  },
+  lr: {
+    kind: 'number',
+    min: 0,
+    max: 1,
+    minOpen: true,
+    live: true,
+    doc: 'AdamW learning rate',
+    framework: 'verl: actor.optim.lr; TRL: learning_rate',
+  },
+  weightDecay: {
+    kind: 'number',
+    min: 0,
+    max: 1,
+    live: true,
+    doc: 'AdamW decoupled weight decay on weight matrices and embeddings',
+    framework: 'verl: actor.optim.weight_decay; TRL: weight_decay',
+  },
+  maxGradNorm: {
+    kind: 'number',
+    min: 0,
+    max: 1e6,
+    live: true,
+    doc: 'Clip the global gradient norm to this (0 = no clipping)',
+    framework: 'verl: actor.grad_clip; TRL: max_grad_norm',
+  },
+  clipLow: {
+    kind: 'number',
+    min: 0,
+    max: 1,
+    minOpen: true,
+    maxOpen: true,
+    live: true,
+    doc: 'Ratios below 1 − clipLow stop pushing the probability down further (for A < 0)',
+    framework: 'verl: actor.clip_ratio_low; TRL: epsilon',
+  },
+  clipHigh: {
+    kind: 'number',
+    min: 0,
+    max: 10,
+    minOpen: true,
+    live: true,
+    doc: 'Ratios above 1 + clipHigh stop pushing the probability up (A > 0); DAPO raises it to 0.28',
+    framework: 'verl: actor.clip_ratio_high; TRL: epsilon_high',
+  },
+  dualClip: {
+    kind: 'number',
+    min: 0,
+    max: 100,
+    live: true,
+    doc: 'Dual clip c > 1 caps the loss of negative-advantage tokens at −c·A (0 = off)',
+    framework: 'verl: actor.clip_ratio_c (3); OpenRLHF: dual_clip',
+  },
+  lossAggregation: {
+    kind: 'choice',
+    options: LOSS_AGG_MODES,
+    live: true,
+    doc: 'How per-token losses become one number: length bias lives here',
+    framework: "verl: actor.loss_agg_mode; TRL: loss_type ('grpo', 'bnpo', 'dr_grpo', 'dapo')",
+  },
+  stdNormalization: {
+    kind: 'choice',
+    options: ['group', 'batch', 'none'],
+    live: true,
+    doc: "Divide advantages by the group's std ('group'), the batch's, or not at all (Dr. GRPO)",
+    framework: 'verl: algorithm.norm_adv_by_std_in_grpo; TRL: scale_rewards',
+  },
+  klCoef: {
+    kind: 'number',
+    min: 0,
+    max: 10,
+    live: true,
+    doc: 'Weight β of the KL to the frozen starting policy, added to the loss (0 = off)',
+    framework: 'verl: actor.kl_loss_coef (use_kl_loss); TRL: beta',
+  },
+  klEstimator: {
+    kind: 'choice',
+    options: ['k1', 'k2', 'k3'],
+    live: true,
+    doc: 'KL estimator per token: k1 = log ratio, k2 = ½·(log ratio)², k3 = low-variance',
+    framework: "verl: actor.kl_loss_type ('kl', 'mse', 'low_var_kl'); TRL: k3 always",
+  },
+  entropyCoef: {
+    kind: 'number',
+    min: 0,
+    max: 1,
+    live: true,
+    doc: 'Entropy bonus weight: subtracts coef × entropy from the loss',
+    framework: 'verl: actor.entropy_coeff',
+  },
+  iterations: {
+    kind: 'int',
+    min: 1,
+    max: 16,
+    live: true,
+    doc: 'Optimizer steps per generated batch (μ), each against the stored old log-probs',
+    framework: 'verl: actor.ppo_epochs; TRL: num_iterations',
+  },
+};
+
+export const DEFAULT_GRPO_CONFIG: GrpoConfig = {
+  groupSize: 8,
+  promptsPerUpdate: 8,
+  maxNewTokens: 8,
+  temperature: 1,
+  topK: 0,
+  topP: 1,
+  lr: 1e-3,
+  weightDecay: 0,
+  maxGradNorm: 1,
+  clipLow: 0.2,
+  clipHigh: 0.2,
+  dualClip: 0,
+  lossAggregation: 'token-mean',
+  stdNormalization: 'group',
+  klCoef: 0,
+  klEstimator: 'k3',
+  entropyCoef: 0,
+  iterations: 1,
+};
+
+export interface GrpoSetup {
+  /** The policy being trained. */
+  policy: LanguageModel;
+  /** The frozen reference for the KL term (required when klCoef > 0 is ever used). */
+  reference?: LanguageModel;
+  tokenizer: CharTokenizer;
+  task: TokenTask;
+  seed: number;
+}
+
+/** One group's samples, kept for the lab's inspector. */
+export interface GrpoSample {
+  prompt: string;
+  completion: string;
+  reward: number;
+  advantage: number;
+}
+
+export interface GrpoTrainer extends Trainer<GrpoConfig> {
+  /** The last update's samples, grouped (G consecutive entries per prompt). */
+  readonly lastSamples: readonly GrpoSample[];
+}
+
+/** Checks that ranges alone cannot express. */
+function checkGrpoRules(config: Partial<GrpoConfig>): void {
+  if (config.dualClip !== undefined && config.dualClip !== 0 && config.dualClip <= 1) {
+    throw new OpInputError('grpo', 'dualClip', `must be 0 (off) or > 1, got ${config.dualClip}`);
+  }
+}
+
+export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTrainer {
+  checkConfig('grpo', GRPO_CONFIG_SPEC, initial);
+  checkGrpoRules(initial);
+  const control = new RunControl(initial);
+  const { policy, tokenizer, task } = setup;
+  const promptRandom = seededRandom(setup.seed);
+  let lastSamples: GrpoSample[] = [];
+
+  async function update(): Promise<Metrics> {
+    const cfg = control.beginUpdate();
+    if (cfg.klCoef > 0 && !setup.reference) {
+      throw new Error('grpo: klCoef > 0 needs a reference model in the setup');
+    }
+    const started = performance.now();
+    const G = cfg.groupSize;
+    const samples: TokenTaskSample[] = [];
+    for (let p = 0; p < cfg.promptsPerUpdate; p++) {
+      const sample = task.sample(promptRandom);
+      for (let g = 0; g < G; g++) samples.push(sample);
+    }
+    const B = samples.length;
+
+    // 1. Generate: every completion of a group from the same prompt, distinct random draws.
+    const prompts = samples.map((s) => promptTokens(tokenizer, s));
+    const longestPrompt = Math.max(...prompts.map((p) => p.length));
+    const maxLength = Math.min(policy.config.context, longestPrompt + cfg.maxNewTokens);
+    const generation = await policy.generate({
+      prompts,
+      maxLength,
+      maxNewTokens: Math.min(cfg.maxNewTokens, maxLength - 1),
+      stopTokens: [tokenizer.eos],
+      padToken: tokenizer.pad,
+      sampling: { temperature: cfg.temperature, topK: cfg.topK, topP: cfg.topP },
+      seed: counterHash(setup.seed, control.step, 0),
+    });
+
+    // 2. Rewards from the verifier.
+    const scores = new Float32Array(B);
+    const completions: string[] = [];
+    for (let b = 0; b < B; b++) {
+      completions.push(completionText(tokenizer, generation, b));
+      scores[b] = task.verify(samples[b]!, completions[b]!);
+    }
+
+    // 3. Group-relative advantages, one per sequence, broadcast over its generated tokens.
+    const { advantages, stats: groupStats } = groupAdvantages(scores, G, {
+      stdNormalization: cfg.stdNormalization,
+    });
+    const L = generation.maxLength;
+    const T = L - 1; // inputs are positions 0 … L−2, targets 1 … L−1
+    const tokens = new Int32Array(B * T);
+    const targets = new Int32Array(B * T);
+    const mask = new Float32Array(B * T);
+    for (let b = 0; b < B; b++) {
+      tokens.set(generation.tokens.subarray(b * L, b * L + T), b * T);
+      targets.set(generation.tokens.subarray(b * L + 1, (b + 1) * L), b * T);
+      mask.set(generation.mask.subarray(b * L + 1, (b + 1) * L), b * T);
+    }
+    const tokenAdvantages = broadcastToTokens(advantages, mask, B, T);
+    lastSamples = samples.map((s, b) => ({
+      prompt: s.prompt,
+      completion: completions[b]!,
+      reward: scores[b]!,
+      advantage: advantages[b]!,
+    }));
+
+    // 4. Reference log-probs (frozen policy), when the KL term is on.
+    const refLogp =
+      cfg.klCoef > 0
+        ? (await setup.reference!.scoreTokens(tokens, targets, B, T, cfg.temperature)).logp
+        : undefined;
+
+    // 5. μ optimizer steps against the old log-probs of the policy that generated the batch.
+    let oldLogp: Float32Array | undefined;
+    const aggregation = { mode: cfg.lossAggregation };
+    const lossMetrics: Metrics = {};
+    let skipped: string | undefined;
+    for (let it = 0; it < cfg.iterations; it++) {
+      const { logp, entropy } = await policy.scoreTokens(tokens, targets, B, T, cfg.temperature);
+      oldLogp ??= logp.slice(); // the first pass is the behaviour policy (ratio 1)
+      if (!logp.every(Number.isFinite)) {
+        skipped = 'non-finite log-probs';
+        break;
+      }
+      const pg = policyLoss(logp, oldLogp, tokenAdvantages, mask, B, T, {
+        clipLow: cfg.clipLow,
+        clipHigh: cfg.clipHigh,
+        dualClip: cfg.dualClip > 1 ? cfg.dualClip : null,
+        aggregation: cfg.lossAggregation,
+      });
+      const dLogp = pg.gradLogp;
+      let klValue = 0;
+      if (refLogp) {
+        const kl = klLoss(logp, refLogp, mask, B, T, { estimator: cfg.klEstimator, aggregation });
+        klValue = kl.loss;
+        for (let i = 0; i < dLogp.length; i++) dLogp[i]! += cfg.klCoef * kl.gradLogp[i]!;
+      }
+      const ent = aggregateLoss(entropy, mask, B, T, aggregation);
+      const dEntropy =
+        cfg.entropyCoef > 0 ? ent.weights.map((w) => -cfg.entropyCoef * w) : undefined;
+      const total = pg.loss + cfg.klCoef * klValue - cfg.entropyCoef * ent.loss;
+      if (!Number.isFinite(total)) {
+        skipped = 'non-finite loss';
+        break;
+      }
+      await policy.backwardFromLogp(dLogp, dEntropy, {
+        lr: cfg.lr,
+        weightDecay: cfg.weightDecay,
+        maxGradNorm: cfg.maxGradNorm,
+      });
+      Object.assign(lossMetrics, {
+        'actor/pg_loss': pg.loss,
+        'actor/pg_clipfrac': pg.stats.pg_clipfrac,
+        'actor/pg_clipfrac_lower': pg.stats.pg_clipfrac_lower,
+        'actor/ppo_kl': pg.stats.ppo_kl,
+        'actor/entropy': ent.loss,
+        'actor/kl_loss': klValue,
+      });
+    }
+    const steps = await policy.takeMetrics();
+    const last = steps[steps.length - 1];
+    if (last && !last.applied) skipped ??= 'non-finite gradient norm';
+    control.endUpdate(skipped ? { skipped } : {});
+
+    // 6. Metrics.
+    const generated = mask.reduce((s, m) => s + m, 0);
+    const meanReward = scores.reduce((s, r) => s + r, 0) / B;
+    const seconds = (performance.now() - started) / 1000;
+    return {
+      'reward/mean': meanReward,
+      'reward/std': Math.sqrt(scores.reduce((s, r) => s + (r - meanReward) ** 2, 0) / B),
+      'reward/success_rate': scores.reduce((s, r) => s + (r >= 1 ? 1 : 0), 0) / B,
+      frac_reward_zero_std: groupStats.fracRewardZeroStd,
+      'response_length/mean': generated / B,
+      ...lossMetrics,
+      'actor/grad_norm': last?.gradNorm ?? NaN,
+      'actor/lr': cfg.lr,
+      'perf/tokens_per_s': generated / seconds,
+    };
+  }
+
+  return {
+    algorithm: 'grpo',
+    get config() {
+      return control.config;
+    },
+    get step() {
+      return control.step;
+    },
+    get events() {
+      return control.events;
+    },
+    get health() {
+      return control.health;
+    },
+    get lastSamples() {
+      return lastSamples;
+    },
+    update,
+    setHyperparams(partial: Partial<GrpoConfig>) {
+      checkPartial('grpo', GRPO_CONFIG_SPEC, partial, { liveOnly: true });
+      checkGrpoRules(partial);
+      control.queue(partial);
+    },
+  };
+}
