@@ -11,6 +11,7 @@
 import { describe, expect, it } from 'vitest';
 import { reverseTask } from '../../../src/envs/token-tasks/reverse';
 import type { GenerateRequest } from '../../../src/models/generate';
+import type { LanguageModel } from '../../../src/models/language-model';
 import { CpuLanguageModel } from '../../../src/models/lm-cpu';
 import { GpuLanguageModel } from '../../../src/models/lm-gpu';
 import type { OptimizerConfig } from '../../../src/models/optimizer';
@@ -21,6 +22,7 @@ import { transformerBackward, transformerForward } from '../../../src/models/tra
 import { TransformerGpu } from '../../../src/models/transformer-gpu';
 import { transformerLayout } from '../../../src/models/transformer-params';
 import { promptTokens } from '../../../src/rl/evaluate';
+import { createGrpoTrainer, DEFAULT_GRPO_CONFIG } from '../../../src/rl/grpo';
 import { packSequences } from '../../../src/rl/sequence-batch';
 import { testGpu } from '../../support/gpu';
 import { maxAbsDiff, randomLogits, seededRandom } from '../../support/random';
@@ -200,6 +202,38 @@ describe.skipIf(!gpu)('transformer on the GPU vs the CPU twin', () => {
       }
     } finally {
       model.dispose();
+    }
+  });
+
+  it('a GRPO update (score → loss on the CPU → backward) matches the CPU backend', async () => {
+    const config = { ...small, vocab: tokenizer.vocabSize, context: 16, tiedEmbeddings: true };
+    const params = noisyParams(config, 31);
+    const task = reverseTask();
+    const grpo = {
+      ...DEFAULT_GRPO_CONFIG,
+      groupSize: 4,
+      promptsPerUpdate: 3,
+      maxNewTokens: 6,
+      klCoef: 0.1,
+      entropyCoef: 0.01,
+    };
+    const make = (policy: LanguageModel, reference: LanguageModel) =>
+      createGrpoTrainer({ policy, reference, tokenizer, task, seed: 4 }, grpo);
+    const cpu = new CpuLanguageModel(config, params);
+    const policy = new GpuLanguageModel(device, config, params);
+    const reference = new GpuLanguageModel(device, config, params);
+    try {
+      const a = await make(cpu, new CpuLanguageModel(config, params)).update();
+      const b = await make(policy, reference).update();
+      expect(b['reward/mean']).toBe(a['reward/mean']);
+      expect(b['response_length/mean']).toBe(a['response_length/mean']);
+      for (const key of ['actor/pg_loss', 'actor/entropy', 'actor/kl_loss', 'actor/grad_norm']) {
+        expect(b[key], key).toBeCloseTo(a[key]!, 4);
+      }
+      expect(maxAbsDiff(await policy.readParams(), await cpu.readParams())).toBeLessThan(1e-4);
+    } finally {
+      policy.dispose();
+      reference.dispose();
     }
   });
 });
