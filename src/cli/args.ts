@@ -24,6 +24,11 @@ export class CliArgs {
     return value;
   }
 
+  /** Every flag given, by name (for spec-generated options). */
+  all(): ReadonlyMap<string, string> {
+    return this.values;
+  }
+
   optional(name: string): string | undefined {
     this.used.add(name);
     return this.values.get(name);
