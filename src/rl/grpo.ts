@@ -22,22 +22,42 @@
  *   actor/grad_norm                                before clipping, last iteration
  *   perf/tokens_per_s                              generated tokens / wall time of the update
  */
+import {
+  checkRewardConfig,
+  DEFAULT_REWARD_CONFIG,
+  readCompletion,
+  scoreCompletion,
+  summarizeRewards,
+  type Completion,
+  type RewardBreakdown,
+  type RewardConfig,
+} from '../envs/token-tasks/rewards';
 import type { TokenTask, TokenTaskSample } from '../envs/token-tasks/types';
 import type { LanguageModel } from '../models/language-model';
 import { OpInputError } from '../ops/errors';
 import type { CharTokenizer } from '../models/tokenizer';
-import { broadcastToTokens } from '../ops/broadcast';
-import { groupAdvantages, type StdNormalization } from '../ops/group-advantages';
-import { klLoss, type KlEstimator } from '../ops/kl';
+import { broadcastToTokens, sumOverTokens } from '../ops/broadcast';
+import { groupAdvantages, rlooAdvantages, type StdNormalization } from '../ops/group-advantages';
+import { klLoss, klRewardPenalty, perTokenKl, type KlEstimator } from '../ops/kl';
 import { aggregateLoss, LOSS_AGG_MODES, type LossAggMode } from '../ops/loss-aggregation';
 import { policyLoss } from '../ops/policy-loss';
+import { reinforcePlusPlus, reinforcePlusPlusBaseline } from '../ops/reinforce-pp';
 import { counterHash } from '../util/counter-rng';
 import { seededRandom } from '../util/random';
-import { completionText, promptTokens } from './evaluate';
+import { promptTokens } from './evaluate';
 import { checkConfig, checkPartial, type ConfigSpec } from './hyperparams';
 import { RunControl, type Metrics, type Trainer } from './trainer';
 
+export const ADVANTAGE_ESTIMATORS = [
+  'grpo',
+  'rloo',
+  'reinforce++',
+  'reinforce++-baseline',
+] as const;
+export type AdvantageEstimator = (typeof ADVANTAGE_ESTIMATORS)[number];
+
 export interface GrpoConfig {
+  advantageEstimator: AdvantageEstimator;
   groupSize: number;
   promptsPerUpdate: number;
   maxNewTokens: number;
@@ -54,11 +74,23 @@ export interface GrpoConfig {
   stdNormalization: StdNormalization;
   klCoef: number;
   klEstimator: KlEstimator;
+  klPenalty: 'loss' | 'reward';
   entropyCoef: number;
   iterations: number;
+  dynamicSampling: boolean;
+  maxGenerationRounds: number;
+  maskTruncated: boolean;
 }
 
 export const GRPO_CONFIG_SPEC: ConfigSpec<GrpoConfig> = {
+  advantageEstimator: {
+    kind: 'choice',
+    options: ADVANTAGE_ESTIMATORS,
+    live: true,
+    doc: 'Critic-free advantage: group-normalised (GRPO), leave-one-out (RLOO), or whitened returns (REINFORCE++, optionally group-centred)',
+    framework:
+      "verl: algorithm.adv_estimator ('grpo', 'rloo', 'reinforce_plus_plus', 'reinforce_plus_plus_baseline')",
+  },
   groupSize: {
     kind: 'int',
     min: 2,
@@ -190,6 +222,13 @@ export const GRPO_CONFIG_SPEC: ConfigSpec<GrpoConfig> = {
     doc: 'KL estimator per token: k1 = log ratio, k2 = ½·(log ratio)², k3 = low-variance',
     framework: "verl: actor.kl_loss_type ('kl', 'mse', 'low_var_kl'); TRL: k3 always",
   },
+  klPenalty: {
+    kind: 'choice',
+    options: ['loss', 'reward'],
+    live: true,
+    doc: "Where the KL to the reference goes: into the loss, or subtracted from each token's reward",
+    framework: 'verl: actor.use_kl_loss vs algorithm.use_kl_in_reward',
+  },
   entropyCoef: {
     kind: 'number',
     min: 0,
@@ -206,9 +245,30 @@ export const GRPO_CONFIG_SPEC: ConfigSpec<GrpoConfig> = {
     doc: 'Optimizer steps per generated batch (μ), each against the stored old log-probs',
     framework: 'verl: actor.ppo_epochs; TRL: num_iterations',
   },
+  dynamicSampling: {
+    kind: 'boolean',
+    live: true,
+    doc: 'DAPO dynamic sampling: drop groups whose rewards are all equal and sample more prompts',
+    framework: 'verl: algorithm.filter_groups.enable',
+  },
+  maxGenerationRounds: {
+    kind: 'int',
+    min: 1,
+    max: 16,
+    live: true,
+    doc: 'Most generation rounds per update with dynamic sampling (then the batch is topped up)',
+    framework: 'verl: algorithm.filter_groups.max_num_gen_batches',
+  },
+  maskTruncated: {
+    kind: 'boolean',
+    live: true,
+    doc: 'Leave completions that hit the token limit without <eos> out of the loss',
+    framework: 'TRL: mask_truncated_completions',
+  },
 };
 
 export const DEFAULT_GRPO_CONFIG: GrpoConfig = {
+  advantageEstimator: 'grpo',
   groupSize: 8,
   promptsPerUpdate: 8,
   maxNewTokens: 8,
@@ -225,8 +285,12 @@ export const DEFAULT_GRPO_CONFIG: GrpoConfig = {
   stdNormalization: 'group',
   klCoef: 0,
   klEstimator: 'k3',
+  klPenalty: 'loss',
   entropyCoef: 0,
   iterations: 1,
+  dynamicSampling: false,
+  maxGenerationRounds: 4,
+  maskTruncated: false,
 };
 
 export interface GrpoSetup {
@@ -235,8 +299,10 @@ export interface GrpoSetup {
   /** The frozen reference for the KL term (required when klCoef > 0 is ever used). */
   reference?: LanguageModel;
   tokenizer: CharTokenizer;
-  task: TokenTask;
+  task: TokenTask & { readonly answerChars?: string };
   seed: number;
+  /** Reward shaping on top of the verifier (format, length, DAPO overlong). Default: verifier only. */
+  rewards?: RewardConfig;
 }
 
 /** One group's samples, kept for the lab's inspector. */
@@ -267,6 +333,50 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
   const promptRandom = seededRandom(setup.seed);
   let lastSamples: GrpoSample[] = [];
 
+  const rewardConfig = setup.rewards ?? DEFAULT_REWARD_CONFIG;
+  checkRewardConfig(rewardConfig);
+
+  /** One generation round: P prompts × G completions, scored. */
+  async function generateRound(cfg: GrpoConfig, round: number, maxLength: number) {
+    const samples: TokenTaskSample[] = [];
+    for (let p = 0; p < cfg.promptsPerUpdate; p++) {
+      const sample = task.sample(promptRandom);
+      for (let g = 0; g < cfg.groupSize; g++) samples.push(sample);
+    }
+    const generation = await policy.generate({
+      prompts: samples.map((s) => promptTokens(tokenizer, s)),
+      maxLength,
+      maxNewTokens: Math.min(cfg.maxNewTokens, maxLength - 1),
+      stopTokens: [tokenizer.eos],
+      padToken: tokenizer.pad,
+      sampling: { temperature: cfg.temperature, topK: cfg.topK, topP: cfg.topP },
+      seed: counterHash(setup.seed, control.step, round),
+    });
+    const L = generation.maxLength;
+    const groups: Group[] = [];
+    for (let p = 0; p < cfg.promptsPerUpdate; p++) {
+      const rows: GroupRow[] = [];
+      for (let g = 0; g < cfg.groupSize; g++) {
+        const b = p * cfg.groupSize + g;
+        const start = b * L + generation.promptLengths[b]!;
+        const completion = readCompletion(
+          tokenizer,
+          generation.tokens.subarray(start, (b + 1) * L),
+        );
+        rows.push({
+          sample: samples[b]!,
+          tokens: generation.tokens.subarray(b * L, (b + 1) * L),
+          mask: generation.mask.subarray(b * L, (b + 1) * L),
+          completion,
+          reward: scoreCompletion(task, samples[b]!, completion, rewardConfig),
+        });
+      }
+      const first = rows[0]!.reward.total;
+      groups.push({ rows, zeroStd: rows.every((r) => r.reward.total === first) });
+    }
+    return groups;
+  }
+
   async function update(): Promise<Metrics> {
     const cfg = control.beginUpdate();
     if (cfg.klCoef > 0 && !setup.reference) {
@@ -274,65 +384,78 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     }
     const started = performance.now();
     const G = cfg.groupSize;
-    const samples: TokenTaskSample[] = [];
-    for (let p = 0; p < cfg.promptsPerUpdate; p++) {
-      const sample = task.sample(promptRandom);
-      for (let g = 0; g < G; g++) samples.push(sample);
+    // One length for every round, so rounds can be joined: the longest prompt the task makes.
+    const maxLength = Math.min(policy.config.context, task.maxChars + 1 + cfg.maxNewTokens);
+
+    // 1. Rollout. With dynamic sampling (DAPO), groups whose rewards are all equal carry no
+    //    signal: keep sampling new prompts until the batch is full of informative groups.
+    let kept: Group[] = [];
+    let spare: Group[] = [];
+    let rounds = 0;
+    let seenGroups = 0;
+    let zeroStdGroups = 0;
+    while (
+      kept.length < cfg.promptsPerUpdate &&
+      rounds < (cfg.dynamicSampling ? cfg.maxGenerationRounds : 1)
+    ) {
+      const groups = await generateRound(cfg, rounds, maxLength);
+      rounds += 1;
+      seenGroups += groups.length;
+      zeroStdGroups += groups.filter((g) => g.zeroStd).length;
+      if (cfg.dynamicSampling) {
+        kept.push(...groups.filter((g) => !g.zeroStd));
+        spare.push(...groups.filter((g) => g.zeroStd));
+      } else kept = groups;
     }
-    const B = samples.length;
+    // Topped up with uninformative groups when the rounds ran out (their advantages are 0).
+    kept = [...kept, ...spare].slice(0, cfg.promptsPerUpdate);
+    spare = [];
+    const rows = kept.flatMap((g) => g.rows);
+    const B = rows.length;
+    const T = maxLength - 1; // inputs are positions 0 … L−2, targets 1 … L−1
 
-    // 1. Generate: every completion of a group from the same prompt, distinct random draws.
-    const prompts = samples.map((s) => promptTokens(tokenizer, s));
-    const longestPrompt = Math.max(...prompts.map((p) => p.length));
-    const maxLength = Math.min(policy.config.context, longestPrompt + cfg.maxNewTokens);
-    const generation = await policy.generate({
-      prompts,
-      maxLength,
-      maxNewTokens: Math.min(cfg.maxNewTokens, maxLength - 1),
-      stopTokens: [tokenizer.eos],
-      padToken: tokenizer.pad,
-      sampling: { temperature: cfg.temperature, topK: cfg.topK, topP: cfg.topP },
-      seed: counterHash(setup.seed, control.step, 0),
-    });
-
-    // 2. Rewards from the verifier.
-    const scores = new Float32Array(B);
-    const completions: string[] = [];
-    for (let b = 0; b < B; b++) {
-      completions.push(completionText(tokenizer, generation, b));
-      scores[b] = task.verify(samples[b]!, completions[b]!);
-    }
-
-    // 3. Group-relative advantages, one per sequence, broadcast over its generated tokens.
-    const { advantages, stats: groupStats } = groupAdvantages(scores, G, {
-      stdNormalization: cfg.stdNormalization,
-    });
-    const L = generation.maxLength;
-    const T = L - 1; // inputs are positions 0 … L−2, targets 1 … L−1
+    // 2. Token arrays; the reward sits on the last generated token (as verl places it).
     const tokens = new Int32Array(B * T);
     const targets = new Int32Array(B * T);
     const mask = new Float32Array(B * T);
-    for (let b = 0; b < B; b++) {
-      tokens.set(generation.tokens.subarray(b * L, b * L + T), b * T);
-      targets.set(generation.tokens.subarray(b * L + 1, (b + 1) * L), b * T);
-      mask.set(generation.mask.subarray(b * L + 1, (b + 1) * L), b * T);
-    }
-    const tokenAdvantages = broadcastToTokens(advantages, mask, B, T);
-    lastSamples = samples.map((s, b) => ({
-      prompt: s.prompt,
-      completion: completions[b]!,
-      reward: scores[b]!,
-      advantage: advantages[b]!,
-    }));
+    const tokenRewards = new Float32Array(B * T);
+    rows.forEach((row, b) => {
+      tokens.set(row.tokens.subarray(0, T), b * T);
+      targets.set(row.tokens.subarray(1), b * T);
+      const masked = cfg.maskTruncated && row.completion.truncated;
+      if (!masked) mask.set(row.mask.subarray(1), b * T);
+      const last = row.mask.lastIndexOf(1) - 1;
+      if (last >= 0) tokenRewards[b * T + last] = row.reward.total;
+    });
 
-    // 4. Reference log-probs (frozen policy), when the KL term is on.
+    // 3. Reference and behaviour log-probs where the KL needs them before the advantages.
     const refLogp =
       cfg.klCoef > 0
         ? (await setup.reference!.scoreTokens(tokens, targets, B, T, cfg.temperature)).logp
         : undefined;
-
-    // 5. μ optimizer steps against the old log-probs of the policy that generated the batch.
     let oldLogp: Float32Array | undefined;
+    let rewardKl: number | undefined;
+    let shapedRewards: Float32Array = tokenRewards;
+    if (refLogp && cfg.klPenalty === 'reward') {
+      oldLogp = (await policy.scoreTokens(tokens, targets, B, T, cfg.temperature)).logp;
+      const kl = perTokenKl(oldLogp, refLogp, mask, B, T, { estimator: cfg.klEstimator });
+      const penalized = klRewardPenalty(tokenRewards, kl.kl, mask, B, T, cfg.klCoef);
+      shapedRewards = penalized.rewards;
+      rewardKl = penalized.klMean;
+    }
+
+    // 4. Advantages (B, T).
+    const scores = sumOverTokens(shapedRewards, B, T);
+    const { advantages: tokenAdvantages, fracZeroStd } = advantagesFor(
+      cfg,
+      shapedRewards,
+      scores,
+      mask,
+      B,
+      T,
+    );
+
+    // 5. μ optimizer steps against the behaviour policy's log-probs.
     const aggregation = { mode: cfg.lossAggregation };
     const lossMetrics: Metrics = {};
     let skipped: string | undefined;
@@ -351,7 +474,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
       });
       const dLogp = pg.gradLogp;
       let klValue = 0;
-      if (refLogp) {
+      if (refLogp && cfg.klPenalty === 'loss') {
         const kl = klLoss(logp, refLogp, mask, B, T, { estimator: cfg.klEstimator, aggregation });
         klValue = kl.loss;
         for (let i = 0; i < dLogp.length; i++) dLogp[i]! += cfg.klCoef * kl.gradLogp[i]!;
@@ -382,17 +505,23 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     const last = steps[steps.length - 1];
     if (last && !last.applied) skipped ??= 'non-finite gradient norm';
     control.endUpdate(skipped ? { skipped } : {});
+    lastSamples = rows.map((row, b) => ({
+      prompt: row.sample.prompt,
+      completion: row.completion.text,
+      reward: row.reward.total,
+      advantage: tokenAdvantages[b * T + Math.max(0, row.mask.indexOf(1) - 1)]!,
+    }));
 
     // 6. Metrics.
-    const generated = mask.reduce((s, m) => s + m, 0);
-    const meanReward = scores.reduce((s, r) => s + r, 0) / B;
+    const generated = rows.reduce((sum, r) => sum + r.completion.length, 0);
     const seconds = (performance.now() - started) / 1000;
     return {
-      'reward/mean': meanReward,
-      'reward/std': Math.sqrt(scores.reduce((s, r) => s + (r - meanReward) ** 2, 0) / B),
-      'reward/success_rate': scores.reduce((s, r) => s + (r >= 1 ? 1 : 0), 0) / B,
-      frac_reward_zero_std: groupStats.fracRewardZeroStd,
-      'response_length/mean': generated / B,
+      ...summarizeRewards(rows.map((r) => r.reward)),
+      'reward/std': std(rows.map((r) => r.reward.total)),
+      frac_reward_zero_std: zeroStdGroups / seenGroups,
+      'batch/frac_reward_zero_std': fracZeroStd,
+      'dynamic_sampling/rounds': rounds,
+      ...(rewardKl === undefined ? {} : { 'actor/reward_kl_penalty': rewardKl }),
       ...lossMetrics,
       'actor/grad_norm': last?.gradNorm ?? NaN,
       'actor/lr': cfg.lr,
@@ -424,4 +553,55 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
       control.queue(partial);
     },
   };
+}
+
+interface GroupRow {
+  sample: TokenTaskSample;
+  tokens: Int32Array; // (L) prompt, completion, padding
+  mask: Float32Array; // (L) 1 at generated tokens
+  completion: Completion;
+  reward: RewardBreakdown;
+}
+
+interface Group {
+  rows: GroupRow[];
+  /** Every completion got the same reward: no learning signal (TRL frac_reward_zero_std). */
+  zeroStd: boolean;
+}
+
+/** Per-token advantages (B, T) by the configured estimator, and the batch's zero-std fraction. */
+function advantagesFor(
+  cfg: GrpoConfig,
+  tokenRewards: Float32Array,
+  scores: Float32Array,
+  mask: Float32Array,
+  rows: number,
+  cols: number,
+): { advantages: Float32Array; fracZeroStd: number } {
+  const G = cfg.groupSize;
+  const grouped =
+    cfg.advantageEstimator === 'rloo'
+      ? rlooAdvantages(scores, G)
+      : groupAdvantages(scores, G, { stdNormalization: cfg.stdNormalization });
+  const fracZeroStd = grouped.stats.fracRewardZeroStd;
+  switch (cfg.advantageEstimator) {
+    case 'grpo':
+    case 'rloo':
+      return { advantages: broadcastToTokens(grouped.advantages, mask, rows, cols), fracZeroStd };
+    case 'reinforce++':
+      return {
+        advantages: reinforcePlusPlus(tokenRewards, mask, rows, cols, { gamma: 1 }).advantages,
+        fracZeroStd,
+      };
+    case 'reinforce++-baseline':
+      return {
+        advantages: reinforcePlusPlusBaseline(tokenRewards, mask, rows, cols, G).advantages,
+        fracZeroStd,
+      };
+  }
+}
+
+function std(values: readonly number[]): number {
+  const mean = values.reduce((s, v) => s + v, 0) / values.length;
+  return Math.sqrt(values.reduce((s, v) => s + (v - mean) ** 2, 0) / values.length);
 }

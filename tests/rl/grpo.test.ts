@@ -120,4 +120,50 @@ describe('GRPO (CPU)', () => {
     expect(before.successRate).toBeLessThan(0.9); // room to improve
     expect(late).toBeGreaterThan(early + 0.1);
   });
+
+  it.each(['rloo', 'reinforce++', 'reinforce++-baseline'] as const)(
+    'runs with the %s advantage estimator',
+    async (advantageEstimator) => {
+      const t = trainer(8, { ...small, advantageEstimator });
+      const m = await t.update();
+      expect(Number.isFinite(m['actor/pg_loss'])).toBe(true);
+      expect(Number.isFinite(m['actor/grad_norm'])).toBe(true);
+    },
+  );
+
+  it('puts the KL into the reward when asked, and reports it', async () => {
+    // Untrained, every reward is 0: the entropy bonus is what moves the policy off the reference.
+    const t = trainer(9, { ...small, klCoef: 0.1, klPenalty: 'reward', entropyCoef: 0.1 });
+    await t.update();
+    const m = await t.update(); // the policy has moved: the KL is no longer 0
+    expect(m['actor/reward_kl_penalty']).toBeGreaterThan(0);
+    expect(m['actor/kl_loss']).toBe(0);
+  });
+
+  it(
+    'dynamic sampling keeps only groups whose rewards differ, sampling more rounds for them',
+    { timeout: 60_000 },
+    async () => {
+      const warm = new CpuLanguageModel(
+        config,
+        transformerLayout(config).initialize<Float32Array>(5),
+      );
+      await runSft(warm, tokenizer, task, {
+        ...DEFAULT_SFT_CONFIG,
+        steps: 60,
+        batchSize: 16,
+        evalSamples: 8,
+        seed: 6,
+      });
+      const params = await warm.readParams();
+      const t = trainer(10, { ...small, dynamicSampling: true, maxGenerationRounds: 6 }, params);
+      const m = await t.update();
+      expect(m['frac_reward_zero_std']).toBeGreaterThan(0); // some groups were dropped …
+      expect(m['dynamic_sampling/rounds']).toBeGreaterThan(1); // … so more rounds were sampled
+      const groups = Array.from({ length: 4 }, (_, g) => t.lastSamples.slice(g * 4, g * 4 + 4));
+      const informative = groups.filter((g) => new Set(g.map((s) => s.reward)).size > 1).length;
+      expect(m['batch/frac_reward_zero_std']).toBeCloseTo(1 - informative / 4, 6);
+      if (m['dynamic_sampling/rounds']! < 6) expect(informative).toBe(4);
+    },
+  );
 });
