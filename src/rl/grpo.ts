@@ -383,14 +383,13 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
       throw new Error('grpo: klCoef > 0 needs a reference model in the setup');
     }
     const started = performance.now();
-    const G = cfg.groupSize;
     // One length for every round, so rounds can be joined: the longest prompt the task makes.
     const maxLength = Math.min(policy.config.context, task.maxChars + 1 + cfg.maxNewTokens);
 
     // 1. Rollout. With dynamic sampling (DAPO), groups whose rewards are all equal carry no
     //    signal: keep sampling new prompts until the batch is full of informative groups.
     let kept: Group[] = [];
-    let spare: Group[] = [];
+    const spare: Group[] = [];
     let rounds = 0;
     let seenGroups = 0;
     let zeroStdGroups = 0;
@@ -409,7 +408,6 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     }
     // Topped up with uninformative groups when the rounds ran out (their advantages are 0).
     kept = [...kept, ...spare].slice(0, cfg.promptsPerUpdate);
-    spare = [];
     const rows = kept.flatMap((g) => g.rows);
     const B = rows.length;
     const T = maxLength - 1; // inputs are positions 0 … L−2, targets 1 … L−1
