@@ -16,7 +16,7 @@
  * for the same seed; the distribution (Haar-uniform on the orthogonal matrices) is the same.
  */
 import { checkInt, checkLength, checkRange } from '../ops/validate';
-import { gaussian } from './param-layout';
+import { gaussian } from '../util/random';
 
 const OP = 'orthogonal';
 /** Rows and columns up to this size (the MLP's widest layer is 1024). */

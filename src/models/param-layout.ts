@@ -8,7 +8,7 @@
  * runs as two contiguous ranges, each with its own decay (PyTorch param groups, nanoGPT's split).
  */
 import type { Floats } from '../ops/nn/floats';
-import { seededRandom } from '../util/random';
+import { gaussian, seededRandom } from '../util/random';
 
 /** Floats per alignment unit: 256 bytes. */
 export const PARAM_ALIGNMENT = 64;
@@ -115,11 +115,4 @@ export class ParamLayout {
 
 function align(n: number): number {
   return Math.ceil(n / PARAM_ALIGNMENT) * PARAM_ALIGNMENT;
-}
-
-/** A standard normal draw (Box–Muller; 1 − u keeps the log finite). */
-export function gaussian(next: () => number): number {
-  const u = 1 - next();
-  const v = next();
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
 }

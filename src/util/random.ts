@@ -19,3 +19,10 @@ export function uniformF32(length: number, scale: number, seed: number): Float32
   for (let i = 0; i < length; i++) out[i] = (next() * 2 - 1) * scale;
   return out;
 }
+
+/** A standard normal draw from uniforms in [0, 1) (Box–Muller; 1 − u keeps the log finite). */
+export function gaussian(next: () => number): number {
+  const u = 1 - next();
+  const v = next();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+}
