@@ -25,6 +25,8 @@ export interface StepMetrics {
 export interface TokenScores {
   logp: Float32Array; // (B·T); NaN everywhere when the logits were not finite
   entropy: Float32Array; // (B·T)
+  /** (B·T) the value head's V at each input position; only when the config has a value head. */
+  values?: Float32Array;
 }
 
 export interface OptimizerSnapshot {
@@ -66,6 +68,8 @@ export interface LanguageModel {
     dLogp: Float32Array,
     dEntropy: Float32Array | undefined,
     optimizer: OptimizerConfig,
+    /** ∂loss/∂values (B·T) for the value head (PPO's value loss); omitted = 0. */
+    dValues?: Float32Array,
   ): Promise<void>;
   /** Metrics of the steps since the last call, oldest first. GPU: one sync point. */
   takeMetrics(): Promise<StepMetrics[]>;

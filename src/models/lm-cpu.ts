@@ -102,13 +102,14 @@ export class CpuLanguageModel implements LanguageModel {
     const { logp, entropy } = tokenLogprobs(out.logits, targets, rows, this.config.vocab, {
       temperature,
     });
-    return { logp, entropy: entropy! };
+    return { logp, entropy: entropy!, ...(out.values ? { values: out.values } : {}) };
   }
 
   async backwardFromLogp(
     dLogp: Float32Array,
     dEntropy: Float32Array | undefined,
     optimizer: OptimizerConfig,
+    dValues?: Float32Array,
   ): Promise<void> {
     const scored = this.scored;
     if (!scored) throw new Error('backwardFromLogp: call scoreTokens first');
@@ -124,7 +125,14 @@ export class CpuLanguageModel implements LanguageModel {
       this.config.vocab,
       { temperature },
     );
-    const grads = transformerBackward(this.config, this.layout, this.params, out.acts, dLogits);
+    const grads = transformerBackward(
+      this.config,
+      this.layout,
+      this.params,
+      out.acts,
+      dLogits,
+      dValues,
+    );
     const result = optimizerStepCpu(this.layout, this.params, grads, this.optimizer, optimizer);
     this.pending.push({ ...result, loss: NaN });
   }

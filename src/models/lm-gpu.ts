@@ -37,6 +37,7 @@ interface LossBuffers {
   logp: GPUBuffer; // (rows)
   entropy: GPUBuffer; // (rows)
   dEntropy: GPUBuffer; // (rows)
+  dValues: GPUBuffer; // (rows)
   dLogits: GPUBuffer; // (rows, V)
   loss: GPUBuffer; // (1) Σ dLogp·logp = token-mean cross-entropy
 }
@@ -134,17 +135,19 @@ export class GpuLanguageModel implements LanguageModel {
     pass.submit();
     this.scored = { ws, rows, temperature };
     // Sync point: the caller's loss needs the log-probs on the CPU.
-    const [logp, entropy] = await Promise.all([
+    const [logp, entropy, values] = await Promise.all([
       gpu.readF32(lb.logp, rows),
       gpu.readF32(lb.entropy, rows),
+      ws.values ? gpu.readF32(ws.values, rows) : undefined,
     ]);
-    return { logp, entropy };
+    return { logp, entropy, ...(values ? { values } : {}) };
   }
 
   async backwardFromLogp(
     dLogp: Float32Array,
     dEntropy: Float32Array | undefined,
     optimizer: OptimizerConfig,
+    dValues?: Float32Array,
   ): Promise<void> {
     const scored = this.scored;
     if (!scored) throw new Error('backwardFromLogp: call scoreTokens first');
@@ -156,6 +159,7 @@ export class GpuLanguageModel implements LanguageModel {
     const queue = gpu.device.queue;
     queue.writeBuffer(lb.dLogp, 0, dLogp.buffer, dLogp.byteOffset, rows * 4);
     if (dEntropy) queue.writeBuffer(lb.dEntropy, 0, dEntropy.buffer, dEntropy.byteOffset, rows * 4);
+    if (dValues) queue.writeBuffer(lb.dValues, 0, dValues.buffer, dValues.byteOffset, rows * 4);
     const step = gpu.beginBatch('policy-gradient step');
     await encodeTokenLogprobsBackward(
       gpu,
@@ -171,7 +175,7 @@ export class GpuLanguageModel implements LanguageModel {
       config.vocab,
       { temperature },
     );
-    await model.encodeBackward(step, ws, lb.dLogits);
+    await model.encodeBackward(step, ws, lb.dLogits, dValues ? lb.dValues : undefined);
     await encodeOptimizerStep(gpu, step, model, this.optimizer, optimizer);
     this.recordStats(step, undefined);
     step.submit();
@@ -278,6 +282,7 @@ export class GpuLanguageModel implements LanguageModel {
       logp: f32(rows, 'logp'),
       entropy: f32(rows, 'entropy'),
       dEntropy: f32(rows, 'd entropy'),
+      dValues: f32(rows, 'd values'),
       dLogits: f32(rows * this.config.vocab, 'd logits'),
       loss: f32(1, 'loss'),
     };
@@ -293,6 +298,7 @@ export class GpuLanguageModel implements LanguageModel {
       lb.logp,
       lb.entropy,
       lb.dEntropy,
+      lb.dValues,
       lb.dLogits,
       lb.loss,
     ]) {

@@ -25,11 +25,7 @@
 import {
   checkRewardConfig,
   DEFAULT_REWARD_CONFIG,
-  readCompletion,
-  scoreCompletion,
   summarizeRewards,
-  type Completion,
-  type RewardBreakdown,
   type RewardConfig,
 } from '../envs/token-tasks/rewards';
 import type { TokenTask, TokenTaskSample } from '../envs/token-tasks/types';
@@ -44,7 +40,7 @@ import { policyLoss } from '../ops/policy-loss';
 import { reinforcePlusPlus, reinforcePlusPlusBaseline } from '../ops/reinforce-pp';
 import { counterHash } from '../util/counter-rng';
 import { seededRandom } from '../util/random';
-import { promptTokens } from './evaluate';
+import { packRows, rollout, rolloutLength, type RolloutRow } from './token-rollout';
 import { checkConfig, checkPartial, type ConfigSpec } from './hyperparams';
 import { RunControl, type Metrics, type Trainer } from './trainer';
 
@@ -343,36 +339,22 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
       const sample = task.sample(promptRandom);
       for (let g = 0; g < cfg.groupSize; g++) samples.push(sample);
     }
-    const generation = await policy.generate({
-      prompts: samples.map((s) => promptTokens(tokenizer, s)),
+    const rows = await rollout({
+      policy,
+      tokenizer,
+      task,
+      rewards: rewardConfig,
+      samples,
       maxLength,
-      maxNewTokens: Math.min(cfg.maxNewTokens, maxLength - 1),
-      stopTokens: [tokenizer.eos],
-      padToken: tokenizer.pad,
+      maxNewTokens: cfg.maxNewTokens,
       sampling: { temperature: cfg.temperature, topK: cfg.topK, topP: cfg.topP },
       seed: counterHash(setup.seed, control.step, round),
     });
-    const L = generation.maxLength;
     const groups: Group[] = [];
     for (let p = 0; p < cfg.promptsPerUpdate; p++) {
-      const rows: GroupRow[] = [];
-      for (let g = 0; g < cfg.groupSize; g++) {
-        const b = p * cfg.groupSize + g;
-        const start = b * L + generation.promptLengths[b]!;
-        const completion = readCompletion(
-          tokenizer,
-          generation.tokens.subarray(start, (b + 1) * L),
-        );
-        rows.push({
-          sample: samples[b]!,
-          tokens: generation.tokens.subarray(b * L, (b + 1) * L),
-          mask: generation.mask.subarray(b * L, (b + 1) * L),
-          completion,
-          reward: scoreCompletion(task, samples[b]!, completion, rewardConfig),
-        });
-      }
-      const first = rows[0]!.reward.total;
-      groups.push({ rows, zeroStd: rows.every((r) => r.reward.total === first) });
+      const group = rows.slice(p * cfg.groupSize, (p + 1) * cfg.groupSize);
+      const first = group[0]!.reward.total;
+      groups.push({ rows: group, zeroStd: group.every((r) => r.reward.total === first) });
     }
     return groups;
   }
@@ -384,7 +366,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     }
     const started = performance.now();
     // One length for every round, so rounds can be joined: the longest prompt the task makes.
-    const maxLength = Math.min(policy.config.context, task.maxChars + 1 + cfg.maxNewTokens);
+    const maxLength = rolloutLength(policy.config.context, task, cfg.maxNewTokens);
 
     // 1. Rollout. With dynamic sampling (DAPO), groups whose rewards are all equal carry no
     //    signal: keep sampling new prompts until the batch is full of informative groups.
@@ -413,18 +395,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     const T = maxLength - 1; // inputs are positions 0 … L−2, targets 1 … L−1
 
     // 2. Token arrays; the reward sits on the last generated token (as verl places it).
-    const tokens = new Int32Array(B * T);
-    const targets = new Int32Array(B * T);
-    const mask = new Float32Array(B * T);
-    const tokenRewards = new Float32Array(B * T);
-    rows.forEach((row, b) => {
-      tokens.set(row.tokens.subarray(0, T), b * T);
-      targets.set(row.tokens.subarray(1), b * T);
-      const masked = cfg.maskTruncated && row.completion.truncated;
-      if (!masked) mask.set(row.mask.subarray(1), b * T);
-      const last = row.mask.lastIndexOf(1) - 1;
-      if (last >= 0) tokenRewards[b * T + last] = row.reward.total;
-    });
+    const { tokens, targets, mask, tokenRewards } = packRows(rows, cfg);
 
     // 3. Reference and behaviour log-probs where the KL needs them before the advantages.
     const refLogp =
@@ -553,16 +524,8 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
   };
 }
 
-interface GroupRow {
-  sample: TokenTaskSample;
-  tokens: Int32Array; // (L) prompt, completion, padding
-  mask: Float32Array; // (L) 1 at generated tokens
-  completion: Completion;
-  reward: RewardBreakdown;
-}
-
 interface Group {
-  rows: GroupRow[];
+  rows: RolloutRow[];
   /** Every completion got the same reward: no learning signal (TRL frac_reward_zero_std). */
   zeroStd: boolean;
 }

@@ -1,0 +1,105 @@
+/**
+ * Rollouts on a token task, shared by the LM trainers (GRPO family, PPO, DPO): generate completions
+ * for given prompts, read and score each one, and pack rows into the (B, T) arrays a step trains on.
+ *
+ *   row: <bos> prompt completion <pad>…      (length L)
+ *   tokens = row[0 … L−2], targets = row[1 … L−1], mask = 1 where the target was generated,
+ *   tokenRewards = the row's reward on its last generated target (where verl places the score).
+ */
+import {
+  readCompletion,
+  scoreCompletion,
+  type Completion,
+  type RewardBreakdown,
+  type RewardConfig,
+} from '../envs/token-tasks/rewards';
+import type { TokenTask, TokenTaskSample } from '../envs/token-tasks/types';
+import type { LanguageModel } from '../models/language-model';
+import type { CharTokenizer } from '../models/tokenizer';
+import type { SampleOptions } from '../ops/nn/sample';
+import { promptTokens } from './evaluate';
+
+export interface RolloutRow {
+  sample: TokenTaskSample;
+  tokens: Int32Array; // (L) prompt, completion, padding
+  mask: Float32Array; // (L) 1 at generated tokens
+  completion: Completion;
+  reward: RewardBreakdown;
+}
+
+export interface RolloutRequest {
+  policy: LanguageModel;
+  tokenizer: CharTokenizer;
+  task: TokenTask & { readonly answerChars?: string };
+  rewards: RewardConfig;
+  /** One entry per row (repeat a sample for several completions of one prompt). */
+  samples: readonly TokenTaskSample[];
+  /** Row length L (the same for every call of a trainer, so rounds can be joined). */
+  maxLength: number;
+  maxNewTokens: number;
+  sampling: SampleOptions;
+  seed: number;
+}
+
+/** The longest row a task can need: <bos>, its longest prompt+answer, and the token budget. */
+export function rolloutLength(context: number, task: TokenTask, maxNewTokens: number): number {
+  return Math.min(context, task.maxChars + 1 + maxNewTokens);
+}
+
+export async function rollout(request: RolloutRequest): Promise<RolloutRow[]> {
+  const { tokenizer, task, samples, maxLength } = request;
+  const generation = await request.policy.generate({
+    prompts: samples.map((s) => promptTokens(tokenizer, s)),
+    maxLength,
+    maxNewTokens: Math.min(request.maxNewTokens, maxLength - 1),
+    stopTokens: [tokenizer.eos],
+    padToken: tokenizer.pad,
+    sampling: request.sampling,
+    seed: request.seed,
+  });
+  const L = generation.maxLength;
+  return samples.map((sample, b) => {
+    const start = b * L + generation.promptLengths[b]!;
+    const completion = readCompletion(tokenizer, generation.tokens.subarray(start, (b + 1) * L));
+    return {
+      sample,
+      tokens: generation.tokens.subarray(b * L, (b + 1) * L),
+      mask: generation.mask.subarray(b * L, (b + 1) * L),
+      completion,
+      reward: scoreCompletion(task, sample, completion, request.rewards),
+    };
+  });
+}
+
+export interface PackedRows {
+  rows: number;
+  seq: number;
+  tokens: Int32Array; // (B, T)
+  targets: Int32Array; // (B, T)
+  mask: Float32Array; // (B, T)
+  tokenRewards: Float32Array; // (B, T)
+}
+
+/**
+ * Packs rows of length L into (B, T = L − 1) arrays. maskTruncated (TRL
+ * mask_truncated_completions) leaves completions that never reached <eos> out of the mask.
+ */
+export function packRows(
+  rows: readonly RolloutRow[],
+  options: { maskTruncated?: boolean } = {},
+): PackedRows {
+  const B = rows.length;
+  const T = (rows[0]?.tokens.length ?? 1) - 1;
+  const tokens = new Int32Array(B * T);
+  const targets = new Int32Array(B * T);
+  const mask = new Float32Array(B * T);
+  const tokenRewards = new Float32Array(B * T);
+  rows.forEach((row, b) => {
+    tokens.set(row.tokens.subarray(0, T), b * T);
+    targets.set(row.tokens.subarray(1), b * T);
+    if (!(options.maskTruncated && row.completion.truncated)) mask.set(row.mask.subarray(1), b * T);
+    const last = row.mask.lastIndexOf(1) - 1;
+    if (last >= 0) tokenRewards[b * T + last] = row.reward.total;
+  });
+  return { rows: B, seq: T, tokens, targets, mask, tokenRewards };
+}
