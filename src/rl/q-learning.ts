@@ -21,6 +21,7 @@ import { seededRandom } from '../util/random';
 import { checkConfig, checkPartial } from './hyperparams';
 import {
   agentSeed,
+  checkSeed,
   DEFAULT_TD_CONTROL_CONFIG,
   epsilonGreedy,
   greedyActions,
@@ -47,6 +48,7 @@ export function createQLearning(
 ): TdControlTrainer {
   const initial = { ...DEFAULT_Q_LEARNING_CONFIG, ...config };
   checkConfig(SCOPE, Q_LEARNING_CONFIG_SPEC, initial);
+  checkSeed(SCOPE, seed);
   const control = new RunControl(initial);
   const { states, actions } = tableShape(SCOPE, env);
   const random = seededRandom(agentSeed(seed));

@@ -23,6 +23,7 @@ import { seededRandom } from '../util/random';
 import { checkConfig, checkPartial } from './hyperparams';
 import {
   agentSeed,
+  checkSeed,
   DEFAULT_TD_CONTROL_CONFIG,
   epsilonGreedy,
   greedyActions,
@@ -48,6 +49,7 @@ export function createSarsa(
 ): TdControlTrainer {
   const initial = { ...DEFAULT_SARSA_CONFIG, ...config };
   checkConfig(SCOPE, SARSA_CONFIG_SPEC, initial);
+  checkSeed(SCOPE, seed);
   const control = new RunControl(initial);
   const { states, actions } = tableShape(SCOPE, env);
   const random = seededRandom(agentSeed(seed));

@@ -7,6 +7,7 @@
  */
 import type { Env } from '../envs/types';
 import { OpInputError } from '../ops/errors';
+import { checkInt } from '../ops/validate';
 import type { ConfigSpec } from './hyperparams';
 import type { Trainer } from './trainer';
 
@@ -106,6 +107,11 @@ export interface TdControlTrainer extends Trainer<TdControlConfig> {
   policy(): Int32Array;
   /** max_a Q(s, a) per state (states). */
   values(): Float64Array;
+}
+
+/** A run seed: an integer in [0, 2^32 − 1] (it seeds the env's reset and the agent's stream). */
+export function checkSeed(scope: string, seed: number): void {
+  checkInt(scope, 'seed', seed, 0, 2 ** 32 - 1);
 }
 
 /** The sizes of a discrete env's Q table; throws OpInputError for other spaces. */

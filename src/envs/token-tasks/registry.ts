@@ -1,0 +1,250 @@
+/**
+ * Every token task by name, with its options declared once (a ConfigSpec: meaning, range,
+ * whether a running trainer may change it), its defaults, a worked example and its curriculum
+ * rungs, so the CLI (`--task=countdown --max-count=4`) and the lab's forms are generated from one
+ * place and every option set is validated the same way.
+ *
+ * Options are `live`: a curriculum moves a running trainer to a harder rung by building a new
+ * task between updates (the model's context must still fit the new task's maxChars + 2).
+ */
+import { OpInputError } from '../../ops/errors';
+import { checkConfig, checkPartial, type ConfigSpec } from '../../rl/hyperparams';
+import {
+  additionDifficultyLevels,
+  additionTask,
+  DEFAULT_ADDITION_OPTIONS,
+  type AdditionOptions,
+} from './addition';
+import { copyDifficultyLevels, copyTask, DEFAULT_COPY_OPTIONS, type CopyOptions } from './copy';
+import {
+  countdownDifficultyLevels,
+  countdownTask,
+  DEFAULT_COUNTDOWN_OPTIONS,
+  type CountdownOptions,
+} from './countdown';
+import {
+  DEFAULT_REVERSE_OPTIONS,
+  reverseDifficultyLevels,
+  reverseTask,
+  type ReverseOptions,
+} from './reverse';
+import { ALPHABET_PRESETS, type CharsetTask } from './shared';
+import { DEFAULT_SORT_OPTIONS, sortDifficultyLevels, sortTask, type SortOptions } from './sort';
+import type { TokenTaskSample } from './types';
+
+/** The options type of each task. */
+export interface TokenTaskOptions {
+  reverse: ReverseOptions;
+  copy: CopyOptions;
+  sort: SortOptions;
+  addition: AdditionOptions;
+  countdown: CountdownOptions;
+}
+
+export type TokenTaskName = keyof TokenTaskOptions;
+
+/** The tasks in curriculum order (roughly easiest first). */
+export const TOKEN_TASK_NAMES: readonly TokenTaskName[] = [
+  'copy',
+  'reverse',
+  'sort',
+  'addition',
+  'countdown',
+];
+
+export interface TokenTaskDefinition<O extends object> {
+  readonly name: TokenTaskName;
+  /** One line for the CLI's help and the lab's task picker. */
+  readonly doc: string;
+  /** A hand-written prompt → answer pair in the task's format. */
+  readonly example: TokenTaskSample;
+  /** One entry per option: meaning, range, live. */
+  readonly spec: ConfigSpec<O>;
+  readonly defaults: Readonly<Required<O>>;
+  /** Curriculum rungs, level 0 easiest; each a full option set. */
+  readonly difficultyLevels: readonly Readonly<Required<O>>[];
+  /**
+   * Validates `options` against `spec` (unknown keys and out-of-range values are OpInputErrors
+   * naming the field and range), fills in the defaults and builds the task.
+   */
+  create(options?: Partial<O>): CharsetTask;
+}
+
+const lengthFields = {
+  minLength: {
+    kind: 'int',
+    min: 1,
+    max: 32,
+    live: true,
+    doc: 'shortest string (≤ maxLength)',
+  },
+  maxLength: {
+    kind: 'int',
+    min: 1,
+    max: 32,
+    live: true,
+    doc: 'longest string',
+  },
+  alphabet: {
+    kind: 'choice',
+    options: ALPHABET_PRESETS,
+    live: true,
+    doc: 'characters the strings are drawn from',
+  },
+} as const satisfies ConfigSpec<CopyOptions>;
+
+function define<O extends object>(
+  definition: Omit<TokenTaskDefinition<O>, 'create'>,
+  factory: (options: O) => CharsetTask,
+): TokenTaskDefinition<O> {
+  return {
+    ...definition,
+    create(options: Partial<O> = {}): CharsetTask {
+      const scope = `task ${definition.name}`;
+      checkPartial(scope, definition.spec, options, { liveOnly: false });
+      const full = { ...definition.defaults } as Required<O>;
+      for (const [key, value] of Object.entries(options)) {
+        if (value !== undefined) (full as Record<string, unknown>)[key] = value;
+      }
+      checkConfig(scope, definition.spec, full);
+      return factory(full);
+    },
+  };
+}
+
+export const TOKEN_TASKS: {
+  readonly [N in TokenTaskName]: TokenTaskDefinition<TokenTaskOptions[N]>;
+} = {
+  copy: define<CopyOptions>(
+    {
+      name: 'copy',
+      doc: 'repeat the string before the colon',
+      example: { prompt: 'abc:', answer: 'abc' },
+      spec: lengthFields,
+      defaults: DEFAULT_COPY_OPTIONS,
+      difficultyLevels: copyDifficultyLevels,
+    },
+    copyTask,
+  ),
+  reverse: define<ReverseOptions>(
+    {
+      name: 'reverse',
+      doc: 'write the string before "=" backwards',
+      example: { prompt: 'abc=', answer: 'cba' },
+      spec: lengthFields,
+      defaults: DEFAULT_REVERSE_OPTIONS,
+      difficultyLevels: reverseDifficultyLevels,
+    },
+    reverseTask,
+  ),
+  sort: define<SortOptions>(
+    {
+      name: 'sort',
+      doc: 'write the characters before the colon in ascending order',
+      example: { prompt: 'cab:', answer: 'abc' },
+      spec: lengthFields,
+      defaults: DEFAULT_SORT_OPTIONS,
+      difficultyLevels: sortDifficultyLevels,
+    },
+    sortTask,
+  ),
+  addition: define<AdditionOptions>(
+    {
+      name: 'addition',
+      doc: 'add two whole numbers',
+      example: { prompt: '12+345=', answer: '357' },
+      spec: {
+        minDigits: {
+          kind: 'int',
+          min: 1,
+          max: 20,
+          live: true,
+          doc: 'fewest digits of an operand (≤ maxDigits)',
+        },
+        maxDigits: { kind: 'int', min: 1, max: 20, live: true, doc: 'most digits of an operand' },
+        reverseAnswer: {
+          kind: 'boolean',
+          live: true,
+          doc: 'write the sum least significant digit first (easier for small models)',
+        },
+      },
+      defaults: DEFAULT_ADDITION_OPTIONS,
+      difficultyLevels: additionDifficultyLevels,
+    },
+    additionTask,
+  ),
+  countdown: define<CountdownOptions>(
+    {
+      name: 'countdown',
+      doc: 'reach the target from the given numbers with + - * / and parentheses, each number at most once',
+      example: { prompt: '3 5 7>26:', answer: '3*7+5' },
+      spec: {
+        minCount: {
+          kind: 'int',
+          min: 2,
+          max: 6,
+          live: true,
+          doc: 'fewest numbers given (≤ maxCount)',
+        },
+        maxCount: { kind: 'int', min: 2, max: 6, live: true, doc: 'most numbers given' },
+        maxValue: {
+          kind: 'int',
+          min: 1,
+          max: 999,
+          live: true,
+          doc: 'numbers are drawn from 1…maxValue',
+        },
+        maxTarget: {
+          kind: 'int',
+          min: 1,
+          max: 999,
+          live: true,
+          doc: 'targets lie in 1…maxTarget (≥ maxValue)',
+        },
+        operators: {
+          kind: 'choice',
+          options: ['+', '+-', '+-*', '+-*/'],
+          live: true,
+          doc: 'operators the targets are built with (the verifier accepts all four)',
+        },
+      },
+      defaults: DEFAULT_COUNTDOWN_OPTIONS,
+      difficultyLevels: countdownDifficultyLevels,
+    },
+    countdownTask,
+  ),
+};
+
+function isTaskName(name: string): name is TokenTaskName {
+  return Object.prototype.hasOwnProperty.call(TOKEN_TASKS, name);
+}
+
+/**
+ * Builds a task from its name and options as plain data (CLI flags, a run file, the lab's form).
+ * An unknown name is an OpInputError listing the known ones.
+ */
+export function createTokenTask(name: string, options: Record<string, unknown> = {}): CharsetTask {
+  if (!isTaskName(name)) {
+    throw new OpInputError(
+      'createTokenTask',
+      'name',
+      `must be one of ${TOKEN_TASK_NAMES.map((n) => `'${n}'`).join(', ')}, got '${name}'`,
+    );
+  }
+  const definition = TOKEN_TASKS[name] as TokenTaskDefinition<Record<string, unknown>>;
+  return definition.create(options);
+}
+
+/** The task `name` at curriculum `level` (0 = easiest). */
+export function createTokenTaskAtLevel(name: TokenTaskName, level: number): CharsetTask {
+  const definition = TOKEN_TASKS[name] as TokenTaskDefinition<Record<string, unknown>>;
+  const levels = definition.difficultyLevels;
+  if (!Number.isInteger(level) || level < 0 || level >= levels.length) {
+    throw new OpInputError(
+      'createTokenTaskAtLevel',
+      'level',
+      `must be an integer in [0, ${levels.length - 1}] for task '${name}', got ${level}`,
+    );
+  }
+  return definition.create(levels[level]!);
+}
