@@ -142,3 +142,4 @@ export * from './nn/adamw';
 export * from './nn/grad-norm';
 export * from './nn/sample';
 export * from './nn/next-token';
+export * from './dpo-loss';
