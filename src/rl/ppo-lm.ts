@@ -1,0 +1,497 @@
+/**
+ * PPO for the transformer on token tasks, with a critic: the value head on the policy's own trunk
+ * (TRL's PPO with AutoModelForCausalLMWithValueHead; verl trains a separate critic model with the
+ * same losses). One update, top to bottom:
+ *   1. sample prompts, generate one completion each, score them with the verifier (+ shaping);
+ *   2. old log-probs and values from the current model; optional KL-in-reward to the reference;
+ *   3. GAE over the generated tokens (γ, λ), returns = advantages + values; whiten advantages;
+ *   4. epochs × minibatches: clipped policy loss + vfCoef · clipped value loss − entropy bonus,
+ *      backward, clip, AdamW; stop the epochs early when the KL to the old policy passes targetKl.
+ *
+ * Metrics: reward/*, response_length/* (see token-tasks/rewards.ts), actor/pg_loss,
+ * actor/pg_clipfrac, actor/ppo_kl, actor/entropy, critic/vf_loss, critic/vf_clipfrac,
+ * critic/vf_explained_var, critic/values/mean, critic/advantages/mean, critic/returns/mean,
+ * actor/reward_kl_penalty (KL in reward), actor/grad_norm, ppo/epochs_run, perf/tokens_per_s.
+ */
+import {
+  checkRewardConfig,
+  DEFAULT_REWARD_CONFIG,
+  summarizeRewards,
+  type RewardConfig,
+} from '../envs/token-tasks/rewards';
+import type { TokenTask, TokenTaskSample } from '../envs/token-tasks/types';
+import type { LanguageModel } from '../models/language-model';
+import type { CharTokenizer } from '../models/tokenizer';
+import { OpInputError } from '../ops/errors';
+import { explainedVariance } from '../ops/explained-variance';
+import { gae } from '../ops/gae';
+import { klRewardPenalty, perTokenKl, type KlEstimator } from '../ops/kl';
+import { aggregateLoss, LOSS_AGG_MODES, type LossAggMode } from '../ops/loss-aggregation';
+import { policyLoss } from '../ops/policy-loss';
+import { valueLoss } from '../ops/value-loss';
+import { whiten } from '../ops/whiten';
+import { counterHash } from '../util/counter-rng';
+import { seededRandom } from '../util/random';
+import { checkConfig, checkPartial, type ConfigSpec } from './hyperparams';
+import { packRows, rollout, rolloutLength, type PackedRows } from './token-rollout';
+import { RunControl, type Metrics, type Trainer } from './trainer';
+
+export interface PpoLmConfig {
+  promptsPerUpdate: number;
+  maxNewTokens: number;
+  temperature: number;
+  lr: number;
+  weightDecay: number;
+  maxGradNorm: number;
+  gamma: number;
+  lambda: number;
+  clipLow: number;
+  clipHigh: number;
+  cliprangeValue: number;
+  vfCoef: number;
+  entropyCoef: number;
+  epochs: number;
+  minibatches: number;
+  whitenAdvantages: boolean;
+  targetKl: number;
+  klCoef: number;
+  klEstimator: KlEstimator;
+  lossAggregation: LossAggMode;
+}
+
+export const PPO_LM_CONFIG_SPEC: ConfigSpec<PpoLmConfig> = {
+  promptsPerUpdate: {
+    kind: 'int',
+    min: 1,
+    max: 1024,
+    live: true,
+    doc: 'Completions per update (one per prompt); must split into `minibatches` equal parts',
+    framework: 'verl: data.train_batch_size; TRL: batch_size',
+  },
+  maxNewTokens: {
+    kind: 'int',
+    min: 1,
+    max: 255,
+    live: true,
+    doc: 'Most tokens generated per completion',
+    framework: 'verl: data.max_response_length; TRL: response_length',
+  },
+  temperature: {
+    kind: 'number',
+    min: 0,
+    max: 4,
+    minOpen: true,
+    live: true,
+    doc: 'Sampling temperature, also used when scoring the log-probs',
+    framework: 'verl: rollout.temperature; TRL: temperature',
+  },
+  lr: {
+    kind: 'number',
+    min: 0,
+    max: 1,
+    minOpen: true,
+    live: true,
+    doc: 'AdamW learning rate (actor and value head share it)',
+    framework: 'verl: actor.optim.lr, critic.optim.lr; TRL: learning_rate',
+  },
+  weightDecay: {
+    kind: 'number',
+    min: 0,
+    max: 1,
+    live: true,
+    doc: 'AdamW decoupled weight decay',
+    framework: 'verl: optim.weight_decay; TRL: weight_decay',
+  },
+  maxGradNorm: {
+    kind: 'number',
+    min: 0,
+    max: 1e6,
+    live: true,
+    doc: 'Clip the global gradient norm (0 = off)',
+    framework: 'verl: grad_clip; TRL: max_grad_norm',
+  },
+  gamma: {
+    kind: 'number',
+    min: 0,
+    max: 1,
+    live: true,
+    doc: 'Discount per token',
+    framework: 'verl: algorithm.gamma (1.0); TRL: gamma (1.0)',
+  },
+  lambda: {
+    kind: 'number',
+    min: 0,
+    max: 1,
+    live: true,
+    doc: 'GAE λ: 0 = one-step TD, 1 = Monte-Carlo returns',
+    framework: 'verl: algorithm.lam (1.0); TRL: lam (0.95)',
+  },
+  clipLow: {
+    kind: 'number',
+    min: 0,
+    max: 1,
+    minOpen: true,
+    maxOpen: true,
+    live: true,
+    doc: 'Lower clip of the ratio (1 − clipLow)',
+    framework: 'verl: clip_ratio_low; TRL: cliprange',
+  },
+  clipHigh: {
+    kind: 'number',
+    min: 0,
+    max: 10,
+    minOpen: true,
+    live: true,
+    doc: 'Upper clip of the ratio (1 + clipHigh)',
+    framework: 'verl: clip_ratio_high; TRL: cliprange',
+  },
+  cliprangeValue: {
+    kind: 'number',
+    min: 0,
+    max: 100,
+    minOpen: true,
+    live: true,
+    doc: 'Values may move at most this far from the old values before the loss stops caring',
+    framework: 'verl: critic.cliprange_value (0.5); TRL: cliprange_value (0.2)',
+  },
+  vfCoef: {
+    kind: 'number',
+    min: 0,
+    max: 10,
+    live: true,
+    doc: 'Weight of the value loss in the shared loss',
+    framework: 'TRL: vf_coef (0.1)',
+  },
+  entropyCoef: {
+    kind: 'number',
+    min: 0,
+    max: 1,
+    live: true,
+    doc: 'Entropy bonus weight',
+    framework: 'verl: actor.entropy_coeff',
+  },
+  epochs: {
+    kind: 'int',
+    min: 1,
+    max: 32,
+    live: true,
+    doc: 'Passes over each rollout batch',
+    framework: 'verl: ppo_epochs; TRL: num_ppo_epochs (4)',
+  },
+  minibatches: {
+    kind: 'int',
+    min: 1,
+    max: 1024,
+    live: true,
+    doc: 'Optimizer steps per epoch (the batch is split into this many)',
+    framework: 'verl: ppo_mini_batch_size (as a size); TRL: num_mini_batches',
+  },
+  whitenAdvantages: {
+    kind: 'boolean',
+    live: true,
+    doc: 'Normalise advantages to mean 0, std 1 over the batch',
+    framework: 'verl: masked_whiten in GAE; TRL: whiten_advantages',
+  },
+  targetKl: {
+    kind: 'number',
+    min: 0,
+    max: 10,
+    live: true,
+    doc: 'Stop the epochs once the KL to the rollout policy exceeds this (0 = never)',
+    framework: 'CleanRL: target_kl; OpenRLHF: --target_kl',
+  },
+  klCoef: {
+    kind: 'number',
+    min: 0,
+    max: 10,
+    live: true,
+    doc: "Weight of the KL to the starting policy, subtracted from each token's reward",
+    framework: 'verl: algorithm.kl_ctrl.kl_coef (use_kl_in_reward); TRL: kl_coef (0.05)',
+  },
+  klEstimator: {
+    kind: 'choice',
+    options: ['k1', 'k2', 'k3'],
+    live: true,
+    doc: 'KL estimator for the reward penalty',
+    framework: "verl: algorithm.kl_penalty ('kl' = k1)",
+  },
+  lossAggregation: {
+    kind: 'choice',
+    options: LOSS_AGG_MODES,
+    live: true,
+    doc: 'How per-token losses become one number',
+    framework: 'verl: loss_agg_mode',
+  },
+};
+
+export const DEFAULT_PPO_LM_CONFIG: PpoLmConfig = {
+  promptsPerUpdate: 32,
+  maxNewTokens: 8,
+  temperature: 1,
+  lr: 1e-3,
+  weightDecay: 0,
+  maxGradNorm: 1,
+  gamma: 1,
+  lambda: 0.95,
+  clipLow: 0.2,
+  clipHigh: 0.2,
+  cliprangeValue: 0.2,
+  vfCoef: 0.1,
+  entropyCoef: 0,
+  epochs: 2,
+  minibatches: 2,
+  whitenAdvantages: true,
+  targetKl: 0,
+  klCoef: 0,
+  klEstimator: 'k1',
+  lossAggregation: 'token-mean',
+};
+
+export interface PpoLmSetup {
+  /** The policy; its config must have a value head (the critic). */
+  policy: LanguageModel;
+  reference?: LanguageModel;
+  tokenizer: CharTokenizer;
+  task: TokenTask & { readonly answerChars?: string };
+  seed: number;
+  rewards?: RewardConfig;
+}
+
+function checkPpoLmRules(config: PpoLmConfig): void {
+  if (config.promptsPerUpdate % config.minibatches !== 0) {
+    throw new OpInputError(
+      'ppo',
+      'minibatches',
+      `must divide promptsPerUpdate (${config.promptsPerUpdate}) into equal minibatches, got ${config.minibatches}`,
+    );
+  }
+}
+
+export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Trainer<PpoLmConfig> {
+  checkConfig('ppo', PPO_LM_CONFIG_SPEC, initial);
+  checkPpoLmRules(initial);
+  if (!setup.policy.config.valueHead) {
+    throw new OpInputError('ppo', 'policy', 'needs a transformer with a value head (the critic)');
+  }
+  const control = new RunControl(initial);
+  const { policy, tokenizer, task } = setup;
+  const rewardConfig = setup.rewards ?? DEFAULT_REWARD_CONFIG;
+  checkRewardConfig(rewardConfig);
+  const promptRandom = seededRandom(setup.seed);
+  const shuffleRandom = seededRandom(counterHash(setup.seed, 0, 1));
+
+  async function update(): Promise<Metrics> {
+    const cfg = control.beginUpdate();
+    if (cfg.klCoef > 0 && !setup.reference) {
+      throw new Error('ppo: klCoef > 0 needs a reference model in the setup');
+    }
+    const started = performance.now();
+
+    // 1. Rollout: one completion per prompt.
+    const samples: TokenTaskSample[] = Array.from({ length: cfg.promptsPerUpdate }, () =>
+      task.sample(promptRandom),
+    );
+    const rows = await rollout({
+      policy,
+      tokenizer,
+      task,
+      rewards: rewardConfig,
+      samples,
+      maxLength: rolloutLength(policy.config.context, task, cfg.maxNewTokens),
+      maxNewTokens: cfg.maxNewTokens,
+      sampling: { temperature: cfg.temperature },
+      seed: counterHash(setup.seed, control.step, 0),
+    });
+    const batch = packRows(rows);
+    const { rows: B, seq: T, mask } = batch;
+
+    // 2. Old log-probs and values; the KL penalty goes into the rewards.
+    const old = await policy.scoreTokens(batch.tokens, batch.targets, B, T, cfg.temperature);
+    const oldValues = maskedCopy(old.values!, mask);
+    let rewards = batch.tokenRewards;
+    let rewardKl: number | undefined;
+    if (cfg.klCoef > 0) {
+      const ref = await setup.reference!.scoreTokens(
+        batch.tokens,
+        batch.targets,
+        B,
+        T,
+        cfg.temperature,
+      );
+      const kl = perTokenKl(old.logp, ref.logp, mask, B, T, { estimator: cfg.klEstimator });
+      const penalized = klRewardPenalty(rewards, kl.kl, mask, B, T, cfg.klCoef);
+      rewards = penalized.rewards;
+      rewardKl = penalized.klMean;
+    }
+
+    // 3. GAE over generated tokens; whitened advantages for the policy, raw returns for the critic.
+    const { advantages: rawAdvantages, returns } = gae({ rewards, values: oldValues, mask }, B, T, {
+      gamma: cfg.gamma,
+      lambda: cfg.lambda,
+    });
+    const advantages = cfg.whitenAdvantages
+      ? whiten(rawAdvantages, mask, B, T).output
+      : rawAdvantages;
+
+    // 4. Epochs × minibatches.
+    const perMinibatch = B / cfg.minibatches;
+    const aggregation = { mode: cfg.lossAggregation };
+    const lossMetrics: Metrics = {};
+    let epochsRun = 0;
+    let skipped: string | undefined;
+    epochs: for (let epoch = 0; epoch < cfg.epochs; epoch++) {
+      const order = permutation(B, shuffleRandom);
+      let klSum = 0;
+      for (let mb = 0; mb < cfg.minibatches; mb++) {
+        const picked = order.slice(mb * perMinibatch, (mb + 1) * perMinibatch);
+        const part = selectRows(picked, T, {
+          tokens: batch.tokens,
+          targets: batch.targets,
+          mask,
+          oldLogp: old.logp,
+          oldValues,
+          advantages,
+          returns,
+        });
+        const n = picked.length;
+        const now = await policy.scoreTokens(part.tokens, part.targets, n, T, cfg.temperature);
+        if (!now.logp.every(Number.isFinite) || !now.values!.every(Number.isFinite)) {
+          skipped = 'non-finite log-probs or values';
+          break epochs;
+        }
+        const pg = policyLoss(now.logp, part.oldLogp, part.advantages, part.mask, n, T, {
+          clipLow: cfg.clipLow,
+          clipHigh: cfg.clipHigh,
+          dualClip: null,
+          aggregation: cfg.lossAggregation,
+        });
+        const vl = valueLoss(now.values!, part.oldValues, part.returns, part.mask, n, T, {
+          cliprangeValue: cfg.cliprangeValue,
+          aggregation,
+        });
+        const ent = aggregateLoss(now.entropy, part.mask, n, T, aggregation);
+        const dValues = vl.gradVpreds.map((g) => cfg.vfCoef * g);
+        const dEntropy =
+          cfg.entropyCoef > 0 ? ent.weights.map((w) => -cfg.entropyCoef * w) : undefined;
+        await policy.backwardFromLogp(
+          pg.gradLogp,
+          dEntropy,
+          { lr: cfg.lr, weightDecay: cfg.weightDecay, maxGradNorm: cfg.maxGradNorm },
+          dValues,
+        );
+        klSum += pg.stats.ppo_kl;
+        Object.assign(lossMetrics, {
+          'actor/pg_loss': pg.loss,
+          'actor/pg_clipfrac': pg.stats.pg_clipfrac,
+          'actor/ppo_kl': pg.stats.ppo_kl,
+          'actor/entropy': ent.loss,
+          'critic/vf_loss': vl.loss,
+          'critic/vf_clipfrac': vl.clipfrac,
+        });
+      }
+      epochsRun += 1;
+      if (cfg.targetKl > 0 && klSum / cfg.minibatches > cfg.targetKl) break;
+    }
+    const steps = await policy.takeMetrics();
+    const last = steps[steps.length - 1];
+    if (last && !last.applied) skipped ??= 'non-finite gradient norm';
+    control.endUpdate(skipped ? { skipped } : {});
+
+    const generated = rows.reduce((sum, r) => sum + r.completion.length, 0);
+    return {
+      ...summarizeRewards(rows.map((r) => r.reward)),
+      ...lossMetrics,
+      ...definedMetric(
+        'critic/vf_explained_var',
+        explainedVariance(returns, oldValues, mask, B, T).value,
+      ),
+      'critic/values/mean': maskedMean(oldValues, mask),
+      'critic/advantages/mean': maskedMean(rawAdvantages, mask),
+      'critic/returns/mean': maskedMean(returns, mask),
+      ...(rewardKl === undefined ? {} : { 'actor/reward_kl_penalty': rewardKl }),
+      'actor/grad_norm': last?.gradNorm ?? NaN,
+      'actor/lr': cfg.lr,
+      'ppo/epochs_run': epochsRun,
+      'perf/tokens_per_s': generated / ((performance.now() - started) / 1000),
+    };
+  }
+
+  return {
+    algorithm: 'ppo',
+    get config() {
+      return control.config;
+    },
+    get step() {
+      return control.step;
+    },
+    get events() {
+      return control.events;
+    },
+    get health() {
+      return control.health;
+    },
+    update,
+    setHyperparams(partial: Partial<PpoLmConfig>) {
+      checkPartial('ppo', PPO_LM_CONFIG_SPEC, partial, { liveOnly: true });
+      checkPpoLmRules({ ...control.config, ...partial });
+      control.queue(partial);
+    },
+  };
+}
+
+/** A metric only where it is defined (explained variance needs variance in the returns). */
+function definedMetric(name: string, value: number | undefined): Metrics {
+  return value === undefined ? {} : { [name]: value };
+}
+
+/** values · mask: padding and prompt positions carry no value (verl masks them the same way). */
+function maskedCopy(values: Float32Array, mask: Float32Array): Float32Array {
+  return values.map((v, i) => (mask[i] === 1 ? v : 0));
+}
+
+function maskedMean(x: Float32Array, mask: Float32Array): number {
+  let sum = 0;
+  let count = 0;
+  for (let i = 0; i < x.length; i++) {
+    if (mask[i] === 1) {
+      sum += x[i]!;
+      count += 1;
+    }
+  }
+  return count ? sum / count : 0;
+}
+
+/** A seeded Fisher–Yates shuffle of 0 … n−1. */
+function permutation(n: number, random: () => number): number[] {
+  const order = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  return order;
+}
+
+type RowArrays = Pick<PackedRows, 'tokens' | 'targets' | 'mask'> & {
+  oldLogp: Float32Array;
+  oldValues: Float32Array;
+  advantages: Float32Array;
+  returns: Float32Array;
+};
+
+/** The rows `picked` of every (B, T) array, in that order. */
+function selectRows(picked: readonly number[], T: number, arrays: RowArrays): RowArrays {
+  const take = <A extends Int32Array | Float32Array>(x: A): A => {
+    const out = new (x.constructor as new (n: number) => A)(picked.length * T);
+    picked.forEach((row, i) => out.set(x.subarray(row * T, (row + 1) * T), i * T));
+    return out;
+  };
+  return {
+    tokens: take(arrays.tokens),
+    targets: take(arrays.targets),
+    mask: take(arrays.mask),
+    oldLogp: take(arrays.oldLogp),
+    oldValues: take(arrays.oldValues),
+    advantages: take(arrays.advantages),
+    returns: take(arrays.returns),
+  };
+}
