@@ -1,108 +1,109 @@
 /**
- * `npm run train -- --algo=grpo --task=reverse --seed=1 --updates=200 [--init=model.ckpt]
- *   [--sft-steps=300] [--backend=auto|webgpu|cpu] [--log-every=10] [--out=runs/x.json]
- *   [--<any GRPO setting in kebab-case>=value]`
+ * `npm run train -- --algo=grpo --task=reverse --seed=1 --updates=200 [--out=runs/x.json]`
+ * `npm run train -- --algo=q-learning --env=cliffwalking --updates=500`
  *
- * Trains headless in Node — WebGPU through Dawn where an adapter exists, else the CPU, and says
- * which — with a progress bar and a metrics line every --log-every updates, and writes a run file
- * (config, metric series, events, summary) that the lab can import.
+ * Any algorithm of src/rl/registry.ts, headless in Node. Language-model algorithms (--task) run on
+ * WebGPU through Dawn where an adapter exists, else on the CPU, and say which; --init=<checkpoint>
+ * starts from a saved model, otherwise --sft-steps of supervised warm-up come first. Every setting
+ * of the algorithm (and of the task) is a --kebab-case flag generated from its spec. A progress bar
+ * and a metrics line every --log-every updates; --out writes a run file the lab can import.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { reverseTask } from '../envs/token-tasks/reverse';
+import { TOKEN_TASK_NAMES, TOKEN_TASKS, type TokenTaskName } from '../envs/token-tasks/registry';
+import type { LanguageModel } from '../models/language-model';
 import { loadLanguageModel } from '../models/lm-checkpoint';
 import { CharTokenizer } from '../models/tokenizer';
 import type { TransformerConfig } from '../models/transformer-config';
 import { transformerLayout } from '../models/transformer-params';
+import { OpInputError } from '../ops/errors';
 import { evaluateTask } from '../rl/evaluate';
-import { createGrpoTrainer, DEFAULT_GRPO_CONFIG, GRPO_CONFIG_SPEC } from '../rl/grpo';
-import { configFromFlags } from '../rl/hyperparams';
+import { configFromFlags, kebab, type ConfigSpec } from '../rl/hyperparams';
+import { algorithm, type EnvName, type LmAlgorithm } from '../rl/registry';
 import { MetricSeries, RUN_FILE_FORMAT, RUN_FILE_VERSION, serializeRunFile } from '../rl/run-file';
 import { DEFAULT_SFT_CONFIG, runSft } from '../rl/sft';
+import type { Trainer } from '../rl/trainer';
 import { CliArgs } from './args';
 import { createLanguageModel, type BackendChoice } from './backend';
 
+/** Metrics shown on the progress line, the first few an algorithm reports. */
 const SHOWN = [
   'reward/mean',
+  'charts/episodic_return',
+  'values/max_delta',
+  'policy/changed_states',
   'frac_reward_zero_std',
   'actor/pg_loss',
+  'losses/policy_loss',
+  'critic/vf_loss',
   'actor/entropy',
-  'actor/grad_norm',
+  'rewards/accuracies',
 ];
 
 export async function main(argv: string[]): Promise<number> {
   const args = new CliArgs(argv);
-  const algo = args.string('algo', 'grpo');
-  if (algo !== 'grpo') throw new Error(`--algo: "${algo}" is not available yet (available: grpo)`);
-  const taskName = args.string('task', 'reverse');
-  if (taskName !== 'reverse')
-    throw new Error(`--task: "${taskName}" is not available yet (available: reverse)`);
+  const name = args.string('algo', 'grpo');
+  const algo = algorithm(name);
   const seed = args.number('seed', 1);
   const updates = args.number('updates', 100);
   const logEvery = args.number('log-every', 10);
-  const backend = args.string('backend', 'auto') as BackendChoice;
-  const init = args.optional('init');
-  const sftSteps = args.number('sft-steps', 300);
   const out = args.optional('out');
-  const overrides = configFromFlags('grpo', GRPO_CONFIG_SPEC, args.all());
-  for (const key of Object.keys(GRPO_CONFIG_SPEC))
-    args.optional(key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`));
-  args.checkAllUsed();
-  const config = { ...DEFAULT_GRPO_CONFIG, ...overrides };
+  const config = {
+    ...algo.defaults,
+    ...configFromFlags(name, algo.spec, args.all()),
+  } as Record<string, number | boolean | string>;
+  markUsed(args, algo.spec);
 
-  const tokenizer = CharTokenizer.createDefault();
-  const task = reverseTask();
-  let modelConfig: TransformerConfig = {
-    vocab: tokenizer.vocabSize,
-    context: 32,
-    width: 64,
-    layers: 2,
-    heads: 4,
-    tiedEmbeddings: true,
-    valueHead: false,
-  };
-  let params = transformerLayout(modelConfig).initialize<Float32Array>(seed);
-  if (init) {
-    const loaded = loadLanguageModel(new Uint8Array(readFileSync(init)));
-    modelConfig = loaded.config;
-    params = loaded.params;
-    console.log(`init: ${init} (${JSON.stringify(loaded.checkpoint.meta ?? {})})`);
+  let trainer: Trainer<Record<string, number | boolean | string>>;
+  let label: string;
+  let backend = 'CPU';
+  let finish: () => Promise<Record<string, number>> = async () => ({});
+  let dispose = () => {};
+  if (algo.family === 'env') {
+    const env = args.string('env', algo.envs[0]!) as EnvName;
+    if (!algo.envs.includes(env)) {
+      throw new OpInputError(
+        'train',
+        'env',
+        `must be one of ${algo.envs.join(', ')} for ${name}, got '${env}'`,
+      );
+    }
+    args.checkAllUsed();
+    trainer = algo.create(env, config, seed);
+    label = `${name} on ${env}`;
+  } else {
+    const lm = await setUpLanguageModel(args, algo, seed);
+    args.checkAllUsed();
+    const needsReference = algo.reference === 'always' || Number(config.klCoef ?? 0) > 0;
+    const reference = needsReference
+      ? (await createLanguageModel(lm.choice, lm.policy.config, await lm.policy.readParams())).model
+      : undefined;
+    trainer = algo.create({ ...lm, reference, seed }, config);
+    label = `${name} on ${lm.task.name}`;
+    backend = lm.description;
+    finish = async () => {
+      const final = await evaluateTask(lm.policy, lm.tokenizer, lm.task, {
+        seed: seed + 1,
+        samples: 256,
+      });
+      return { successRate: final.successRate };
+    };
+    dispose = () => {
+      lm.policy.dispose();
+      reference?.dispose();
+    };
   }
-  const { model: policy, description } = await createLanguageModel(backend, modelConfig, params);
-  console.log(`train: grpo on ${task.name}, seed ${seed}, ${updates} updates, on ${description}`);
-  if (!init && sftSteps > 0) {
-    console.log(
-      `warm-up: ${sftSteps} SFT steps (use --init=<checkpoint> to start from a saved one)`,
-    );
-    const sft = await runSft(policy, tokenizer, task, {
-      ...DEFAULT_SFT_CONFIG,
-      steps: sftSteps,
-      seed,
-    });
-    console.log(`warm-up done: greedy success ${(sft.final.successRate * 100).toFixed(1)}%`);
-  }
-  const start = await policy.readParams();
-  const reference =
-    config.klCoef > 0 ? (await createLanguageModel(backend, modelConfig, start)).model : undefined;
-  const trainer = createGrpoTrainer({ policy, reference, tokenizer, task, seed }, config);
 
+  console.log(`train: ${label}, seed ${seed}, ${updates} updates, on ${backend}`);
   const series = new MetricSeries();
   const started = performance.now();
   for (let u = 1; u <= updates; u++) {
     series.push(await trainer.update());
-    if (u % logEvery === 0 || u === updates) {
-      const last = Object.fromEntries(
-        Object.entries(series.series).map(([k, v]) => [k, v[v.length - 1]!]),
-      );
-      const shown = SHOWN.map((k) => `${k} ${(last[k] ?? NaN).toFixed(3)}`).join('  ');
-      console.log(`${progressBar(u, updates)} ${u}/${updates}  ${shown}`);
-    }
+    if (u % logEvery === 0 || u === updates) console.log(progressLine(series, u, updates));
   }
   const seconds = (performance.now() - started) / 1000;
-  const final = await evaluateTask(policy, tokenizer, task, { seed: seed + 1, samples: 256 });
-  console.log(
-    `done in ${seconds.toFixed(1)} s: greedy success ${(final.successRate * 100).toFixed(1)}% of 256 prompts`,
-  );
+  const summary = { updates, seconds, ...(await finish()) };
+  console.log(`done in ${seconds.toFixed(1)} s ${JSON.stringify(summary)}`);
   if (out) {
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(
@@ -110,25 +111,88 @@ export async function main(argv: string[]): Promise<number> {
       serializeRunFile({
         format: RUN_FILE_FORMAT,
         version: RUN_FILE_VERSION,
-        algorithm: 'grpo',
-        task: task.name,
+        algorithm: name,
+        task: label,
         seed,
-        backend: description,
+        backend,
         createdAt: new Date().toISOString(),
-        config,
+        config: trainer.config,
         metrics: series.series,
         events: [...trainer.events],
-        summary: { updates, seconds, successRate: final.successRate },
+        summary,
       }),
     );
     console.log(`wrote ${out}`);
   }
-  policy.dispose();
-  reference?.dispose();
+  dispose();
   return 0;
 }
 
-function progressBar(done: number, total: number, width = 24): string {
+/** The task, the tokenizer and the policy for a language-model algorithm. */
+async function setUpLanguageModel(args: CliArgs, algo: LmAlgorithm, seed: number) {
+  const taskName = args.string('task', 'reverse');
+  if (!(TOKEN_TASK_NAMES as readonly string[]).includes(taskName)) {
+    throw new OpInputError(
+      'train',
+      'task',
+      `must be one of ${TOKEN_TASK_NAMES.join(', ')}, got '${taskName}'`,
+    );
+  }
+  const definition = TOKEN_TASKS[taskName as TokenTaskName];
+  const taskSpec = definition.spec as ConfigSpec<Record<string, unknown>>;
+  const task = definition.create(configFromFlags(taskName, taskSpec, args.all()) as never);
+  markUsed(args, taskSpec);
+  const choice = args.string('backend', 'auto') as BackendChoice;
+  const init = args.optional('init');
+  const sftSteps = args.number('sft-steps', 300);
+  const tokenizer = CharTokenizer.createDefault();
+  let modelConfig: TransformerConfig = {
+    vocab: tokenizer.vocabSize,
+    context: Math.min(256, task.maxChars + 2 + 8),
+    width: args.number('width', 64),
+    layers: args.number('layers', 2),
+    heads: args.number('heads', 4),
+    tiedEmbeddings: true,
+    valueHead: algo.valueHead,
+  };
+  let params = transformerLayout(modelConfig).initialize<Float32Array>(seed);
+  if (init) {
+    const loaded = loadLanguageModel(new Uint8Array(readFileSync(init)));
+    if (loaded.config.valueHead !== algo.valueHead) {
+      throw new OpInputError(
+        'train',
+        'init',
+        `the checkpoint ${algo.valueHead ? 'has no' : 'has a'} value head; this algorithm ${algo.valueHead ? 'needs' : 'does not use'} one`,
+      );
+    }
+    modelConfig = loaded.config;
+    params = loaded.params;
+  }
+  const { model: policy, description } = await createLanguageModel(choice, modelConfig, params);
+  if (!init && sftSteps > 0) {
+    console.log(`warm-up: ${sftSteps} SFT steps on ${task.name} (--init=<checkpoint> skips this)`);
+    const sft = await runSft(policy, tokenizer, task, {
+      ...DEFAULT_SFT_CONFIG,
+      steps: sftSteps,
+      seed,
+    });
+    console.log(`warm-up done: greedy success ${(sft.final.successRate * 100).toFixed(1)}%`);
+  }
+  return { policy: policy as LanguageModel, tokenizer, task, description, choice };
+}
+
+/** Marks a spec's flags as known, so checkAllUsed() only reports typos. */
+function markUsed(args: CliArgs, spec: object): void {
+  for (const key of Object.keys(spec)) args.optional(kebab(key));
+}
+
+function progressLine(series: MetricSeries, done: number, total: number): string {
+  const width = 24;
   const filled = Math.round((done / total) * width);
-  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}]`;
+  const bar = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}]`;
+  const shown = SHOWN.filter((k) => k in series.series)
+    .slice(0, 5)
+    .map((k) => `${k} ${series.series[k]![series.length - 1]!.toFixed(3)}`)
+    .join('  ');
+  return `${bar} ${done}/${total}  ${shown}`;
 }

@@ -1,0 +1,193 @@
+/**
+ * Every trainer by name, with its config spec and defaults, and how to build it. The CLI builds
+ * runs from this table, and the lab's forms come from the same specs. Two families:
+ *   - environment algorithms run on a gymnasium-shaped env (`--env`);
+ *   - language-model algorithms train the transformer on a token task (`--task`).
+ */
+import { KArmedBandit, ContextualBandit } from '../envs/bandits';
+import { CartPole } from '../envs/cartpole';
+import { createCliffWalking } from '../envs/cliff-walking';
+import { createFrozenLake } from '../envs/frozen-lake';
+import { GridWorld } from '../envs/gridworld';
+import type { CharsetTask } from '../envs/token-tasks/shared';
+import type { Env, TabularModel } from '../envs/types';
+import type { LanguageModel } from '../models/language-model';
+import type { CharTokenizer } from '../models/tokenizer';
+import { OpInputError } from '../ops/errors';
+import { createDpoTrainer, DEFAULT_DPO_CONFIG, DPO_CONFIG_SPEC } from './dpo';
+import { createGrpoTrainer, DEFAULT_GRPO_CONFIG, GRPO_CONFIG_SPEC } from './grpo';
+import type { ConfigSpec } from './hyperparams';
+import {
+  createPolicyIteration,
+  DEFAULT_POLICY_ITERATION_CONFIG,
+  POLICY_ITERATION_CONFIG_SPEC,
+} from './policy-iteration';
+import { createPpo, DEFAULT_PPO_CONFIG, PPO_CONFIG_SPEC } from './ppo';
+import { createPpoLmTrainer, DEFAULT_PPO_LM_CONFIG, PPO_LM_CONFIG_SPEC } from './ppo-lm';
+import { createQLearning, DEFAULT_Q_LEARNING_CONFIG, Q_LEARNING_CONFIG_SPEC } from './q-learning';
+import { createReinforce, DEFAULT_REINFORCE_CONFIG, REINFORCE_CONFIG_SPEC } from './reinforce';
+import { createSarsa, DEFAULT_SARSA_CONFIG, SARSA_CONFIG_SPEC } from './sarsa';
+import type { Trainer } from './trainer';
+import {
+  createValueIteration,
+  DEFAULT_VALUE_ITERATION_CONFIG,
+  VALUE_ITERATION_CONFIG_SPEC,
+} from './value-iteration';
+
+type AnyConfig = Record<string, number | boolean | string>;
+type AnyTrainer = Trainer<AnyConfig>;
+
+/** Environments by name; each call builds a fresh one. */
+export const ENVIRONMENTS = {
+  gridworld: () => new GridWorld(['S..#...', '.#...#.', '...#..G'], { slip: 0.1, id: 'GridWorld' }),
+  'frozenlake-4x4': () => createFrozenLake({ map: '4x4' }),
+  'frozenlake-8x8': () => createFrozenLake({ map: '8x8' }),
+  cliffwalking: () => createCliffWalking(),
+  'bandit-10': () => new KArmedBandit({ arms: 10, seed: 1 }),
+  'contextual-bandit': () => new ContextualBandit({ seed: 1 }),
+  cartpole: () => new CartPole(),
+} as const;
+export type EnvName = keyof typeof ENVIRONMENTS;
+
+export interface EnvAlgorithm {
+  family: 'env';
+  doc: string;
+  spec: ConfigSpec<AnyConfig>;
+  defaults: AnyConfig;
+  /** Environments it accepts. */
+  envs: readonly EnvName[];
+  create(env: EnvName, config: AnyConfig, seed: number): AnyTrainer;
+}
+
+export interface LmSetup {
+  policy: LanguageModel;
+  reference?: LanguageModel;
+  tokenizer: CharTokenizer;
+  task: CharsetTask;
+  seed: number;
+}
+
+export interface LmAlgorithm {
+  family: 'lm';
+  doc: string;
+  spec: ConfigSpec<AnyConfig>;
+  defaults: AnyConfig;
+  /** The policy needs a value head (PPO's critic). */
+  valueHead: boolean;
+  /** A frozen reference model is always needed (DPO), or only when klCoef > 0. */
+  reference: 'always' | 'kl';
+  create(setup: LmSetup, config: AnyConfig): AnyTrainer;
+}
+
+const TABULAR: readonly EnvName[] = [
+  'gridworld',
+  'frozenlake-4x4',
+  'frozenlake-8x8',
+  'cliffwalking',
+];
+const DISCRETE: readonly EnvName[] = [...TABULAR, 'bandit-10', 'contextual-bandit'];
+
+function tabular(env: EnvName): TabularModel {
+  return ENVIRONMENTS[env]() as unknown as TabularModel;
+}
+
+function discrete(env: EnvName): Env<number, number> {
+  return ENVIRONMENTS[env]() as Env<number, number>;
+}
+
+// The registry erases each algorithm's own config type; its spec still validates every field.
+const erase = <T>(x: T) => x as unknown as ConfigSpec<AnyConfig>;
+const values = <T>(x: T) => x as unknown as AnyConfig;
+const trainer = <T>(x: T) => x as unknown as AnyTrainer;
+
+export const ALGORITHMS: Record<string, EnvAlgorithm | LmAlgorithm> = {
+  'value-iteration': {
+    family: 'env',
+    doc: 'Synchronous value iteration over the known MDP; one update = one sweep',
+    spec: erase(VALUE_ITERATION_CONFIG_SPEC),
+    defaults: values(DEFAULT_VALUE_ITERATION_CONFIG),
+    envs: TABULAR,
+    create: (env, config, seed) => trainer(createValueIteration(tabular(env), config, seed)),
+  },
+  'policy-iteration': {
+    family: 'env',
+    doc: 'Policy evaluation then greedy improvement; one update = one evaluation + improvement',
+    spec: erase(POLICY_ITERATION_CONFIG_SPEC),
+    defaults: values(DEFAULT_POLICY_ITERATION_CONFIG),
+    envs: TABULAR,
+    create: (env, config, seed) => trainer(createPolicyIteration(tabular(env), config, seed)),
+  },
+  'q-learning': {
+    family: 'env',
+    doc: 'Off-policy TD control with ε-greedy exploration; one update = one episode',
+    spec: erase(Q_LEARNING_CONFIG_SPEC),
+    defaults: values(DEFAULT_Q_LEARNING_CONFIG),
+    envs: TABULAR,
+    create: (env, config, seed) => trainer(createQLearning(discrete(env), config, seed)),
+  },
+  sarsa: {
+    family: 'env',
+    doc: 'On-policy TD control with ε-greedy exploration; one update = one episode',
+    spec: erase(SARSA_CONFIG_SPEC),
+    defaults: values(DEFAULT_SARSA_CONFIG),
+    envs: TABULAR,
+    create: (env, config, seed) => trainer(createSarsa(discrete(env), config, seed)),
+  },
+  reinforce: {
+    family: 'env',
+    doc: 'REINFORCE with a tabular softmax policy; one update = a batch of episodes',
+    spec: erase(REINFORCE_CONFIG_SPEC),
+    defaults: values(DEFAULT_REINFORCE_CONFIG),
+    envs: DISCRETE,
+    create: (env, config, seed) =>
+      trainer(createReinforce(discrete(env), values(config) as never, seed)),
+  },
+  'ppo-mlp': {
+    family: 'env',
+    doc: 'PPO with MLP actor and critic (CleanRL ppo.py); one update = one rollout + its epochs',
+    spec: erase(PPO_CONFIG_SPEC),
+    defaults: values(DEFAULT_PPO_CONFIG),
+    envs: ['cartpole'],
+    create: (_env, config, seed) => trainer(createPpo(() => new CartPole(), config as never, seed)),
+  },
+  grpo: {
+    family: 'lm',
+    doc: 'GRPO and its family (RLOO, REINFORCE++, Dr. GRPO, DAPO options): critic-free, group-relative',
+    spec: erase(GRPO_CONFIG_SPEC),
+    defaults: values(DEFAULT_GRPO_CONFIG),
+    valueHead: false,
+    reference: 'kl',
+    create: (setup, config) => trainer(createGrpoTrainer(setup, config as never)),
+  },
+  ppo: {
+    family: 'lm',
+    doc: 'PPO with a value-head critic: GAE over generated tokens, clipped policy and value losses',
+    spec: erase(PPO_LM_CONFIG_SPEC),
+    defaults: values(DEFAULT_PPO_LM_CONFIG),
+    valueHead: true,
+    reference: 'kl',
+    create: (setup, config) => trainer(createPpoLmTrainer(setup, config as never)),
+  },
+  dpo: {
+    family: 'lm',
+    doc: "DPO on pairs of the policy's own successful and failed samples (offline contrast)",
+    spec: erase(DPO_CONFIG_SPEC),
+    defaults: values(DEFAULT_DPO_CONFIG),
+    valueHead: false,
+    reference: 'always',
+    create: (setup, config) =>
+      trainer(createDpoTrainer({ ...setup, reference: setup.reference! }, config as never)),
+  },
+};
+
+export function algorithm(name: string): EnvAlgorithm | LmAlgorithm {
+  const found = ALGORITHMS[name];
+  if (!found) {
+    throw new OpInputError(
+      'train',
+      'algo',
+      `must be one of ${Object.keys(ALGORITHMS).join(', ')}, got '${name}'`,
+    );
+  }
+  return found;
+}

@@ -1,0 +1,62 @@
+/** The training CLI end to end (CPU): run files, generated flags, refusals. */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/train';
+
+const quiet = () => vi.spyOn(console, 'log').mockImplementation(() => {});
+
+describe('npm run train', () => {
+  it('trains an environment algorithm and writes a run file', async () => {
+    quiet();
+    const out = join(mkdtempSync(join(tmpdir(), 'train-')), 'run.json');
+    const code = await main([
+      '--algo=q-learning',
+      '--env=cliffwalking',
+      '--updates=40',
+      '--alpha=0.4',
+      `--out=${out}`,
+    ]);
+    expect(code).toBe(0);
+    const run = JSON.parse(readFileSync(out, 'utf8'));
+    expect(run.format).toBe('agent-rl-lab/run');
+    expect(run.config.alpha).toBe(0.4);
+    expect(run.metrics['charts/episodic_return']).toHaveLength(40);
+    expect(run.summary.updates).toBe(40);
+  });
+
+  it('trains a language-model algorithm on the CPU backend', async () => {
+    quiet();
+    const out = join(mkdtempSync(join(tmpdir(), 'train-')), 'run.json');
+    const code = await main([
+      '--algo=grpo',
+      '--task=copy',
+      '--backend=cpu',
+      '--sft-steps=2',
+      '--updates=2',
+      '--group-size=2',
+      '--prompts-per-update=2',
+      '--width=16',
+      '--layers=1',
+      '--heads=2',
+      `--out=${out}`,
+    ]);
+    expect(code).toBe(0);
+    const run = JSON.parse(readFileSync(out, 'utf8'));
+    expect(run.algorithm).toBe('grpo');
+    expect(run.backend).toMatch(/CPU/);
+    expect(run.metrics['reward/mean']).toHaveLength(2);
+    expect(run.summary.successRate).toBeGreaterThanOrEqual(0);
+  }, 60_000);
+
+  it('refuses unknown flags, bad values and unknown algorithms, naming them', async () => {
+    quiet();
+    await expect(main(['--algo=sarsa', '--updates=1', '--alpah=0.1'])).rejects.toThrow(/--alpah/);
+    await expect(main(['--algo=sarsa', '--updates=1', '--gamma=2'])).rejects.toThrow(
+      /gamma.*\[0, 1\]/,
+    );
+    await expect(main(['--algo=nope'])).rejects.toThrow(/algo.*grpo/);
+    await expect(main(['--algo=ppo-mlp', '--env=cliffwalking'])).rejects.toThrow(/env.*cartpole/);
+  });
+});
