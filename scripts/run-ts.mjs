@@ -15,7 +15,7 @@ if (!entry) {
 }
 const server = await createServer({
   root: fileURLToPath(new URL('..', import.meta.url)),
-  server: { middlewareMode: true, hmr: false },
+  server: { middlewareMode: true, hmr: false, ws: false },
   appType: 'custom',
   logLevel: 'warn',
 });

@@ -1,0 +1,104 @@
+/**
+ * `npm run bench:learn [-- --only=planning,cliff,cartpole,token] [--backend=cpu|webgpu] [--quick]`
+ *
+ * Learning benchmarks: does each algorithm learn what it should, how fast, on this machine?
+ *   planning  value iteration on GridWorld and FrozenLake 4×4: sweeps to convergence
+ *   cliff     Q-learning vs SARSA on CliffWalking: greedy path length and return
+ *   cartpole  PPO on CartPole: mean return ≥ 475 over 100 episodes within 200k steps, 5 seeds
+ *   token     GRPO vs PPO on reversing 3–6 letters from one SFT checkpoint, same sample budget
+ * Results (with the machine described) are saved as JSON under bench/results/.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { createCliffWalking } from '../../src/envs/cliff-walking';
+import { createFrozenLake } from '../../src/envs/frozen-lake';
+import { GridWorld } from '../../src/envs/gridworld';
+import { acquireGpu, describeAdapter } from '../../src/gpu';
+import type { LanguageModel } from '../../src/models/language-model';
+import { CpuLanguageModel } from '../../src/models/lm-cpu';
+import { GpuLanguageModel } from '../../src/models/lm-gpu';
+import type { TransformerConfig } from '../../src/models/transformer-config';
+import { createQLearning } from '../../src/rl/q-learning';
+import { createSarsa } from '../../src/rl/sarsa';
+import { createValueIteration } from '../../src/rl/value-iteration';
+import { ppoCartpoleBenchmark } from './ppo-cartpole';
+import { tokenTaskBenchmark } from './token-tasks';
+
+export async function main(argv: string[]): Promise<number> {
+  const flag = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+  const quick = argv.includes('--quick');
+  const only = (flag('only') ?? 'planning,cliff,cartpole,token').split(',');
+  const backend = flag('backend') ?? 'cpu';
+  const results: Record<string, unknown> = {};
+
+  if (only.includes('planning')) {
+    const planning: Record<string, number> = {};
+    for (const [name, model] of [
+      ['gridworld', new GridWorld(['S..#...', '.#...#.', '...#..G'], { slip: 0.1 })],
+      ['frozenlake-4x4', createFrozenLake({ map: '4x4' })],
+    ] as const) {
+      const vi = createValueIteration(model, { gamma: 0.99, theta: 1e-8 });
+      let sweeps = 0;
+      while (sweeps < 10_000 && (await vi.update())['values/converged'] !== 1) sweeps += 1;
+      planning[name] = sweeps + 1;
+      console.log(`planning: value iteration on ${name} converged after ${sweeps + 1} sweeps`);
+    }
+    results.planning = planning;
+  }
+
+  if (only.includes('cliff')) {
+    const cliff: Record<string, unknown> = {};
+    for (const [name, create] of [
+      ['q-learning', createQLearning],
+      ['sarsa', createSarsa],
+    ] as const) {
+      const trainer = create(createCliffWalking(), { alpha: 0.5, epsilon: 0.1, gamma: 1 }, 1);
+      let sum = 0;
+      for (let e = 1; e <= 500; e++) {
+        const m = await trainer.update();
+        if (e > 400) sum += m['charts/episodic_return']!;
+      }
+      cliff[name] = { meanReturnLast100: sum / 100, greedyPolicy: Array.from(trainer.policy()) };
+      console.log(`cliff: ${name} mean return over episodes 401–500: ${(sum / 100).toFixed(1)}`);
+    }
+    results.cliff = cliff;
+  }
+
+  if (only.includes('cartpole')) {
+    const bench = await ppoCartpoleBenchmark(
+      quick ? [1] : [1, 2, 3, 4, 5],
+      quick ? 50_000 : 200_000,
+    );
+    console.log(bench.table);
+    results.cartpole = bench;
+  }
+
+  if (only.includes('token')) {
+    let description = 'CPU';
+    let make = async (config: TransformerConfig, params: Float32Array): Promise<LanguageModel> =>
+      new CpuLanguageModel(config, params);
+    if (backend === 'webgpu') {
+      const found = await acquireGpu();
+      if (!found.ok) throw new Error(`--backend=webgpu, but no adapter: ${found.reason.message}`);
+      description = `WebGPU: ${describeAdapter(found.gpu.summary)}`;
+      make = async (config, params) => new GpuLanguageModel(found.gpu, config, params);
+    }
+    results.token = await tokenTaskBenchmark(make, description, { updates: quick ? 50 : 300 });
+  }
+
+  mkdirSync(new URL('../results/', import.meta.url), { recursive: true });
+  const file = `bench/results/learn-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
+  const machine = {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+  };
+  writeFileSync(
+    new URL(`../../${file}`, import.meta.url),
+    `${JSON.stringify({ machine, quick, results }, null, 1)}\n`,
+  );
+  console.log(`saved ${file}`);
+  return 0;
+}
