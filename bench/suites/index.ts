@@ -1,11 +1,14 @@
 /** Every benchmark `npm run bench` knows, in the order it runs them. Add a suite here. */
 import type { BenchSuite } from '../core/types';
 import { gaeSuite } from './gae.bench';
+import { generationSuite } from './generation.bench';
 import { grpoSuite } from './grpo.bench';
 import { klLossSuite, valueLossSuite } from './kl-value-loss.bench';
 import { logSoftmaxSuite } from './log-softmax.bench';
+import { matmulSuite } from './matmul.bench';
 import { policyLossSuite } from './policy-loss.bench';
 import { tokenLogprobsSuite } from './token-logprobs.bench';
+import { transformerStepSuite } from './transformer-step.bench';
 import { whitenSuite } from './whiten.bench';
 
 export const SUITES: readonly BenchSuite[] = [
@@ -18,4 +21,8 @@ export const SUITES: readonly BenchSuite[] = [
   policyLossSuite,
   klLossSuite,
   valueLossSuite,
+  // The policy layers and the whole model: matmul, a training step against the tfjs peer, and generation.
+  matmulSuite,
+  transformerStepSuite,
+  generationSuite,
 ];
