@@ -14,6 +14,8 @@ import type {
   LabWorkerApi,
   ProbeRequest,
 } from './protocol';
+import type { RunSpec } from './run-protocol';
+import { checkRunSpec, runCatalog } from './run-spec';
 
 let gpu: GpuContext | undefined;
 let report: BackendReport | undefined;
@@ -64,6 +66,14 @@ const api: LabWorkerApi = {
       gpuMs,
       cpuMs,
     };
+  },
+
+  async runCatalog() {
+    return runCatalog();
+  },
+
+  async checkRunSpec(spec: RunSpec) {
+    return checkRunSpec(spec);
   },
 };
 

@@ -4,6 +4,7 @@
  */
 import type { AdapterSummary, GpuUnavailableReason } from '../gpu/adapter-summary';
 import type { GpuEvent } from '../gpu/context';
+import type { FieldError, RunCatalog, RunSpec } from './run-protocol';
 
 export type { GpuEvent };
 
@@ -39,4 +40,8 @@ export interface LabWorkerApi {
   /** Device loss and uncaptured GPU errors; pass the listener through comlink's proxy(). */
   onGpuEvent(listener: (event: GpuEvent) => void): Promise<void>;
   runKernelCheck(request: KernelCheckRequest): Promise<KernelCheckResult>;
+  /** The algorithms, environments and tasks a run can use, with every setting's spec. */
+  runCatalog(): Promise<RunCatalog>;
+  /** Every invalid field of a run spec (empty when valid), before a run worker is started. */
+  checkRunSpec(spec: RunSpec): Promise<FieldError[]>;
 }

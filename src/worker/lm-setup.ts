@@ -1,0 +1,118 @@
+/**
+ * Worker-side set-up of a language-model run, as `npm run train` does it: the default small
+ * transformer, WebGPU in this worker when an adapter exists (else the CPU, saying why), a short
+ * supervised warm-up with progress, then the trainer from the registry.
+ */
+import { acquireGpu, type GpuContext } from '../gpu/context';
+import { describeAdapter, describeUnavailable } from '../gpu/adapter-summary';
+import { createTokenTask } from '../envs/token-tasks/registry';
+import type { LanguageModel } from '../models/language-model';
+import { CpuLanguageModel } from '../models/lm-cpu';
+import { GpuLanguageModel } from '../models/lm-gpu';
+import { CharTokenizer } from '../models/tokenizer';
+import type { TransformerConfig } from '../models/transformer-config';
+import { transformerLayout } from '../models/transformer-params';
+import type { LmAlgorithm } from '../rl/registry';
+import { DEFAULT_SFT_CONFIG, runSft } from '../rl/sft';
+import type { Trainer } from '../rl/trainer';
+import type { RunMessage, RunSpec, Settings } from './run-protocol';
+import { SFT_STEPS } from './run-spec';
+
+export interface LmRun {
+  trainer: Trainer<Settings>;
+  dispose(): void;
+}
+
+type MakeModel = (config: TransformerConfig, params: Float32Array) => LanguageModel;
+
+/** The backend for this run's models, and the line the UI shows for it. */
+async function pickBackend(choice: RunSpec['backend']) {
+  const cpu: MakeModel = (config, params) => new CpuLanguageModel(config, params);
+  if (choice === 'cpu') {
+    return { make: cpu, kind: 'cpu' as const, line: 'CPU — requested for this run' };
+  }
+  const found = await acquireGpu();
+  if (!found.ok) {
+    return { make: cpu, kind: 'cpu' as const, line: describeUnavailable(found.reason) };
+  }
+  const gpu: GpuContext = found.gpu;
+  return {
+    make: ((config, params) => new GpuLanguageModel(gpu, config, params)) as MakeModel,
+    kind: 'webgpu' as const,
+    line: describeAdapter(gpu.summary),
+    gpu,
+  };
+}
+
+/** Counts the warm-up's optimizer steps as they happen (runSft reports only at evaluations). */
+function countingSteps(model: LanguageModel, onStep: () => void): LanguageModel {
+  return new Proxy(model, {
+    get(target, key) {
+      if (key === 'trainCrossEntropy') {
+        return async (...args: Parameters<LanguageModel['trainCrossEntropy']>) => {
+          await target.trainCrossEntropy(...args);
+          onStep();
+        };
+      }
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+export async function setUpLmRun(
+  spec: RunSpec,
+  algo: LmAlgorithm,
+  emit: (message: RunMessage) => void,
+): Promise<LmRun> {
+  const task = createTokenTask(spec.task ?? 'reverse');
+  const tokenizer = CharTokenizer.createDefault();
+  const modelConfig: TransformerConfig = {
+    vocab: tokenizer.vocabSize,
+    context: Math.min(256, task.maxChars + 2 + 8),
+    width: 64,
+    layers: 2,
+    heads: 4,
+    tiedEmbeddings: true,
+    valueHead: algo.valueHead,
+  };
+  const params = transformerLayout(modelConfig).initialize<Float32Array>(spec.seed);
+  const backend = await pickBackend(spec.backend);
+  emit({ type: 'backend', kind: backend.kind, line: backend.line });
+  const policy = backend.make(modelConfig, params);
+
+  const total = spec.sftSteps ?? SFT_STEPS.default;
+  if (total > 0) {
+    let done = 0;
+    let last = 0;
+    emit({ type: 'warmup', done, total });
+    const counted = countingSteps(policy, () => {
+      done += 1;
+      // A progress message at most every 100 ms, and the last step always.
+      if (done === total || performance.now() - last > 100) {
+        last = performance.now();
+        emit({ type: 'warmup', done, total });
+      }
+    });
+    const sft = await runSft(counted, tokenizer, task, {
+      ...DEFAULT_SFT_CONFIG,
+      steps: total,
+      seed: spec.seed,
+    });
+    emit({ type: 'warmup', done: total, total, successRate: sft.final.successRate });
+  }
+
+  const needsReference = algo.reference === 'always' || Number(spec.config.klCoef ?? 0) > 0;
+  const reference = needsReference
+    ? backend.make(modelConfig, await policy.readParams())
+    : undefined;
+  const trainer = algo.create({ policy, reference, tokenizer, task, seed: spec.seed }, spec.config);
+  return {
+    trainer,
+    dispose() {
+      policy.dispose();
+      reference?.dispose();
+      backend.gpu?.destroy();
+    },
+  };
+}

@@ -1,0 +1,169 @@
+/**
+ * One training run inside a worker: builds the trainer from the registry, trains in slices so
+ * control messages (pause, live changes) get through between updates, and streams metrics to the
+ * UI in batches. run.worker.ts exposes it; tests drive it directly in Node.
+ */
+import { algorithm } from '../rl/registry';
+import type { Trainer } from '../rl/trainer';
+import { setUpLmRun } from './lm-setup';
+import { bucketPoints } from './metric-buckets';
+import type {
+  HyperparamResult,
+  MetricPoint,
+  RunListener,
+  RunMessage,
+  RunSpec,
+  RunWorkerApi,
+  Settings,
+} from './run-protocol';
+import { checkRunSpec } from './run-spec';
+
+export interface RunHostOptions {
+  /** Metrics are sent at most once per this many ms (20 messages/s at the default 50). */
+  flushMs?: number;
+  /** Train this long before yielding to the worker's message loop. */
+  sliceMs?: number;
+  /** Most points per message; faster runs are averaged into this many buckets. */
+  maxPoints?: number;
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+const macrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+export function createRunHost({
+  flushMs = 50,
+  sliceMs = 12,
+  maxPoints = 200,
+}: RunHostOptions = {}): RunWorkerApi {
+  let trainer: Trainer<Settings> | undefined;
+  let listener: RunListener | undefined;
+  let disposeModel = () => {};
+  let running = false;
+  let loop: Promise<void> = Promise.resolve();
+  let points: MetricPoint[] = [];
+  let sentEvents = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  const emit = (message: RunMessage) => {
+    // A comlink-proxied listener returns a promise; a closed page must not break training.
+    void Promise.resolve(listener?.(message)).catch(() => {});
+  };
+
+  function flush(): void {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    if (!trainer) return;
+    const events = trainer.events.slice(sentEvents);
+    if (points.length === 0 && events.length === 0) return;
+    sentEvents = trainer.events.length;
+    const sent = bucketPoints(points, maxPoints);
+    emit({ type: 'update', points: sent, events, config: { ...trainer.config } });
+    points = [];
+  }
+
+  async function updateOnce(active: Trainer<Settings>): Promise<void> {
+    const metrics = await active.update();
+    points.push({ step: active.step, metrics });
+    timer ??= setTimeout(flush, flushMs);
+  }
+
+  function fail(error: unknown): void {
+    running = false;
+    flush();
+    emit({ type: 'status', status: 'error', error: errorText(error) });
+  }
+
+  async function train(active: Trainer<Settings>): Promise<void> {
+    let sliceStart = performance.now();
+    try {
+      while (running) {
+        await updateOnce(active);
+        if (performance.now() - sliceStart > sliceMs) {
+          await macrotask();
+          sliceStart = performance.now();
+        }
+      }
+    } catch (error) {
+      fail(error);
+    }
+  }
+
+  const ready = (): Trainer<Settings> => {
+    if (!trainer) throw new Error('no run: call createRun() first');
+    return trainer;
+  };
+
+  return {
+    async createRun(spec: RunSpec, onMessage: RunListener): Promise<void> {
+      if (trainer) throw new Error('this worker already hosts a run');
+      listener = onMessage;
+      const errors = checkRunSpec(spec);
+      if (errors.length) throw new Error(errors.map((e) => e.message).join('; '));
+      emit({ type: 'status', status: 'warming' });
+      const algo = algorithm(spec.algo);
+      try {
+        if (algo.family === 'env') {
+          trainer = algo.create(spec.env as never, spec.config, spec.seed);
+          emit({
+            type: 'backend',
+            kind: 'cpu',
+            line: 'CPU — environment algorithms run on the CPU',
+          });
+        } else {
+          const run = await setUpLmRun(spec, algo, emit);
+          trainer = run.trainer;
+          disposeModel = run.dispose;
+        }
+      } catch (error) {
+        emit({ type: 'status', status: 'error', error: errorText(error) });
+        throw error;
+      }
+      emit({ type: 'update', points: [], events: [], config: { ...trainer.config } });
+      emit({ type: 'status', status: 'idle' });
+    },
+
+    async start(): Promise<void> {
+      const active = ready();
+      if (running) return;
+      await loop;
+      running = true;
+      emit({ type: 'status', status: 'running' });
+      loop = train(active);
+    },
+
+    async pause(): Promise<void> {
+      if (!running) return;
+      running = false;
+      await loop;
+      flush();
+      emit({ type: 'status', status: 'paused' });
+    },
+
+    async step(): Promise<void> {
+      const active = ready();
+      if (running) throw new Error('pause the run before stepping it');
+      await loop;
+      loop = updateOnce(active).catch(fail);
+      await loop;
+      flush();
+    },
+
+    async setHyperparams(partial: Settings): Promise<HyperparamResult> {
+      try {
+        ready().setHyperparams(partial);
+        return { ok: true };
+      } catch (error) {
+        return { ok: false, error: errorText(error) };
+      }
+    },
+
+    async dispose(): Promise<void> {
+      running = false;
+      await loop;
+      if (timer !== undefined) clearTimeout(timer);
+      disposeModel();
+      trainer = undefined;
+      listener = undefined;
+    },
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * The contract between the UI and a run worker (one Web Worker per training run). Both `expose()`
+ * in run.worker.ts and `wrap<RunWorkerApi>()` in client.ts use RunWorkerApi, so a change here is
+ * checked on both sides. Only plain data crosses: specs, metric batches, events.
+ */
+import type { FieldSpec } from '../rl/hyperparams';
+import type { Metrics, RunEvent } from '../rl/trainer';
+
+export type { FieldSpec, Metrics, RunEvent };
+
+/** A setting's value as it crosses the worker boundary. */
+export type SettingValue = number | boolean | string;
+export type Settings = Record<string, SettingValue>;
+
+/** Everything needed to build a run; the worker validates all of it. */
+export interface RunSpec {
+  /** A key of ALGORITHMS in src/rl/registry.ts, e.g. 'q-learning', 'grpo'. */
+  algo: string;
+  /** Environment algorithms: a key of ENVIRONMENTS, e.g. 'cliffwalking'. */
+  env?: string;
+  /** Language-model algorithms: a token task, e.g. 'reverse'. */
+  task?: string;
+  /** Non-negative integer seed of the env, the agent and the model's initialization. */
+  seed: number;
+  /** The algorithm's settings (defaults filled in by the UI), validated by the algorithm's spec. */
+  config: Settings;
+  /** 'auto' uses WebGPU in the worker when an adapter exists (language models only). */
+  backend: 'auto' | 'cpu';
+  /** Language models: supervised warm-up steps before RL (0 skips it). Default 100. */
+  sftSteps?: number;
+}
+
+export type RunStatus = 'idle' | 'warming' | 'running' | 'paused' | 'error';
+
+/** One update's metrics; `step` is the trainer's update count after it (1-based). */
+export interface MetricPoint {
+  step: number;
+  metrics: Metrics;
+}
+
+/**
+ * What a worker streams to the UI. Metrics and events are batched (at most ~20 messages a second,
+ * however fast updates are); the other kinds are sent as they happen.
+ */
+export type RunMessage =
+  | { type: 'warmup'; done: number; total: number; successRate?: number }
+  | { type: 'backend'; kind: 'webgpu' | 'cpu'; line: string }
+  | { type: 'update'; points: MetricPoint[]; events: RunEvent[]; config: Settings }
+  | { type: 'status'; status: RunStatus; error?: string };
+
+export type RunListener = (message: RunMessage) => void;
+
+/** The result of a live change: applied at the next update, or refused with the reason. */
+export type HyperparamResult = { ok: true } | { ok: false; error: string };
+
+export interface RunWorkerApi {
+  /**
+   * Builds the trainer (language models: model, backend, SFT warm-up with 'warmup' messages) and
+   * reports its backend. `listener` must be wrapped in comlink's proxy(). Rejects with a message
+   * naming the bad field and its range when the spec is invalid.
+   */
+  createRun(spec: RunSpec, listener: RunListener): Promise<void>;
+  /** Trains until pause(); updates stream through the listener. */
+  start(): Promise<void>;
+  /** Stops after the update in progress; resolves once stopped and flushed. */
+  pause(): Promise<void>;
+  /** One update (only while not running); resolves after its metrics were sent. */
+  step(): Promise<void>;
+  /** Validates now (live fields only) and applies the change at the next update. */
+  setHyperparams(partial: Settings): Promise<HyperparamResult>;
+  /** Stops training and frees the model (GPU buffers included). */
+  dispose(): Promise<void>;
+}
+
+/** The form metadata of one algorithm, straight from the registry. */
+export interface AlgorithmInfo {
+  name: string;
+  family: 'env' | 'lm';
+  doc: string;
+  spec: Record<string, FieldSpec>;
+  defaults: Settings;
+  /** Environment algorithms: the environments they accept. */
+  envs: string[];
+}
+
+export interface TaskInfo {
+  name: string;
+  doc: string;
+  example: { prompt: string; answer: string };
+}
+
+/** Everything the "New run" form is generated from. */
+export interface RunCatalog {
+  algorithms: AlgorithmInfo[];
+  tasks: TaskInfo[];
+  /** Language models: the warm-up's default and valid range. */
+  sftSteps: { default: number; min: number; max: number; doc: string };
+}
+
+/** One invalid field of a run spec, e.g. { field: 'alpha', message: 'must be a number in (0, 1], got 2' }. */
+export interface FieldError {
+  field: string;
+  message: string;
+}

@@ -1,0 +1,87 @@
+/**
+ * Worker-side: the run catalog (form metadata from the registries) and the checks of a run spec.
+ * Imported by the workers only; the UI gets this data through the worker protocols.
+ */
+import { TOKEN_TASK_NAMES, TOKEN_TASKS } from '../envs/token-tasks/registry';
+import { OpInputError } from '../ops/errors';
+import { checkField } from '../rl/hyperparams';
+import { ALGORITHMS } from '../rl/registry';
+import type { FieldError, RunCatalog, RunSpec } from './run-protocol';
+
+export const SFT_STEPS = {
+  default: 100,
+  min: 0,
+  max: 5000,
+  doc: 'supervised warm-up steps before RL, so the policy sometimes succeeds (TRL: SFTTrainer max_steps)',
+};
+
+export function runCatalog(): RunCatalog {
+  return {
+    algorithms: Object.entries(ALGORITHMS).map(([name, algo]) => ({
+      name,
+      family: algo.family,
+      doc: algo.doc,
+      spec: { ...algo.spec },
+      defaults: { ...algo.defaults },
+      envs: algo.family === 'env' ? [...algo.envs] : [],
+    })),
+    tasks: TOKEN_TASK_NAMES.map((name) => ({
+      name,
+      doc: TOKEN_TASKS[name].doc,
+      example: { ...TOKEN_TASKS[name].example },
+    })),
+    sftSteps: SFT_STEPS,
+  };
+}
+
+/** Every problem of a spec, one per field (empty when valid); unknown settings are errors too. */
+export function checkRunSpec(spec: RunSpec): FieldError[] {
+  const errors: FieldError[] = [];
+  const attempt = (field: string, check: () => void) => {
+    try {
+      check();
+    } catch (error) {
+      // "alpha must be a number in (0, 1], got 2": the field and its range, without the scope.
+      const message =
+        error instanceof OpInputError ? error.message.slice(error.op.length + 2) : String(error);
+      errors.push({ field, message });
+    }
+  };
+  const algo = ALGORITHMS[spec.algo];
+  if (!algo) {
+    const known = Object.keys(ALGORITHMS).join(', ');
+    return [{ field: 'algo', message: `algo must be one of ${known}, got '${spec.algo}'` }];
+  }
+  const seedRange = { kind: 'int', min: 0, max: 2 ** 31 - 1, live: false, doc: '' } as const;
+  attempt('seed', () => checkField(spec.algo, 'seed', seedRange, spec.seed));
+  if (algo.family === 'env') {
+    if (!spec.env || !algo.envs.includes(spec.env as never)) {
+      const message = `env must be one of ${algo.envs.join(', ')} for ${spec.algo}, got '${spec.env ?? ''}'`;
+      errors.push({ field: 'env', message });
+    }
+  } else {
+    if (!spec.task || !(TOKEN_TASK_NAMES as readonly string[]).includes(spec.task)) {
+      const message = `task must be one of ${TOKEN_TASK_NAMES.join(', ')}, got '${spec.task ?? ''}'`;
+      errors.push({ field: 'task', message });
+    }
+    const sft = {
+      kind: 'int',
+      min: SFT_STEPS.min,
+      max: SFT_STEPS.max,
+      live: false,
+      doc: '',
+    } as const;
+    attempt('sftSteps', () =>
+      checkField(spec.algo, 'sftSteps', sft, spec.sftSteps ?? SFT_STEPS.default),
+    );
+  }
+  for (const [key, value] of Object.entries(spec.config)) {
+    const field = algo.spec[key];
+    if (!field) errors.push({ field: key, message: `${key} is not a setting of ${spec.algo}` });
+    else attempt(key, () => checkField(spec.algo, key, field, value));
+  }
+  for (const key of Object.keys(algo.spec)) {
+    if (!(key in spec.config)) errors.push({ field: key, message: `${key} is missing` });
+  }
+  return errors;
+}

@@ -1,0 +1,81 @@
+import { expect, test, type Page } from '@playwright/test';
+import { SCREENSHOTS, collectErrors } from './support';
+
+/** Creates a run from the "New run" form and returns its card. */
+async function createRun(page: Page, algo: string, env: string, n: number) {
+  const form = page.getByRole('form', { name: 'New run' });
+  await form.getByLabel('Algorithm').selectOption(algo);
+  await form.getByLabel('Environment').selectOption(env);
+  await form.getByRole('button', { name: 'Create run' }).click();
+  const card = page.getByRole('article', { name: `#${n} ${algo} on ${env}` });
+  await expect(card.getByTestId('run-status')).toHaveText('idle');
+  await expect(card.getByTestId('run-backend')).toContainText('CPU');
+  return card;
+}
+
+test('two runs train in workers, stream metrics, and mark a live epsilon change', async ({
+  page,
+}) => {
+  const errors = collectErrors(page);
+  await page.goto('/#/lab');
+  const qLearning = await createRun(page, 'q-learning', 'cliffwalking', 1);
+  const sarsa = await createRun(page, 'sarsa', 'cliffwalking', 2);
+
+  await qLearning.getByRole('button', { name: 'Start' }).click();
+  await sarsa.getByRole('button', { name: 'Start' }).click();
+  await expect(qLearning.getByTestId('run-status')).toHaveText('running');
+  await expect(sarsa.getByTestId('run-status')).toHaveText('running');
+
+  // Both runs put points on the chart (its default metric is charts/episodic_return).
+  const chart = page.getByTestId('metric-chart');
+  for (const id of ['run-1', 'run-2']) {
+    await expect
+      .poll(async () =>
+        Number(await chart.locator(`[data-run="${id}"]`).first().getAttribute('data-points')),
+      )
+      .toBeGreaterThan(20);
+  }
+
+  // A live change on the Q-learning run: applied at its next update, marked on the chart.
+  await qLearning.getByText('Hyperparameters').click();
+  const epsilon = qLearning.getByLabel('epsilon live', { exact: true });
+  await expect(epsilon).toBeEnabled();
+  await expect(qLearning.getByLabel('initialQ', { exact: true })).toBeDisabled();
+  await epsilon.fill('0.3');
+  await qLearning.getByRole('button', { name: 'Apply live changes' }).click();
+  await expect(chart.locator('[data-testid="event-marker"][data-run="run-1"]')).toHaveCount(1);
+  await expect(qLearning.getByTestId('run-steps')).toContainText('last change at update');
+
+  // A value out of range is refused with the field and its range named.
+  await epsilon.fill('1.5');
+  await qLearning.getByRole('button', { name: 'Apply live changes' }).click();
+  await expect(qLearning.getByRole('alert')).toContainText('epsilon must be a number in [0, 1]');
+
+  await qLearning.getByRole('button', { name: 'Pause' }).click();
+  await sarsa.getByRole('button', { name: 'Pause' }).click();
+  await expect(qLearning.getByTestId('run-status')).toHaveText('paused');
+  await expect(sarsa.getByTestId('run-status')).toHaveText('paused');
+
+  // Paused: one more update at a time.
+  const before = Number(
+    (await qLearning.getByTestId('run-steps').innerText()).match(/Update (\d+)/)?.[1],
+  );
+  await qLearning.getByRole('button', { name: 'Step' }).click();
+  await expect(qLearning.getByTestId('run-steps')).toContainText(`Update ${before + 1}`);
+
+  await page.screenshot({ path: `${SCREENSHOTS}/lab-runs.png`, fullPage: true });
+  expect(errors).toEqual([]);
+});
+
+test('the form names the field and its range when a setting is out of range', async ({ page }) => {
+  const errors = collectErrors(page);
+  await page.goto('/#/lab');
+  const form = page.getByRole('form', { name: 'New run' });
+  await form.getByText('Settings').click();
+  await form.getByLabel('alpha live', { exact: true }).fill('2');
+  await expect(form.getByText('alpha must be a number in (0, 1], got 2')).toBeVisible();
+  await form.getByRole('button', { name: 'Create run' }).click();
+  await expect(form.getByRole('status')).toContainText('Fix 1 setting(s) first');
+  await expect(page.getByRole('article')).toHaveCount(0);
+  expect(errors).toEqual([]);
+});

@@ -1,0 +1,275 @@
+import { describe, expect, it } from 'vitest';
+import { RunDraft } from '../../src/state/run-draft.svelte';
+import { MAX_POINTS, RunManager, type RunPort } from '../../src/state/runs.svelte';
+import type {
+  FieldError,
+  RunCatalog,
+  RunMessage,
+  RunSpec,
+  Settings,
+} from '../../src/worker/run-protocol';
+
+/** A run worker stand-in: records calls, answers like run-host.ts, lets the test push messages. */
+function fakeWorker(options: { refuse?: string; disposeThrows?: boolean } = {}) {
+  const calls: string[] = [];
+  let listener: ((message: RunMessage) => void) | undefined;
+  const send = (message: RunMessage) => listener?.(message);
+  const port: RunPort = {
+    api: {
+      async createRun(_spec: RunSpec, onMessage) {
+        calls.push('createRun');
+        listener = onMessage;
+        if (options.refuse) throw new Error(options.refuse);
+        send({ type: 'status', status: 'warming' });
+        send({ type: 'backend', kind: 'cpu', line: 'CPU — test' });
+        send({ type: 'status', status: 'idle' });
+      },
+      async start() {
+        calls.push('start');
+        send({ type: 'status', status: 'running' });
+      },
+      async pause() {
+        calls.push('pause');
+        send({ type: 'status', status: 'paused' });
+      },
+      async step() {
+        calls.push('step');
+      },
+      async setHyperparams(partial: Settings) {
+        calls.push(`set ${JSON.stringify(partial)}`);
+        if (partial.boom) throw new Error('worker gone');
+        return Number(partial.epsilon) > 1
+          ? { ok: false, error: 'q-learning: epsilon must be a number in [0, 1], got 2' }
+          : { ok: true };
+      },
+      async dispose() {
+        calls.push('dispose');
+        if (options.disposeThrows) throw new Error('already closed');
+      },
+    },
+    terminate: () => calls.push('terminate'),
+  };
+  return { port, calls, send };
+}
+
+const catalog: RunCatalog = {
+  algorithms: [
+    {
+      name: 'q-learning',
+      family: 'env',
+      doc: 'TD control',
+      spec: {
+        epsilon: { kind: 'number', min: 0, max: 1, live: true, doc: 'exploration' },
+        initialQ: { kind: 'number', min: -1e6, max: 1e6, live: false, doc: 'initial Q' },
+      },
+      defaults: { epsilon: 0.1, initialQ: 0 },
+      envs: ['gridworld', 'cliffwalking'],
+    },
+    {
+      name: 'grpo',
+      family: 'lm',
+      doc: 'group-relative',
+      spec: { lr: { kind: 'number', min: 0, max: 1, live: true, doc: 'learning rate' } },
+      defaults: { lr: 1e-3 },
+      envs: [],
+    },
+  ],
+  tasks: [{ name: 'reverse', doc: 'reverse it', example: { prompt: 'ab=', answer: 'ba' } }],
+  sftSteps: { default: 100, min: 0, max: 5000, doc: 'warm-up' },
+};
+
+function setUp(workerOptions: Parameters<typeof fakeWorker>[0] = {}) {
+  const workers: ReturnType<typeof fakeWorker>[] = [];
+  const manager = new RunManager({
+    catalog: {
+      runCatalog: async () => catalog,
+      checkRunSpec: async (): Promise<FieldError[]> => [],
+    },
+    spawn: () => {
+      const worker = fakeWorker(workerOptions);
+      workers.push(worker);
+      return worker.port;
+    },
+    maxRuns: 4,
+  });
+  return { manager, workers };
+}
+
+const spec: RunSpec = {
+  algo: 'q-learning',
+  env: 'cliffwalking',
+  seed: 1,
+  config: { epsilon: 0.1, initialQ: 0 },
+  backend: 'auto',
+};
+
+describe('RunManager', () => {
+  it('creates a run in its own worker and shows its status and backend', async () => {
+    const { manager, workers } = setUp();
+    const run = await manager.create(spec);
+    expect(run.label).toBe('#1 q-learning on cliffwalking, seed 1');
+    expect(run.status).toBe('idle');
+    expect(run.backend).toEqual({ kind: 'cpu', line: 'CPU — test' });
+    expect(run.error).toBeUndefined();
+    expect(workers).toHaveLength(1);
+    expect(run.spec).toEqual(spec);
+    expect(run.spec).not.toBe(spec);
+  });
+
+  it('accumulates metric batches into per-metric series with x = update', async () => {
+    const { manager, workers } = setUp();
+    const run = await manager.create(spec);
+    const before = run.series;
+    workers[0]!.send({
+      type: 'update',
+      points: [
+        { step: 1, metrics: { 'charts/episodic_return': -100, 'losses/td_error': 1 } },
+        { step: 2, metrics: { 'charts/episodic_return': -50 } },
+      ],
+      events: [{ step: 2, kind: 'hyperparams', changes: { epsilon: 0.3 } }],
+      config: { epsilon: 0.3, initialQ: 0 },
+    });
+    expect(run.series).not.toBe(before); // a new container: the chart sees the change
+    expect(run.series['charts/episodic_return']).toEqual({ x: [1, 2], y: [-100, -50] });
+    expect(run.series['losses/td_error']).toEqual({ x: [1], y: [1] });
+    expect(run.steps).toBe(2);
+    expect(run.config.epsilon).toBe(0.3);
+    workers[0]!.send({
+      type: 'update',
+      points: [{ step: 3, metrics: { 'charts/episodic_return': -20 } }],
+      events: [{ step: 3, kind: 'skipped-update', reason: 'non-finite' }],
+      config: { epsilon: 0.3, initialQ: 0 },
+    });
+    expect(run.series['charts/episodic_return']!.x).toEqual([1, 2, 3]);
+    expect(run.events).toHaveLength(2);
+    expect(run.changes).toEqual([{ step: 2, kind: 'hyperparams', changes: { epsilon: 0.3 } }]);
+  });
+
+  it('keeps long histories bounded by merging neighbours', async () => {
+    const { manager, workers } = setUp();
+    const run = await manager.create(spec);
+    const points = Array.from({ length: MAX_POINTS * 3 }, (_, i) => ({
+      step: i + 1,
+      metrics: { m: 1 },
+    }));
+    workers[0]!.send({ type: 'update', points, events: [], config: {} });
+    const s = run.series.m!;
+    expect(s.x.length).toBeLessThanOrEqual(MAX_POINTS);
+    expect(s.x.at(-1)).toBe(MAX_POINTS * 3);
+    expect(s.y.every((y) => y === 1)).toBe(true);
+    expect(s.x.every((x, i) => i === 0 || x > s.x[i - 1]!)).toBe(true);
+  });
+
+  it('runs four at once, each driven independently; a fifth is refused', async () => {
+    const { manager, workers } = setUp();
+    const runs = [];
+    for (let seed = 1; seed <= 4; seed++) runs.push(await manager.create({ ...spec, seed }));
+    await manager.start(runs[0]!);
+    await manager.start(runs[2]!);
+    await manager.pause(runs[2]!);
+    await manager.step(runs[3]!);
+    expect(runs.map((r) => r.status)).toEqual(['running', 'idle', 'paused', 'idle']);
+    expect(workers.map((w) => w.calls.slice(1))).toEqual([
+      ['start'],
+      [],
+      ['start', 'pause'],
+      ['step'],
+    ]);
+    await expect(manager.create(spec)).rejects.toThrow('at most 4 runs at once');
+    expect(new Set(runs.map((r) => r.color)).size).toBe(4);
+  });
+
+  it('puts a refused run in error with the worker message', async () => {
+    const { manager } = setUp({ refuse: 'alpha must be a number in (0, 1], got 2' });
+    const run = await manager.create(spec);
+    expect(run.status).toBe('error');
+    expect(run.error).toBe('alpha must be a number in (0, 1], got 2');
+    expect(run.busy).toBe(false);
+  });
+
+  it('keeps an error the worker reported during a command', async () => {
+    const { manager, workers } = setUp();
+    const run = await manager.create(spec);
+    workers[0]!.port.api.step = async () => {
+      workers[0]!.send({ type: 'status', status: 'error', error: 'run is unhealthy: 5 skipped' });
+    };
+    await manager.step(run);
+    expect(run.status).toBe('error');
+    expect(run.error).toBe('run is unhealthy: 5 skipped');
+  });
+
+  it('passes live changes through and returns refusals as text', async () => {
+    const { manager, workers } = setUp();
+    const run = await manager.create(spec);
+    expect(await manager.setHyperparams(run, { epsilon: 0.3 })).toEqual({ ok: true });
+    expect(await manager.setHyperparams(run, { epsilon: 2 })).toEqual({
+      ok: false,
+      error: 'q-learning: epsilon must be a number in [0, 1], got 2',
+    });
+    expect(await manager.setHyperparams(run, { boom: 1 })).toEqual({
+      ok: false,
+      error: 'worker gone',
+    });
+    expect(workers[0]!.calls).toContain('set {"epsilon":0.3}');
+  });
+
+  it('duplicates a run with one change, leaving the original alone', async () => {
+    const { manager } = setUp();
+    const run = await manager.create(spec);
+    const copy = await manager.duplicate(run, { initialQ: 1 });
+    expect(copy.spec.config).toEqual({ epsilon: 0.1, initialQ: 1 });
+    expect(run.spec.config).toEqual({ epsilon: 0.1, initialQ: 0 });
+    expect(copy.label).toBe('#2 q-learning on cliffwalking, seed 1 (copy of #1, initialQ=1)');
+    expect(manager.runs).toEqual([run, copy]);
+  });
+
+  it('deletes a run: disposes it, ends its worker, even if dispose fails', async () => {
+    const { manager, workers } = setUp({ disposeThrows: true });
+    const a = await manager.create(spec);
+    const b = await manager.create(spec);
+    await manager.remove(a);
+    expect(manager.runs).toEqual([b]);
+    expect(workers[0]!.calls.slice(-2)).toEqual(['dispose', 'terminate']);
+    expect(manager.get(b.id)).toBe(b);
+    expect(manager.get(a.id)).toBeUndefined();
+  });
+
+  it('loads the catalog once', async () => {
+    const { manager } = setUp();
+    await manager.loadCatalog();
+    expect(manager.catalog?.algorithms.map((a) => a.name)).toEqual(['q-learning', 'grpo']);
+  });
+});
+
+describe('RunDraft', () => {
+  it('starts from an algorithm and its defaults, and resets them on a new pick', () => {
+    const draft = new RunDraft(catalog, { algo: 'q-learning', env: 'cliffwalking' });
+    draft.config.epsilon = 0.5;
+    expect(draft.spec).toEqual({ ...spec, config: { epsilon: 0.5, initialQ: 0 } });
+    draft.select('grpo');
+    expect(draft.spec).toEqual({
+      algo: 'grpo',
+      task: 'reverse',
+      sftSteps: 100,
+      seed: 1,
+      config: { lr: 1e-3 },
+      backend: 'auto',
+    });
+  });
+
+  it('falls back to the first environment the algorithm accepts', () => {
+    expect(new RunDraft(catalog, { algo: 'q-learning', env: 'cartpole' }).env).toBe('gridworld');
+  });
+
+  it('keeps only the latest check, and reports errors by field', async () => {
+    const draft = new RunDraft(catalog);
+    let resolveSlow: (errors: FieldError[]) => void = () => {};
+    const slow = draft.validate(() => new Promise((resolve) => (resolveSlow = resolve)));
+    const fresh = draft.validate(async () => [{ field: 'epsilon', message: 'epsilon bad' }]);
+    expect(await fresh).toBe(false);
+    resolveSlow([]);
+    await slow;
+    expect(draft.errorOf('epsilon')).toBe('epsilon bad');
+    expect(draft.errorOf('initialQ')).toBeUndefined();
+  });
+});

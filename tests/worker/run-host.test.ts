@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import { bucketPoints } from '../../src/worker/metric-buckets';
+import { createRunHost } from '../../src/worker/run-host';
+import type { MetricPoint, RunMessage, RunSpec } from '../../src/worker/run-protocol';
+import { checkRunSpec, runCatalog } from '../../src/worker/run-spec';
+
+const spec: RunSpec = {
+  algo: 'q-learning',
+  env: 'cliffwalking',
+  seed: 1,
+  config: runCatalog().algorithms.find((a) => a.name === 'q-learning')!.defaults,
+  backend: 'cpu',
+};
+
+function host() {
+  const messages: RunMessage[] = [];
+  const api = createRunHost({ flushMs: 50 });
+  const updates = () => messages.filter((m) => m.type === 'update');
+  return { api, messages, updates, listener: (m: RunMessage) => messages.push(m) };
+}
+
+describe('run host (the worker side of a run)', () => {
+  it('builds a q-learning run, steps it, and reports a live change at its step', async () => {
+    const { api, messages, updates, listener } = host();
+    await api.createRun(spec, listener);
+    expect(messages.filter((m) => m.type === 'status').map((m) => m.status)).toEqual([
+      'warming',
+      'idle',
+    ]);
+    expect(messages.find((m) => m.type === 'backend')).toMatchObject({ kind: 'cpu' });
+
+    await api.step();
+    const first = updates().at(-1)!;
+    expect(first.type === 'update' && first.points.map((p) => p.step)).toEqual([1]);
+    expect(first.type === 'update' && Object.keys(first.points[0]!.metrics)).toContain(
+      'charts/episodic_return',
+    );
+
+    expect(await api.setHyperparams({ epsilon: 2 })).toEqual({
+      ok: false,
+      error: 'q-learning: epsilon must be a number in [0, 1], got 2',
+    });
+    expect((await api.setHyperparams({ initialQ: 1 })).ok).toBe(false);
+    expect(await api.setHyperparams({ epsilon: 0.3 })).toEqual({ ok: true });
+    await api.step();
+    const second = updates().at(-1)!;
+    expect(second.type === 'update' && second.events).toEqual([
+      { step: 2, kind: 'hyperparams', changes: { epsilon: 0.3 } },
+    ]);
+    expect(second.type === 'update' && second.config.epsilon).toBe(0.3);
+    await api.dispose();
+  });
+
+  it('trains until paused, batching metrics into a few messages', async () => {
+    const { api, messages, updates, listener } = host();
+    await api.createRun(spec, listener);
+    await api.start();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await api.pause();
+    const statuses = messages.filter((m) => m.type === 'status').map((m) => m.status);
+    expect(statuses.slice(-2)).toEqual(['running', 'paused']);
+    const batches = updates().filter((m) => m.type === 'update' && m.points.length > 0);
+    // 400 ms at ≤ 20 messages a second, plus the flush at pause.
+    expect(batches.length).toBeGreaterThan(0);
+    expect(batches.length).toBeLessThanOrEqual(10);
+    const steps = batches.flatMap((m) => (m.type === 'update' ? m.points.map((p) => p.step) : []));
+    expect(steps.every((s, i) => i === 0 || s > steps[i - 1]!)).toBe(true);
+    await expect(api.start().then(() => api.step())).rejects.toThrow('pause the run');
+    await api.dispose();
+  });
+
+  it('refuses a bad spec with every field and range named', async () => {
+    const { api, listener } = host();
+    const bad = { ...spec, seed: -1, config: { ...spec.config, alpha: 2 } };
+    await expect(api.createRun(bad, listener)).rejects.toThrow(
+      'seed must be an integer in [0, 2147483647], got -1; alpha must be a number in (0, 1], got 2',
+    );
+  });
+});
+
+describe('checkRunSpec', () => {
+  it.each([
+    [{ algo: 'nope' }, 'algo'],
+    [{ env: 'cartpole' }, 'env'],
+    [{ config: { ...spec.config, gamma: 1.5 } }, 'gamma'],
+    [{ config: { ...spec.config, bogus: 1 } }, 'bogus'],
+    [{ config: { gamma: 0.9 } }, 'alpha'],
+  ])('%o → error on %s', (change, field) => {
+    expect(checkRunSpec({ ...spec, ...change } as RunSpec).map((e) => e.field)).toContain(field);
+  });
+
+  it('checks a language-model spec (task and warm-up)', () => {
+    const grpo = runCatalog().algorithms.find((a) => a.name === 'grpo')!;
+    const lm: RunSpec = {
+      algo: 'grpo',
+      task: 'reverse',
+      seed: 1,
+      config: grpo.defaults,
+      backend: 'cpu',
+    };
+    expect(checkRunSpec(lm)).toEqual([]);
+    expect(checkRunSpec({ ...lm, task: 'chess', sftSteps: -1 }).map((e) => e.field)).toEqual([
+      'task',
+      'sftSteps',
+    ]);
+  });
+});
+
+describe('bucketPoints', () => {
+  it('keeps short batches and averages long ones into buckets ending at their last step', () => {
+    const points = [1, 2, 3, 4, 5, 6].map((step) => ({ step, metrics: { m: step } }));
+    expect(bucketPoints(points, 10)).toEqual(points);
+    expect(bucketPoints(points, 2)).toEqual([
+      { step: 3, metrics: { m: 2 } },
+      { step: 6, metrics: { m: 5 } },
+    ]);
+  });
+
+  it('averages each metric over the updates that reported it', () => {
+    const points: MetricPoint[] = [
+      { step: 1, metrics: { a: 1, b: 10 } },
+      { step: 2, metrics: { a: 3 } },
+    ];
+    expect(bucketPoints(points, 1)).toEqual([{ step: 2, metrics: { a: 2, b: 10 } }]);
+  });
+});
+
+describe('run host: language models', () => {
+  it('sets up GRPO on the CPU with a warm-up, reports progress, and trains one update', async () => {
+    const { api, messages, updates, listener } = host();
+    const grpo = runCatalog().algorithms.find((a) => a.name === 'grpo')!;
+    await api.createRun(
+      { algo: 'grpo', task: 'copy', seed: 1, config: grpo.defaults, backend: 'cpu', sftSteps: 2 },
+      listener,
+    );
+    expect(messages.find((m) => m.type === 'backend')).toEqual({
+      type: 'backend',
+      kind: 'cpu',
+      line: 'CPU — requested for this run',
+    });
+    const warmups = messages.filter((m) => m.type === 'warmup');
+    expect(warmups[0]).toEqual({ type: 'warmup', done: 0, total: 2 });
+    expect(warmups.at(-1)).toMatchObject({ done: 2, total: 2, successRate: expect.any(Number) });
+    await api.step();
+    const last = updates().at(-1)!;
+    expect(last.type === 'update' && Object.keys(last.points[0]!.metrics)).toContain('reward/mean');
+    await api.dispose();
+  }, 60_000);
+});
