@@ -61,7 +61,10 @@ export interface ActorCritic {
   readonly observations: number;
   /** Number of discrete actions A. */
   readonly actions: number;
-  /** obs (B, D) → logits (B, A), values (B). On the GPU this is the sync point (one readback). */
+  /**
+   * obs (B, D) → logits (B, A), values (B). On the GPU this is the sync point (one readback). The
+   * CPU backend keeps `obs` by reference for backward(): do not change it before then.
+   */
   forward(obs: Float32Array, batch: number): Promise<ActorCriticOutput>;
   /**
    * ∂loss/∂logits (B, A) and ∂loss/∂values (B) of the last forward() → one optimizer step over the
@@ -188,7 +191,8 @@ export class CpuActorCritic implements ActorCritic {
   private readonly actorParams: Float32Array;
   private readonly criticParams: Float32Array;
   private readonly state: CpuOptimizerState<Float32Array>;
-  private last: { actor: MlpActivations<Float32Array>; critic: MlpActivations<Float32Array> } | undefined;
+  private last:
+    { actor: MlpActivations<Float32Array>; critic: MlpActivations<Float32Array> } | undefined;
 
   constructor(
     readonly agent: AgentLayout,
@@ -212,16 +216,17 @@ export class CpuActorCritic implements ActorCritic {
     return this.agent.criticConfig;
   }
 
-  forward(obs: Float32Array, batch: number): Promise<ActorCriticOutput> {
+  // async: bad input rejects the promise, as on the GPU, instead of throwing synchronously.
+  async forward(obs: Float32Array, batch: number): Promise<ActorCriticOutput> {
     const { agent } = this;
     const actor = mlpForward(agent.actorConfig, agent.actor, this.actorParams, obs, batch);
     const critic = mlpForward(agent.criticConfig, agent.critic, this.criticParams, obs, batch);
     this.last = { actor: actor.acts, critic: critic.acts };
     // The critic's output is (B, 1): the values, one per row.
-    return Promise.resolve({ logits: actor.out, values: critic.out });
+    return { logits: actor.out, values: critic.out };
   }
 
-  backward(
+  async backward(
     dLogits: Float32Array,
     dValues: Float32Array,
     optimizer: OptimizerConfig,
@@ -230,7 +235,13 @@ export class CpuActorCritic implements ActorCritic {
     checkActorCriticGrads(this.actions, this.last?.actor.batch, dLogits, dValues);
     const { agent } = this;
     const last = this.last!;
-    const gActor = mlpBackward(agent.actorConfig, agent.actor, this.actorParams, last.actor, dLogits);
+    const gActor = mlpBackward(
+      agent.actorConfig,
+      agent.actor,
+      this.actorParams,
+      last.actor,
+      dLogits,
+    );
     const gCritic = mlpBackward(
       agent.criticConfig,
       agent.critic,
@@ -242,11 +253,11 @@ export class CpuActorCritic implements ActorCritic {
     agent.gather(gActor, gCritic, grads);
     const stats = optimizerStepCpu(agent.joint, this.joint, grads, this.state, optimizer);
     if (stats.applied) agent.scatter(this.joint, this.actorParams, this.criticParams);
-    return Promise.resolve(stats);
+    return stats;
   }
 
-  readParams(): Promise<Float32Array> {
-    return Promise.resolve(this.joint.slice());
+  async readParams(): Promise<Float32Array> {
+    return this.joint.slice();
   }
 
   writeParams(params: Float32Array): void {
@@ -401,9 +412,21 @@ export class GpuActorCritic implements ActorCritic {
     for (const p of this.agent.pieces) {
       const model = p.net === 'actor' ? this.actor : this.critic;
       if (direction === 'toJoint') {
-        step.encoder.copyBufferToBuffer(model.grads, p.from * 4, this.jointGrads, p.to * 4, p.size * 4);
+        step.encoder.copyBufferToBuffer(
+          model.grads,
+          p.from * 4,
+          this.jointGrads,
+          p.to * 4,
+          p.size * 4,
+        );
       } else {
-        step.encoder.copyBufferToBuffer(this.jointParams, p.to * 4, model.params, p.from * 4, p.size * 4);
+        step.encoder.copyBufferToBuffer(
+          this.jointParams,
+          p.to * 4,
+          model.params,
+          p.from * 4,
+          p.size * 4,
+        );
       }
     }
   }
