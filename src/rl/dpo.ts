@@ -350,20 +350,8 @@ export function createDpoTrainer(setup: DpoSetup, initial: DpoConfig): DpoTraine
     );
   }
 
-  return {
+  return control.expose({
     algorithm: 'dpo',
-    get config() {
-      return control.config;
-    },
-    get step() {
-      return control.step;
-    },
-    get events() {
-      return control.events;
-    },
-    get health() {
-      return control.health;
-    },
     get lastPairs() {
       return lastPairs;
     },
@@ -372,5 +360,5 @@ export function createDpoTrainer(setup: DpoSetup, initial: DpoConfig): DpoTraine
       checkPartial('dpo', DPO_CONFIG_SPEC, partial, { liveOnly: true });
       control.queue(partial);
     },
-  };
+  });
 }

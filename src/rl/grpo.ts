@@ -498,20 +498,8 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     };
   }
 
-  return {
+  return control.expose({
     algorithm: 'grpo',
-    get config() {
-      return control.config;
-    },
-    get step() {
-      return control.step;
-    },
-    get events() {
-      return control.events;
-    },
-    get health() {
-      return control.health;
-    },
     get lastSamples() {
       return lastSamples;
     },
@@ -521,7 +509,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
       checkGrpoRules(partial);
       control.queue(partial);
     },
-  };
+  });
 }
 
 interface Group {

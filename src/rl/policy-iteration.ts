@@ -83,20 +83,8 @@ export function createPolicyIteration(
   let values = new Float64Array(states); // V^π: (states), starts at 0
   const policy = new Int32Array(states); // π: (states), starts at action 0
 
-  return {
+  return control.expose({
     algorithm: SCOPE,
-    get config() {
-      return control.config;
-    },
-    get step() {
-      return control.step;
-    },
-    get events() {
-      return control.events;
-    },
-    get health() {
-      return control.health;
-    },
     setHyperparams(partial) {
       checkPartial(SCOPE, POLICY_ITERATION_CONFIG_SPEC, partial, { liveOnly: true });
       control.queue(partial);
@@ -147,5 +135,5 @@ export function createPolicyIteration(
     values: () => values.slice(),
     policy: () => policy.slice(),
     qValues: () => qTable(model, values, control.config.gamma),
-  };
+  });
 }

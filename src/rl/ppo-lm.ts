@@ -416,27 +416,15 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
     };
   }
 
-  return {
+  return control.expose({
     algorithm: 'ppo',
-    get config() {
-      return control.config;
-    },
-    get step() {
-      return control.step;
-    },
-    get events() {
-      return control.events;
-    },
-    get health() {
-      return control.health;
-    },
     update,
     setHyperparams(partial: Partial<PpoLmConfig>) {
       checkPartial('ppo', PPO_LM_CONFIG_SPEC, partial, { liveOnly: true });
       checkPpoLmRules({ ...control.config, ...partial });
       control.queue(partial);
     },
-  };
+  });
 }
 
 /** A metric only where it is defined (explained variance needs variance in the returns). */

@@ -56,20 +56,8 @@ export function createSarsa(
   const q = new Float64Array(states * actions).fill(initial.initialQ); // Q: (states, actions)
   let episodes = 0;
 
-  return {
+  return control.expose({
     algorithm: SCOPE,
-    get config() {
-      return control.config;
-    },
-    get step() {
-      return control.step;
-    },
-    get events() {
-      return control.events;
-    },
-    get health() {
-      return control.health;
-    },
     setHyperparams(partial) {
       checkPartial(SCOPE, SARSA_CONFIG_SPEC, partial, { liveOnly: true });
       control.queue(partial);
@@ -117,5 +105,5 @@ export function createSarsa(
     qValues: () => q.slice(),
     policy: () => greedyActions(q, states, actions),
     values: () => stateValues(q, states, actions),
-  };
+  });
 }

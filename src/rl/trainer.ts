@@ -31,6 +31,9 @@ export interface Trainer<C> {
   setHyperparams(partial: Partial<C>): void;
 }
 
+/** The Trainer fields RunControl.expose() reads live from the control. */
+type LiveFields = 'config' | 'step' | 'events' | 'health';
+
 /**
  * The bookkeeping every trainer shares: pending hyperparameter changes, events, health. An
  * algorithm holds one of these and calls beginUpdate() at the top of update().
@@ -47,6 +50,20 @@ export class RunControl<C extends object> {
     /** Consecutive skipped updates after which the run is marked unhealthy. */
     private readonly maxSkipped = 5,
   ) {}
+
+  /**
+   * A trainer object: `members` (algorithm, update, setHyperparams, extras) plus config, step,
+   * events and health read live from this control — the part every algorithm would repeat.
+   */
+  expose<T extends Trainer<C>>(members: Omit<T, LiveFields>): T {
+    const properties = {
+      config: { get: () => this.config, enumerable: true },
+      step: { get: () => this.step, enumerable: true },
+      events: { get: () => this.events, enumerable: true },
+      health: { get: () => this.health, enumerable: true },
+    };
+    return Object.defineProperties(members, properties) as T;
+  }
 
   /** Queues a (validated) change for the next update. */
   queue(partial: Partial<C>): void {

@@ -79,20 +79,8 @@ export function createValueIteration(
   const policy = new Int32Array(states); // greedy π: (states)
   let converged = false;
 
-  return {
+  return control.expose({
     algorithm: SCOPE,
-    get config() {
-      return control.config;
-    },
-    get step() {
-      return control.step;
-    },
-    get events() {
-      return control.events;
-    },
-    get health() {
-      return control.health;
-    },
     setHyperparams(partial) {
       checkPartial(SCOPE, VALUE_ITERATION_CONFIG_SPEC, partial, { liveOnly: true });
       control.queue(partial);
@@ -135,7 +123,7 @@ export function createValueIteration(
     values: () => values.slice(),
     policy: () => policy.slice(),
     qValues: () => qTable(model, values, control.config.gamma),
-  };
+  });
 }
 
 /**
