@@ -3,36 +3,15 @@
  * config, the tokenizer, step and seed. Loading checks the file against the config it declares
  * (every tensor present with its shape), so a mismatched or corrupted file is refused whole.
  */
-import {
-  CheckpointError,
-  decodeCheckpoint,
-  encodeCheckpoint,
-  type Checkpoint,
-  type CheckpointTensor,
-} from './checkpoint';
+import { CheckpointError, decodeCheckpoint, encodeCheckpoint, type Checkpoint } from './checkpoint';
 import type { LanguageModel, OptimizerSnapshot } from './language-model';
+import { layoutToTensors, tensorsToLayout } from './layout-tensors';
 import type { OptimizerConfig } from './optimizer';
-import type { ParamLayout } from './param-layout';
 import type { TokenizerSpec } from './tokenizer';
 import { checkTransformerConfig, type TransformerConfig } from './transformer-config';
 import { transformerLayout } from './transformer-params';
 
 export const TRANSFORMER_KIND = 'transformer';
-
-function toTensors(layout: ParamLayout, flat: Float32Array): CheckpointTensor[] {
-  return layout.entries.map((e) => ({
-    name: e.name,
-    shape: [...e.shape],
-    data: flat.slice(e.offset, e.offset + e.size),
-  }));
-}
-
-function fromTensors(layout: ParamLayout, tensors: CheckpointTensor[]): Float32Array {
-  const flat = new Float32Array(layout.total);
-  const byName = new Map(tensors.map((t) => [t.name, t]));
-  for (const e of layout.entries) flat.set(byName.get(e.name)!.data, e.offset);
-  return flat;
-}
 
 export interface SaveOptions {
   tokenizer: TokenizerSpec;
@@ -57,13 +36,13 @@ export async function saveLanguageModel(
     tokenizer: options.tokenizer,
     step,
     seed: options.seed,
-    tensors: toTensors(layout, params),
+    tensors: layoutToTensors(layout, params),
     optimizer: {
       kind: 'adamw',
       step,
       hyperparams,
-      m: toTensors(layout, snapshot.m),
-      v: toTensors(layout, snapshot.v),
+      m: layoutToTensors(layout, snapshot.m),
+      v: layoutToTensors(layout, snapshot.v),
     },
     ...(options.meta ? { meta: options.meta } : {}),
   };
@@ -104,15 +83,15 @@ export function loadLanguageModel(bytes: Uint8Array): LoadedLanguageModel {
   }
   const optimizer = ckpt.optimizer
     ? {
-        m: fromTensors(layout, ckpt.optimizer.m),
-        v: fromTensors(layout, ckpt.optimizer.v),
+        m: tensorsToLayout(layout, ckpt.optimizer.m),
+        v: tensorsToLayout(layout, ckpt.optimizer.v),
         stats: Float32Array.from([0, 1, 1, ckpt.optimizer.step]),
       }
     : undefined;
   return {
     config,
     tokenizer: ckpt.tokenizer,
-    params: fromTensors(layout, ckpt.tensors),
+    params: tensorsToLayout(layout, ckpt.tensors),
     optimizer,
     checkpoint: ckpt,
   };

@@ -16,6 +16,7 @@
  *   recent forward() (same B), with the parameters of that forward.
  */
 import type { CommandBatch } from '../gpu/batch';
+import type { OptimizerSnapshot } from './language-model';
 import type { GpuContext } from '../gpu/context';
 import { OpInputError } from '../ops/errors';
 import { checkLength } from '../ops/validate';
@@ -80,7 +81,21 @@ export interface ActorCritic {
   readParams(): Promise<Float32Array>;
   /** Replaces the joint parameters (layout.total floats); AdamW moments are kept. */
   writeParams(params: Float32Array): void;
+  /** AdamW moments (joint layout) and stats [norm, scale, applied, step], for checkpoints. */
+  readOptimizer(): Promise<OptimizerSnapshot>;
+  writeOptimizer(snapshot: OptimizerSnapshot): void;
   dispose(): void;
+}
+
+function checkSnapshot(layout: ParamLayout, snapshot: OptimizerSnapshot): void {
+  if (snapshot.m.length !== layout.total || snapshot.v.length !== layout.total) {
+    throw new Error(`optimizer moments: expected ${layout.total} floats each (the joint layout)`);
+  }
+  if (snapshot.stats.length !== STATS_LENGTH) {
+    throw new Error(
+      `optimizer stats: expected ${STATS_LENGTH} floats, got ${snapshot.stats.length}`,
+    );
+  }
 }
 
 /** One tensor's place in a network's own flat array and in the joint one. */
@@ -266,6 +281,18 @@ export class CpuActorCritic implements ActorCritic {
     this.agent.scatter(this.joint, this.actorParams, this.criticParams);
   }
 
+  async readOptimizer(): Promise<OptimizerSnapshot> {
+    const { m, v, stats } = this.state;
+    return { m: m.slice(), v: v.slice(), stats: Float32Array.from(stats) };
+  }
+
+  writeOptimizer(snapshot: OptimizerSnapshot): void {
+    checkSnapshot(this.layout, snapshot);
+    this.state.m.set(snapshot.m);
+    this.state.v.set(snapshot.v);
+    this.state.stats.set(snapshot.stats);
+  }
+
   dispose(): void {
     this.last = undefined;
   }
@@ -396,6 +423,21 @@ export class GpuActorCritic implements ActorCritic {
       params.byteOffset,
       params.byteLength,
     );
+  }
+
+  async readOptimizer(): Promise<OptimizerSnapshot> {
+    const total = this.layout.total;
+    const [m, v, stats] = await Promise.all([
+      this.gpu.readF32(this.state.m, total),
+      this.gpu.readF32(this.state.v, total),
+      this.gpu.readF32(this.state.stats, STATS_LENGTH),
+    ]);
+    return { m, v, stats };
+  }
+
+  writeOptimizer(snapshot: OptimizerSnapshot): void {
+    checkSnapshot(this.layout, snapshot);
+    this.state.write(snapshot.m, snapshot.v, snapshot.stats);
   }
 
   dispose(): void {
