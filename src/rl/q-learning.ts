@@ -17,23 +17,17 @@
  *   losses/td_error          mean |δ| over the episode's updates, δ = target − Q(s, a)
  */
 import type { Env } from '../envs/types';
-import { seededRandom } from '../util/random';
-import { checkConfig, checkPartial } from './hyperparams';
 import {
-  agentSeed,
-  checkSeed,
+  createTdControl,
   DEFAULT_TD_CONTROL_CONFIG,
   epsilonGreedy,
-  greedyActions,
   maxQ,
-  scheduledEpsilon,
-  stateValues,
-  tableShape,
   TD_CONTROL_CONFIG_SPEC,
   type TdControlConfig,
   type TdControlTrainer,
+  type TdEpisode,
+  type TdEpisodeResult,
 } from './td-control';
-import { RunControl, type Metrics } from './trainer';
 
 export type QLearningConfig = TdControlConfig;
 export const DEFAULT_Q_LEARNING_CONFIG: QLearningConfig = DEFAULT_TD_CONTROL_CONFIG;
@@ -46,59 +40,31 @@ export function createQLearning(
   config: Partial<QLearningConfig> = {},
   seed = 0,
 ): TdControlTrainer {
-  const initial = { ...DEFAULT_Q_LEARNING_CONFIG, ...config };
-  checkConfig(SCOPE, Q_LEARNING_CONFIG_SPEC, initial);
-  checkSeed(SCOPE, seed);
-  const control = new RunControl(initial);
-  const { states, actions } = tableShape(SCOPE, env);
-  const random = seededRandom(agentSeed(seed));
-  const q = new Float64Array(states * actions).fill(initial.initialQ); // Q: (states, actions)
-  let episodes = 0;
+  return createTdControl(SCOPE, env, config, seed, episode);
+}
 
-  return control.expose({
-    algorithm: SCOPE,
-    setHyperparams(partial) {
-      checkPartial(SCOPE, Q_LEARNING_CONFIG_SPEC, partial, { liveOnly: true });
-      control.queue(partial);
-    },
+/** One episode of Q-learning: Q is updated in place after every step. */
+function episode({ env, start, q, actions, config, epsilon, random }: TdEpisode): TdEpisodeResult {
+  let state = start;
+  let episodicReturn = 0;
+  let length = 0;
+  let tdAbsSum = 0;
 
-    async update(): Promise<Metrics> {
-      const config = control.beginUpdate();
-      const epsilon = scheduledEpsilon(config, episodes);
-      let state = env.reset(episodes === 0 ? seed : undefined).obs;
-      let episodicReturn = 0;
-      let length = 0;
-      let tdAbsSum = 0;
+  for (;;) {
+    const action = epsilonGreedy(q, state, actions, epsilon, random);
+    const { obs: next, reward, terminated, truncated } = env.step(action);
+    length += 1;
+    episodicReturn += reward;
 
-      for (;;) {
-        const action = epsilonGreedy(q, state, actions, epsilon, random);
-        const { obs: next, reward, terminated, truncated } = env.step(action);
-        length += 1;
-        episodicReturn += reward;
+    // Off-policy target: the greedy value of s', whatever action is taken there next.
+    const target = terminated ? reward : reward + config.gamma * maxQ(q, next, actions);
+    const i = state * actions + action;
+    const td = target - q[i]!;
+    q[i]! += config.alpha * td;
+    tdAbsSum += Math.abs(td);
 
-        // Off-policy target: the greedy value of s', whatever action is taken there next.
-        const target = terminated ? reward : reward + config.gamma * maxQ(q, next, actions);
-        const i = state * actions + action;
-        const td = target - q[i]!;
-        q[i]! += config.alpha * td;
-        tdAbsSum += Math.abs(td);
-
-        state = next;
-        if (terminated || truncated || length >= config.maxEpisodeSteps) break;
-      }
-
-      episodes += 1;
-      control.endUpdate();
-      return {
-        'charts/episodic_return': episodicReturn,
-        'charts/episodic_length': length,
-        'charts/epsilon': epsilon,
-        'losses/td_error': tdAbsSum / length,
-      };
-    },
-
-    qValues: () => q.slice(),
-    policy: () => greedyActions(q, states, actions),
-    values: () => stateValues(q, states, actions),
-  });
+    state = next;
+    if (terminated || truncated || length >= config.maxEpisodeSteps) break;
+  }
+  return { episodicReturn, length, tdAbsSum };
 }

@@ -8,8 +8,9 @@
 import type { Env } from '../envs/types';
 import { OpInputError } from '../ops/errors';
 import { checkInt } from '../ops/validate';
-import type { ConfigSpec } from './hyperparams';
-import type { Trainer } from './trainer';
+import { seededRandom } from '../util/random';
+import { checkConfig, checkPartial, type ConfigSpec } from './hyperparams';
+import { RunControl, type Metrics, type Trainer } from './trainer';
 
 export interface TdControlConfig {
   /** Discount γ in [0, 1] (Sutton & Barto γ; CleanRL: gamma). */
@@ -185,4 +186,83 @@ export function stateValues(q: Float64Array, states: number, actions: number): F
 /** The agent's random stream, kept apart from the env's (which reset(seed) seeds with `seed`). */
 export function agentSeed(seed: number): number {
   return (Math.imul(seed >>> 0, 0x9e3779b1) ^ 0x85ebca6b) >>> 0;
+}
+
+/** One episode's inputs, handed to an algorithm's loop by createTdControl(). */
+export interface TdEpisode {
+  env: Env<number, number>;
+  /** The reset observation of this episode. */
+  start: number;
+  /** Q: (states, actions), updated in place by the loop. */
+  q: Float64Array;
+  actions: number;
+  config: TdControlConfig;
+  epsilon: number;
+  /** The agent's stream (ε-greedy draws). */
+  random: () => number;
+}
+
+export interface TdEpisodeResult {
+  episodicReturn: number;
+  length: number;
+  /** Σ |δ| over the episode's updates. */
+  tdAbsSum: number;
+}
+
+/**
+ * What Q-learning and SARSA share around their episode loops: config and seed checks, run
+ * control, the Q table, the agent's stream, the ε schedule, the metrics and the table read-outs.
+ * Each algorithm file keeps its own loop (`runEpisode`): the part where they differ.
+ */
+export function createTdControl(
+  scope: string,
+  env: Env<number, number>,
+  config: Partial<TdControlConfig>,
+  seed: number,
+  runEpisode: (episode: TdEpisode) => TdEpisodeResult,
+): TdControlTrainer {
+  const initial = { ...DEFAULT_TD_CONTROL_CONFIG, ...config };
+  checkConfig(scope, TD_CONTROL_CONFIG_SPEC, initial);
+  checkSeed(scope, seed);
+  const control = new RunControl(initial);
+  const { states, actions } = tableShape(scope, env);
+  const random = seededRandom(agentSeed(seed));
+  const q = new Float64Array(states * actions).fill(initial.initialQ); // Q: (states, actions)
+  let episodes = 0;
+
+  return control.expose({
+    algorithm: scope,
+    setHyperparams(partial) {
+      checkPartial(scope, TD_CONTROL_CONFIG_SPEC, partial, { liveOnly: true });
+      control.queue(partial);
+    },
+
+    async update(): Promise<Metrics> {
+      const current = control.beginUpdate();
+      const epsilon = scheduledEpsilon(current, episodes);
+      // The first episode seeds the env; later ones continue its stream.
+      const start = env.reset(episodes === 0 ? seed : undefined).obs;
+      const { episodicReturn, length, tdAbsSum } = runEpisode({
+        env,
+        start,
+        q,
+        actions,
+        config: current,
+        epsilon,
+        random,
+      });
+      episodes += 1;
+      control.endUpdate();
+      return {
+        'charts/episodic_return': episodicReturn,
+        'charts/episodic_length': length,
+        'charts/epsilon': epsilon,
+        'losses/td_error': tdAbsSum / length,
+      };
+    },
+
+    qValues: () => q.slice(),
+    policy: () => greedyActions(q, states, actions),
+    values: () => stateValues(q, states, actions),
+  });
 }
