@@ -17,32 +17,18 @@
  * (CARTPOLE_TUNED, rl-baselines3-zoo's settings) 5 of 5, at 64k–121k steps.
  */
 import { CartPole } from '../../src/envs/cartpole';
-import { createPpo, DEFAULT_PPO_CONFIG, type PpoConfig } from '../../src/rl/ppo';
+import {
+  CARTPOLE_TUNED,
+  createPpo,
+  DEFAULT_PPO_CONFIG,
+  type PpoConfig,
+} from '../../src/rl/ppo';
 
 /** gymnasium's CartPole-v1 reward_threshold. */
 export const CARTPOLE_SOLVED_RETURN = 475;
 /** Episodes in the moving window (gymnasium RecordEpisodeStatistics' deque length). */
 export const CARTPOLE_WINDOW = 100;
 
-/**
- * rl-baselines3-zoo's tuned PPO settings for CartPole-v1 (hyperparams/ppo.yml: n_envs 8, n_steps
- * 32, batch_size 256, n_epochs 20, gamma 0.98, gae_lambda 0.8, ent_coef 0, learning_rate
- * lin_0.001 over n_timesteps 1e5, clip_range lin_0.2; SB3 clips no value loss). Differences here:
- * the clip range stays 0.2 (no clip annealing in this trainer) and the learning rate stays at
- * its last annealed value after 1e5 steps instead of ending the run.
- */
-export const CARTPOLE_TUNED: Partial<PpoConfig> = {
-  numEnvs: 8,
-  numSteps: 32,
-  numMinibatches: 1,
-  updateEpochs: 20,
-  gamma: 0.98,
-  gaeLambda: 0.8,
-  entCoef: 0,
-  learningRate: 1e-3,
-  totalTimesteps: 100_000,
-  clipVloss: false,
-};
 
 export interface PpoSeedResult {
   seed: number;

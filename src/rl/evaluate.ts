@@ -3,6 +3,8 @@
  * the task's verifier. Greedy decoding (temperature 0) by default, so the number measures what the
  * policy knows rather than the luck of a draw.
  */
+import { isAgentTask, type AgentTask } from '../agents/agent-task';
+import { episodeTranscript, runEpisodes } from '../agents/episode';
 import type { TokenTask, TokenTaskSample } from '../envs/token-tasks/types';
 import type { Generation } from '../models/generate';
 import type { LanguageModel } from '../models/language-model';
@@ -57,6 +59,9 @@ export async function evaluateTask(
   const random = seededRandom(options.seed);
   const samples = Array.from({ length: count }, () => task.sample(random));
   const maxLength = Math.min(model.config.context, task.maxChars + 2);
+  if (isAgentTask(task)) {
+    return evaluateEpisodes(model, tokenizer, task, samples, maxLength, options);
+  }
   const generation = await model.generate({
     prompts: samples.map((s) => promptTokens(tokenizer, s)),
     maxLength,
@@ -75,4 +80,35 @@ export async function evaluateTask(
     if (examples.length < 6) examples.push({ prompt: sample.prompt, completion, correct: ok });
   });
   return { successRate: correct / count, samples: count, examples };
+}
+
+/** Agent tasks: whole episodes (tools included); correct when the answer verifies. */
+async function evaluateEpisodes(
+  model: LanguageModel,
+  tokenizer: CharTokenizer,
+  task: AgentTask,
+  samples: readonly TokenTaskSample[],
+  maxLength: number,
+  options: EvaluationOptions,
+): Promise<Evaluation> {
+  const episodes = await runEpisodes({
+    policy: model,
+    tokenizer,
+    task,
+    samples,
+    maxLength,
+    maxTurnTokens: maxLength - 1,
+    sampling: options.sampling ?? { temperature: 0 },
+    seed: options.seed >>> 0,
+  });
+  let correct = 0;
+  const examples: Evaluation['examples'] = [];
+  for (const episode of episodes) {
+    const ok = episode.answer !== null && task.verify(episode.sample, episode.answer) === 1;
+    if (ok) correct += 1;
+    const completion = episodeTranscript(episode);
+    if (examples.length < 6)
+      examples.push({ prompt: episode.sample.prompt, completion, correct: ok });
+  }
+  return { successRate: correct / episodes.length, samples: episodes.length, examples };
 }

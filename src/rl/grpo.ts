@@ -40,6 +40,8 @@ import { policyLoss } from '../ops/policy-loss';
 import { reinforcePlusPlus, reinforcePlusPlusBaseline } from '../ops/reinforce-pp';
 import { counterHash } from '../util/counter-rng';
 import { seededRandom } from '../util/random';
+import { summarizeEpisodes } from '../agents/agent-rewards';
+import type { CurriculumScheduler } from './curriculum';
 import { packRows, rollout, rolloutLength, type RolloutRow } from './token-rollout';
 import { checkConfig, checkPartial, type ConfigSpec } from './hyperparams';
 import { RunControl, type Metrics, type Trainer } from './trainer';
@@ -299,6 +301,15 @@ export interface GrpoSetup {
   seed: number;
   /** Reward shaping on top of the verifier (format, length, DAPO overlong). Default: verifier only. */
   rewards?: RewardConfig;
+  /**
+   * Move to harder rungs of the task as the pass rate allows: after each update the scheduler sees
+   * `reward/accuracy`, and when it moves up, `taskAt(level)` replaces the task from the next update
+   * (recorded as a 'curriculum' event).
+   */
+  curriculum?: {
+    scheduler: CurriculumScheduler;
+    taskAt(level: number): TokenTask & { readonly answerChars?: string };
+  };
 }
 
 /** One group's samples, kept for the lab's inspector. */
@@ -325,7 +336,8 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
   checkConfig('grpo', GRPO_CONFIG_SPEC, initial);
   checkGrpoRules(initial);
   const control = new RunControl(initial);
-  const { policy, tokenizer, task } = setup;
+  const { policy, tokenizer, curriculum } = setup;
+  let task = curriculum ? curriculum.taskAt(curriculum.scheduler.level) : setup.task;
   const promptRandom = seededRandom(setup.seed);
   let lastSamples: GrpoSample[] = [];
 
@@ -484,8 +496,27 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     // 6. Metrics.
     const generated = rows.reduce((sum, r) => sum + r.completion.length, 0);
     const seconds = (performance.now() - started) / 1000;
+    const rewardSummary = summarizeRewards(rows.map((r) => r.reward));
+    const agentMetrics = rows.every((r) => r.episode && r.agentReward)
+      ? summarizeEpisodes(
+          rows.map((r) => r.episode!),
+          rows.map((r) => r.agentReward!),
+        )
+      : {};
+    const level = curriculum?.scheduler.level;
+    if (curriculum && curriculum.scheduler.observe(rewardSummary['reward/accuracy']!)) {
+      task = curriculum.taskAt(curriculum.scheduler.level);
+      control.events.push({
+        step: control.step,
+        kind: 'curriculum',
+        level: curriculum.scheduler.level,
+        task: task.name,
+      });
+    }
     return {
-      ...summarizeRewards(rows.map((r) => r.reward)),
+      ...rewardSummary,
+      ...agentMetrics,
+      ...(level === undefined ? {} : { 'curriculum/level': level }),
       'reward/std': std(rows.map((r) => r.reward.total)),
       frac_reward_zero_std: zeroStdGroups / seenGroups,
       'batch/frac_reward_zero_std': fracZeroStd,

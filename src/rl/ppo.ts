@@ -128,6 +128,26 @@ export const DEFAULT_PPO_CONFIG: PpoConfig = {
   bootstrapTruncated: true,
 };
 
+/**
+ * rl-baselines3-zoo's tuned PPO settings for CartPole-v1 (hyperparams/ppo.yml: n_envs 8, n_steps
+ * 32, batch_size 256, n_epochs 20, gamma 0.98, gae_lambda 0.8, ent_coef 0, learning_rate
+ * lin_0.001 over n_timesteps 1e5, clip_range lin_0.2; SB3 clips no value loss). Differences here:
+ * the clip range stays 0.2 (no clip annealing in this trainer) and the learning rate stays at
+ * its last annealed value after 1e5 steps instead of ending the run.
+ */
+export const CARTPOLE_TUNED: Readonly<Partial<PpoConfig>> = {
+  numEnvs: 8,
+  numSteps: 32,
+  numMinibatches: 1,
+  updateEpochs: 20,
+  gamma: 0.98,
+  gaeLambda: 0.8,
+  entCoef: 0,
+  learningRate: 1e-3,
+  totalTimesteps: 100_000,
+  clipVloss: false,
+};
+
 export const PPO_CONFIG_SPEC: ConfigSpec<PpoConfig> = {
   numEnvs: {
     kind: 'int',

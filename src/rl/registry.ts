@@ -22,7 +22,7 @@ import {
   DEFAULT_POLICY_ITERATION_CONFIG,
   POLICY_ITERATION_CONFIG_SPEC,
 } from './policy-iteration';
-import { createPpo, DEFAULT_PPO_CONFIG, PPO_CONFIG_SPEC } from './ppo';
+import { CARTPOLE_TUNED, createPpo, DEFAULT_PPO_CONFIG, PPO_CONFIG_SPEC } from './ppo';
 import { createPpoLmTrainer, DEFAULT_PPO_LM_CONFIG, PPO_LM_CONFIG_SPEC } from './ppo-lm';
 import { createQLearning, DEFAULT_Q_LEARNING_CONFIG, Q_LEARNING_CONFIG_SPEC } from './q-learning';
 import { createReinforce, DEFAULT_REINFORCE_CONFIG, REINFORCE_CONFIG_SPEC } from './reinforce';
@@ -144,9 +144,9 @@ export const ALGORITHMS: Record<string, EnvAlgorithm | LmAlgorithm> = {
   },
   'ppo-mlp': {
     family: 'env',
-    doc: 'PPO with MLP actor and critic (CleanRL ppo.py); one update = one rollout + its epochs',
+    doc: 'PPO with MLP actor and critic (CleanRL ppo.py); one update = one rollout + its epochs. Defaults: rl-baselines3-zoo tuned CartPole settings (CleanRL defaults solve 0 of 5 seeds in 200k steps)',
     spec: erase(PPO_CONFIG_SPEC),
-    defaults: values(DEFAULT_PPO_CONFIG),
+    defaults: values({ ...DEFAULT_PPO_CONFIG, ...CARTPOLE_TUNED }),
     envs: ['cartpole'],
     create: (_env, config, seed) => trainer(createPpo(() => new CartPole(), config as never, seed)),
   },

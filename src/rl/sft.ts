@@ -6,14 +6,16 @@
  *
  * Read top to bottom: config, seeding, the loop (sample a batch, step, log), evaluation.
  */
-import type { TokenTask } from '../envs/token-tasks/types';
+import { isAgentTask } from '../agents/agent-task';
+import { packTranscripts } from '../agents/transcripts';
+import type { TokenTask, TokenTaskSample } from '../envs/token-tasks/types';
 import type { LanguageModel, StepMetrics } from '../models/language-model';
 import type { OptimizerConfig } from '../models/optimizer';
 import type { CharTokenizer } from '../models/tokenizer';
 import { checkInt } from '../ops/validate';
 import { seededRandom } from '../util/random';
 import { evaluateTask, type Evaluation } from './evaluate';
-import { packSequences } from './sequence-batch';
+import { packSequences, type SequenceBatch } from './sequence-batch';
 
 export interface SftConfig {
   /** Optimizer steps, ≥ 1. */
@@ -51,6 +53,21 @@ export interface SftResult {
   final: Evaluation;
 }
 
+/** Single-turn tasks train on prompt → answer; agent tasks on prompt → a correct transcript. */
+function sftBatch(
+  tokenizer: CharTokenizer,
+  task: TokenTask,
+  samples: readonly TokenTaskSample[],
+  seq: number,
+): SequenceBatch {
+  if (isAgentTask(task)) {
+    const items = samples.map((s) => ({ prompt: s.prompt, transcript: task.demonstration(s) }));
+    return packTranscripts(tokenizer, items, seq);
+  }
+  const pairs = samples.map((s) => ({ prompt: s.prompt, completion: s.answer }));
+  return packSequences(tokenizer, pairs, seq);
+}
+
 export async function runSft(
   model: LanguageModel,
   tokenizer: CharTokenizer,
@@ -72,11 +89,8 @@ export async function runSft(
     });
 
   for (let step = 1; step <= config.steps; step++) {
-    const pairs = Array.from({ length: config.batchSize }, () => {
-      const sample = task.sample(random);
-      return { prompt: sample.prompt, completion: sample.answer };
-    });
-    await model.trainCrossEntropy(packSequences(tokenizer, pairs, seq), config.optimizer);
+    const samples = Array.from({ length: config.batchSize }, () => task.sample(random));
+    await model.trainCrossEntropy(sftBatch(tokenizer, task, samples, seq), config.optimizer);
     const evalNow = config.evalEvery > 0 && step % config.evalEvery === 0;
     if (evalNow || step === config.steps) {
       const metrics = await model.takeMetrics();

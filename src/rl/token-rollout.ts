@@ -5,6 +5,10 @@
  *   row: <bos> prompt completion <pad>…      (length L)
  *   tokens = row[0 … L−2], targets = row[1 … L−1], mask = 1 where the target was generated,
  *   tokenRewards = the row's reward on its last generated target (where verl places the score).
+ *
+ * An agent task (src/agents/) rolls out as multi-turn episodes instead: the row then also holds
+ * observation tokens (tool results) with mask 0, so everything downstream trains on the policy's
+ * own tokens only.
  */
 import {
   readCompletion,
@@ -14,6 +18,9 @@ import {
   type RewardConfig,
 } from '../envs/token-tasks/rewards';
 import type { TokenTask, TokenTaskSample } from '../envs/token-tasks/types';
+import { isAgentTask } from '../agents/agent-task';
+import { scoreEpisode, type AgentRewardBreakdown } from '../agents/agent-rewards';
+import { episodeTranscript, runEpisodes, type Episode } from '../agents/episode';
 import type { LanguageModel } from '../models/language-model';
 import type { CharTokenizer } from '../models/tokenizer';
 import type { SampleOptions } from '../ops/nn/sample';
@@ -25,6 +32,9 @@ export interface RolloutRow {
   mask: Float32Array; // (L) 1 at generated tokens
   completion: Completion;
   reward: RewardBreakdown;
+  /** Agent tasks: the episode (turns, calls, segments) and the reward with its tool terms. */
+  episode?: Episode;
+  agentReward?: AgentRewardBreakdown;
 }
 
 export interface RolloutRequest {
@@ -36,6 +46,7 @@ export interface RolloutRequest {
   samples: readonly TokenTaskSample[];
   /** Row length L (the same for every call of a trainer, so rounds can be joined). */
   maxLength: number;
+  /** Most generated tokens per completion (agent tasks: per model turn). */
   maxNewTokens: number;
   sampling: SampleOptions;
   seed: number;
@@ -48,6 +59,35 @@ export function rolloutLength(context: number, task: TokenTask, maxNewTokens: nu
 
 export async function rollout(request: RolloutRequest): Promise<RolloutRow[]> {
   const { tokenizer, task, samples, maxLength } = request;
+  if (isAgentTask(task)) {
+    const episodes = await runEpisodes({
+      policy: request.policy,
+      tokenizer,
+      task,
+      samples,
+      maxLength,
+      maxTurnTokens: request.maxNewTokens,
+      sampling: request.sampling,
+      seed: request.seed,
+    });
+    return episodes.map((episode) => {
+      const reward = scoreEpisode(task, episode, request.rewards);
+      return {
+        sample: episode.sample,
+        tokens: episode.tokens,
+        mask: episode.mask,
+        completion: {
+          text: episodeTranscript(episode),
+          length: episode.modelTokens,
+          truncated: reward.truncated,
+          specialTokens: 0,
+        },
+        reward,
+        episode,
+        agentReward: reward,
+      };
+    });
+  }
   const generation = await request.policy.generate({
     prompts: samples.map((s) => promptTokens(tokenizer, s)),
     maxLength,

@@ -16,7 +16,9 @@ export type Metrics = Record<string, number>;
 export type RunEvent =
   | { step: number; kind: 'hyperparams'; changes: Record<string, number | boolean | string> }
   | { step: number; kind: 'skipped-update'; reason: string }
-  | { step: number; kind: 'unhealthy'; reason: string };
+  | { step: number; kind: 'unhealthy'; reason: string }
+  /** A curriculum moved the task to a harder rung after update `step`. */
+  | { step: number; kind: 'curriculum'; level: number; task: string };
 
 export interface Trainer<C> {
   readonly algorithm: string;

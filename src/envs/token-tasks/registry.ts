@@ -7,6 +7,25 @@
  * Options are `live`: a curriculum moves a running trainer to a harder rung by building a new
  * task between updates (the model's context must still fit the new task's maxChars + 2).
  */
+import { AGENT_ENV_SPEC } from '../../agents/agent-task';
+import {
+  DEFAULT_MULTIPLY_OPTIONS,
+  multiplyDifficultyLevels,
+  multiplyTask,
+  type MultiplyOptions,
+} from '../../agents/tasks/multiply';
+import {
+  DEFAULT_FACTS_OPTIONS,
+  factsDifficultyLevels,
+  factsTask,
+  type FactsOptions,
+} from '../../agents/tasks/facts';
+import {
+  DEFAULT_SHOPPING_OPTIONS,
+  shoppingDifficultyLevels,
+  shoppingTask,
+  type ShoppingOptions,
+} from '../../agents/tasks/shopping';
 import { OpInputError } from '../../ops/errors';
 import { checkConfig, checkPartial, type ConfigSpec } from '../../rl/hyperparams';
 import {
@@ -39,6 +58,9 @@ export interface TokenTaskOptions {
   sort: SortOptions;
   addition: AdditionOptions;
   countdown: CountdownOptions;
+  multiply: MultiplyOptions;
+  shopping: ShoppingOptions;
+  facts: FactsOptions;
 }
 
 export type TokenTaskName = keyof TokenTaskOptions;
@@ -50,6 +72,9 @@ export const TOKEN_TASK_NAMES: readonly TokenTaskName[] = [
   'sort',
   'addition',
   'countdown',
+  'multiply',
+  'shopping',
+  'facts',
 ];
 
 export interface TokenTaskDefinition<O extends object> {
@@ -212,6 +237,68 @@ export const TOKEN_TASKS: {
       difficultyLevels: countdownDifficultyLevels,
     },
     countdownTask,
+  ),
+  multiply: define<MultiplyOptions>(
+    {
+      name: 'multiply',
+      doc: 'multiply two numbers, with a calculator tool (agent task)',
+      example: { prompt: '347*86=', answer: '29842' },
+      spec: {
+        minDigits: {
+          kind: 'int',
+          min: 1,
+          max: 6,
+          live: true,
+          doc: 'fewest digits of a factor (≤ maxDigits)',
+        },
+        maxDigits: { kind: 'int', min: 1, max: 6, live: true, doc: 'most digits of a factor' },
+        ...AGENT_ENV_SPEC,
+      },
+      defaults: DEFAULT_MULTIPLY_OPTIONS,
+      difficultyLevels: multiplyDifficultyLevels,
+    },
+    multiplyTask,
+  ),
+  shopping: define<ShoppingOptions>(
+    {
+      name: 'shopping',
+      doc: 'total a shopping list: look prices up, then calculate (agent task)',
+      example: { prompt: '3 candle+2 bolt=', answer: '25' },
+      spec: {
+        items: { kind: 'int', min: 1, max: 3, live: true, doc: 'distinct items on a list' },
+        maxQuantity: {
+          kind: 'int',
+          min: 1,
+          max: 9,
+          live: true,
+          doc: 'largest quantity of an item (1: quantities are not written)',
+        },
+        ...AGENT_ENV_SPEC,
+      },
+      defaults: DEFAULT_SHOPPING_OPTIONS,
+      difficultyLevels: shoppingDifficultyLevels,
+    },
+    shoppingTask,
+  ),
+  facts: define<FactsOptions>(
+    {
+      name: 'facts',
+      doc: 'answer a question by searching a small local document collection (agent task)',
+      example: { prompt: 'how deep is lake miro?', answer: '37' },
+      spec: {
+        documents: {
+          kind: 'int',
+          min: 1,
+          max: 40,
+          live: true,
+          doc: 'questions are about the first n documents of the collection',
+        },
+        ...AGENT_ENV_SPEC,
+      },
+      defaults: DEFAULT_FACTS_OPTIONS,
+      difficultyLevels: factsDifficultyLevels,
+    },
+    factsTask,
   ),
 };
 

@@ -1,0 +1,74 @@
+/**
+ * A curriculum: train on the easiest rung of a task until the policy passes it reliably, then move
+ * up. The scheduler watches the pass rate (the batch's verified fraction, `reward/accuracy`) after
+ * every update and raises the level once the rate has stayed at or above `threshold` for `patience`
+ * updates in a row; the streak starts over at each new level. It never lowers the level (a harder
+ * rung starts below the threshold by design).
+ */
+import { checkConfig, type ConfigSpec } from './hyperparams';
+
+export interface CurriculumConfig {
+  /** Pass rate that counts as "passing" a rung, in (0, 1]. Default 0.8. */
+  threshold: number;
+  /** Consecutive passing updates before moving up, ≥ 1. Default 5. */
+  patience: number;
+}
+
+export const DEFAULT_CURRICULUM_CONFIG: Readonly<CurriculumConfig> = Object.freeze({
+  threshold: 0.8,
+  patience: 5,
+});
+
+export const CURRICULUM_CONFIG_SPEC: ConfigSpec<CurriculumConfig> = {
+  threshold: {
+    kind: 'number',
+    min: 0,
+    max: 1,
+    minOpen: true,
+    live: true,
+    doc: 'pass rate (verified fraction of a batch) that counts as passing a rung',
+  },
+  patience: {
+    kind: 'int',
+    min: 1,
+    max: 1000,
+    live: true,
+    doc: 'consecutive passing updates before the task moves to the next rung',
+  },
+};
+
+export class CurriculumScheduler {
+  private streak = 0;
+  private current: number;
+
+  /** `levels` rungs (≥ 1), starting at `start` (default 0). */
+  constructor(
+    readonly levels: number,
+    readonly config: CurriculumConfig = DEFAULT_CURRICULUM_CONFIG,
+    start = 0,
+  ) {
+    checkConfig('curriculum', CURRICULUM_CONFIG_SPEC, config);
+    checkConfig(
+      'curriculum',
+      {
+        levels: { kind: 'int', min: 1, max: 1000, live: false, doc: 'rungs' },
+        start: { kind: 'int', min: 0, max: levels - 1, live: false, doc: 'first rung' },
+      },
+      { levels, start },
+    );
+    this.current = start;
+  }
+
+  get level(): number {
+    return this.current;
+  }
+
+  /** Feeds one update's pass rate (NaN counts as failing); returns true when the level moved up. */
+  observe(passRate: number): boolean {
+    this.streak = passRate >= this.config.threshold ? this.streak + 1 : 0;
+    if (this.streak < this.config.patience || this.current === this.levels - 1) return false;
+    this.current += 1;
+    this.streak = 0;
+    return true;
+  }
+}
