@@ -280,6 +280,21 @@ function clippedSurrogate(
   };
 }
 
+/**
+ * How the clipped surrogate treated one token (for inspectors): `clipped` when the clipped term
+ * was taken (its gradient is zero outside the range), `dualHit` when dual clip capped it.
+ * Token-level PPO only; `options` as policyLoss takes them.
+ */
+export function tokenClipState(
+  ratio: number,
+  advantage: number,
+  options: PolicyLossOptions = {},
+): { clipped: boolean; dualHit: boolean } {
+  const o = resolvePolicyLossOptions(options);
+  const t = clippedSurrogate(ratio, advantage, o, o.dualClip);
+  return { clipped: t.clipped, dualHit: t.dualHit };
+}
+
 /** Policy loss of (B, T) inputs: aggregated loss, per-token loss, ∂loss/∂logp and statistics. */
 export function policyLoss(
   logp: Float32Array,

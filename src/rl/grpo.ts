@@ -44,6 +44,7 @@ import { summarizeEpisodes } from '../agents/agent-rewards';
 import type { CurriculumScheduler } from './curriculum';
 import { packRows, rollout, rolloutLength, type RolloutRow } from './token-rollout';
 import { checkConfig, checkPartial, type ConfigSpec } from './hyperparams';
+import { inspectBatch, type BatchArrays, type InspectedSample } from './inspection';
 import { RunControl, type Metrics, type Trainer } from './trainer';
 
 export const ADVANTAGE_ESTIMATORS = [
@@ -312,17 +313,21 @@ export interface GrpoSetup {
   };
 }
 
-/** One group's samples, kept for the lab's inspector. */
-export interface GrpoSample {
-  prompt: string;
-  completion: string;
-  reward: number;
-  advantage: number;
-}
+/** One sampled row of the last update, token by token, for the lab's inspector. */
+export type GrpoSample = InspectedSample;
 
 export interface GrpoTrainer extends Trainer<GrpoConfig> {
-  /** The last update's samples, grouped (G consecutive entries per prompt). */
+  /** The last update's rows, grouped (G consecutive entries per prompt); built on first read. */
   readonly lastSamples: readonly GrpoSample[];
+}
+
+/** The clip options of the policy loss (dual clip 0 means off). */
+function clipOptions(cfg: GrpoConfig) {
+  return {
+    clipLow: cfg.clipLow,
+    clipHigh: cfg.clipHigh,
+    dualClip: cfg.dualClip > 1 ? cfg.dualClip : null,
+  };
 }
 
 /** Checks that ranges alone cannot express. */
@@ -339,7 +344,9 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
   const { policy, tokenizer, curriculum } = setup;
   let task = curriculum ? curriculum.taskAt(curriculum.scheduler.level) : setup.task;
   const promptRandom = seededRandom(setup.seed);
-  let lastSamples: GrpoSample[] = [];
+  // The last update's arrays; lastSamples turns them into per-token records when read.
+  let lastBatch: BatchArrays | undefined;
+  let lastSamples: GrpoSample[] | undefined;
 
   const rewardConfig = setup.rewards ?? DEFAULT_REWARD_CONFIG;
   checkRewardConfig(rewardConfig);
@@ -440,17 +447,17 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     const aggregation = { mode: cfg.lossAggregation };
     const lossMetrics: Metrics = {};
     let skipped: string | undefined;
+    let lastLogp: Float32Array | undefined;
     for (let it = 0; it < cfg.iterations; it++) {
       const { logp, entropy } = await policy.scoreTokens(tokens, targets, B, T, cfg.temperature);
       oldLogp ??= logp.slice(); // the first pass is the behaviour policy (ratio 1)
+      lastLogp = logp;
       if (!logp.every(Number.isFinite)) {
         skipped = 'non-finite log-probs';
         break;
       }
       const pg = policyLoss(logp, oldLogp, tokenAdvantages, mask, B, T, {
-        clipLow: cfg.clipLow,
-        clipHigh: cfg.clipHigh,
-        dualClip: cfg.dualClip > 1 ? cfg.dualClip : null,
+        ...clipOptions(cfg),
         aggregation: cfg.lossAggregation,
       });
       const dLogp = pg.gradLogp;
@@ -486,12 +493,19 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     const last = steps[steps.length - 1];
     if (last && !last.applied) skipped ??= 'non-finite gradient norm';
     control.endUpdate(skipped ? { skipped } : {});
-    lastSamples = rows.map((row, b) => ({
-      prompt: row.sample.prompt,
-      completion: row.completion.text,
-      reward: row.reward.total,
-      advantage: tokenAdvantages[b * T + Math.max(0, row.mask.indexOf(1) - 1)]!,
-    }));
+    const clip = clipOptions(cfg);
+    lastSamples = undefined;
+    lastBatch = {
+      rows,
+      groupSize: cfg.groupSize,
+      seq: T,
+      targets,
+      mask,
+      advantages: tokenAdvantages,
+      logp: lastLogp ?? oldLogp ?? new Float32Array(B * T),
+      oldLogp: oldLogp ?? new Float32Array(B * T),
+      clip,
+    };
 
     // 6. Metrics.
     const generated = rows.reduce((sum, r) => sum + r.completion.length, 0);
@@ -532,6 +546,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
   return control.expose({
     algorithm: 'grpo',
     get lastSamples() {
+      lastSamples ??= lastBatch ? inspectBatch(tokenizer, lastBatch) : [];
       return lastSamples;
     },
     update,
