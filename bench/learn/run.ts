@@ -1,11 +1,13 @@
 /**
- * `npm run bench:learn [-- --only=planning,cliff,cartpole,token] [--backend=cpu|webgpu] [--quick]`
+ * `npm run bench:learn [-- --only=planning,cliff,cartpole,token,agent] [--backend=cpu|webgpu] [--quick]`
  *
  * Learning benchmarks: does each algorithm learn what it should, how fast, on this machine?
  *   planning  value iteration on GridWorld and FrozenLake 4×4: sweeps to convergence
  *   cliff     Q-learning vs SARSA on CliffWalking: greedy path length and return
  *   cartpole  PPO on CartPole: mean return ≥ 475 over 100 episodes within 200k steps, 5 seeds
  *   token     GRPO vs PPO on reversing 3–6 letters from one SFT checkpoint, same sample budget
+ *   agent     GRPO on multiplication with and without the calculator tool; calls per episode at
+ *             two tool costs (CPU; not in the default set: it takes about an hour on 2 cores)
  * Results (with the machine described) are saved as JSON under bench/results/.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -23,6 +25,7 @@ import { createSarsa } from '../../src/rl/sarsa';
 import { createValueIteration } from '../../src/rl/value-iteration';
 import { ppoCartpoleBenchmark } from './ppo-cartpole';
 import { tokenTaskBenchmark } from './token-tasks';
+import { agentToolsBenchmark } from './agent-tools';
 
 export async function main(argv: string[]): Promise<number> {
   const flag = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
@@ -84,6 +87,16 @@ export async function main(argv: string[]): Promise<number> {
       make = async (config, params) => new GpuLanguageModel(found.gpu, config, params);
     }
     results.token = await tokenTaskBenchmark(make, description, { updates: quick ? 50 : 300 });
+  }
+
+  if (only.includes('agent')) {
+    const make = async (config: TransformerConfig, params: Float32Array): Promise<LanguageModel> =>
+      new CpuLanguageModel(config, params);
+    results.agent = await agentToolsBenchmark(make, 'CPU', {
+      updates: quick ? 10 : 60,
+      sftSteps: quick ? 100 : 600,
+      evalEvery: quick ? 5 : 20,
+    });
   }
 
   mkdirSync(new URL('../results/', import.meta.url), { recursive: true });
