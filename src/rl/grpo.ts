@@ -25,7 +25,6 @@
 import {
   checkRewardConfig,
   DEFAULT_REWARD_CONFIG,
-  summarizeRewards,
   type RewardConfig,
 } from '../envs/token-tasks/rewards';
 import type { TokenTask, TokenTaskSample } from '../envs/token-tasks/types';
@@ -40,9 +39,8 @@ import { policyLoss } from '../ops/policy-loss';
 import { reinforcePlusPlus, reinforcePlusPlusBaseline } from '../ops/reinforce-pp';
 import { counterHash } from '../util/counter-rng';
 import { seededRandom } from '../util/random';
-import { summarizeEpisodes } from '../agents/agent-rewards';
 import type { CurriculumScheduler } from './curriculum';
-import { packRows, rollout, rolloutLength, type RolloutRow } from './token-rollout';
+import { packRows, rollout, rolloutLength, rolloutMetrics, type RolloutRow } from './token-rollout';
 import { checkConfig, checkPartial, type ConfigSpec } from './hyperparams';
 import { inspectBatch, type BatchArrays, type InspectedSample } from './inspection';
 import { RunControl, type Metrics, type Trainer } from './trainer';
@@ -510,13 +508,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     // 6. Metrics.
     const generated = rows.reduce((sum, r) => sum + r.completion.length, 0);
     const seconds = (performance.now() - started) / 1000;
-    const rewardSummary = summarizeRewards(rows.map((r) => r.reward));
-    const agentMetrics = rows.every((r) => r.episode && r.agentReward)
-      ? summarizeEpisodes(
-          rows.map((r) => r.episode!),
-          rows.map((r) => r.agentReward!),
-        )
-      : {};
+    const rewardSummary = rolloutMetrics(rows);
     const level = curriculum?.scheduler.level;
     if (curriculum && curriculum.scheduler.observe(rewardSummary['reward/accuracy']!)) {
       task = curriculum.taskAt(curriculum.scheduler.level);
@@ -529,7 +521,6 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     }
     return {
       ...rewardSummary,
-      ...agentMetrics,
       ...(level === undefined ? {} : { 'curriculum/level': level }),
       'reward/std': std(rows.map((r) => r.reward.total)),
       frac_reward_zero_std: zeroStdGroups / seenGroups,

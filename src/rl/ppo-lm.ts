@@ -16,7 +16,6 @@
 import {
   checkRewardConfig,
   DEFAULT_REWARD_CONFIG,
-  summarizeRewards,
   type RewardConfig,
 } from '../envs/token-tasks/rewards';
 import type { TokenTask, TokenTaskSample } from '../envs/token-tasks/types';
@@ -24,7 +23,7 @@ import type { LanguageModel } from '../models/language-model';
 import type { CharTokenizer } from '../models/tokenizer';
 import { OpInputError } from '../ops/errors';
 import { explainedVariance } from '../ops/explained-variance';
-import { gae } from '../ops/gae';
+import { GAE_MASK_MODES, gae, type GaeMaskMode } from '../ops/gae';
 import { klRewardPenalty, perTokenKl, type KlEstimator } from '../ops/kl';
 import { aggregateLoss, LOSS_AGG_MODES, type LossAggMode } from '../ops/loss-aggregation';
 import { policyLoss } from '../ops/policy-loss';
@@ -33,7 +32,7 @@ import { whiten } from '../ops/whiten';
 import { counterHash } from '../util/counter-rng';
 import { seededRandom } from '../util/random';
 import { checkConfig, checkPartial, type ConfigSpec } from './hyperparams';
-import { packRows, rollout, rolloutLength, type PackedRows } from './token-rollout';
+import { packRows, rollout, rolloutLength, rolloutMetrics, type PackedRows } from './token-rollout';
 import { RunControl, type Metrics, type Trainer } from './trainer';
 
 export interface PpoLmConfig {
@@ -53,6 +52,7 @@ export interface PpoLmConfig {
   epochs: number;
   minibatches: number;
   whitenAdvantages: boolean;
+  gaeMaskMode: GaeMaskMode;
   targetKl: number;
   klCoef: number;
   klEstimator: KlEstimator;
@@ -192,6 +192,14 @@ export const PPO_LM_CONFIG_SPEC: ConfigSpec<PpoLmConfig> = {
     doc: 'Normalise advantages to mean 0, std 1 over the batch',
     framework: 'verl: masked_whiten in GAE; TRL: whiten_advantages',
   },
+  gaeMaskMode: {
+    kind: 'choice',
+    options: GAE_MASK_MODES,
+    live: true,
+    doc: "How GAE crosses untrained tokens (tool results in agent episodes): 'skip' them, as if the trajectory had no such steps, or treat each as a zero-reward step",
+    framework:
+      "'skip': verl compute_gae_advantage_return; 'zero-step': OpenRLHF get_advantages_and_returns, TRL PPOTrainer",
+  },
   targetKl: {
     kind: 'number',
     min: 0,
@@ -241,6 +249,7 @@ export const DEFAULT_PPO_LM_CONFIG: PpoLmConfig = {
   epochs: 2,
   minibatches: 2,
   whitenAdvantages: true,
+  gaeMaskMode: 'skip',
   targetKl: 0,
   klCoef: 0,
   klEstimator: 'k1',
@@ -328,6 +337,7 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
     const { advantages: rawAdvantages, returns } = gae({ rewards, values: oldValues, mask }, B, T, {
       gamma: cfg.gamma,
       lambda: cfg.lambda,
+      maskMode: cfg.gaeMaskMode,
     });
     const advantages = cfg.whitenAdvantages
       ? whiten(rawAdvantages, mask, B, T).output
@@ -399,7 +409,7 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
 
     const generated = rows.reduce((sum, r) => sum + r.completion.length, 0);
     return {
-      ...summarizeRewards(rows.map((r) => r.reward)),
+      ...rolloutMetrics(rows),
       ...lossMetrics,
       ...definedMetric(
         'critic/vf_explained_var',

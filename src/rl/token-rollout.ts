@@ -13,13 +13,18 @@
 import {
   readCompletion,
   scoreCompletion,
+  summarizeRewards,
   type Completion,
   type RewardBreakdown,
   type RewardConfig,
 } from '../envs/token-tasks/rewards';
 import type { TokenTask, TokenTaskSample } from '../envs/token-tasks/types';
 import { isAgentTask } from '../agents/agent-task';
-import { scoreEpisode, type AgentRewardBreakdown } from '../agents/agent-rewards';
+import {
+  scoreEpisode,
+  summarizeEpisodes,
+  type AgentRewardBreakdown,
+} from '../agents/agent-rewards';
 import { episodeTranscript, runEpisodes, type Episode } from '../agents/episode';
 import type { LanguageModel } from '../models/language-model';
 import type { CharTokenizer } from '../models/tokenizer';
@@ -142,4 +147,17 @@ export function packRows(
     if (last >= 0) tokenRewards[b * T + last] = row.reward.total;
   });
   return { rows: B, seq: T, tokens, targets, mask, tokenRewards };
+}
+
+/** Reward and length metrics of a batch of rows, plus the tool-use metrics for agent episodes. */
+export function rolloutMetrics(rows: readonly RolloutRow[]): Record<string, number> {
+  const rewards = summarizeRewards(rows.map((r) => r.reward));
+  if (!rows.every((r) => r.episode && r.agentReward)) return rewards;
+  return {
+    ...rewards,
+    ...summarizeEpisodes(
+      rows.map((r) => r.episode!),
+      rows.map((r) => r.agentReward!),
+    ),
+  };
 }
