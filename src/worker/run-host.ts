@@ -10,6 +10,7 @@ import { bucketPoints } from './metric-buckets';
 import type {
   HyperparamResult,
   MetricPoint,
+  ReplayPlan,
   RunListener,
   RunMessage,
   RunSpec,
@@ -88,13 +89,32 @@ export function createRunHost({
     }
   }
 
+  /** Re-runs `plan.steps` updates with the recorded live changes (see ReplayPlan). */
+  async function replayRun(active: Trainer<Settings>, plan: ReplayPlan): Promise<void> {
+    if (!Number.isInteger(plan.steps) || plan.steps < 0) {
+      throw new Error(`replay.steps must be a whole number ≥ 0, got ${plan.steps}`);
+    }
+    let lastReport = performance.now();
+    for (let step = 1; step <= plan.steps; step++) {
+      for (const change of plan.changes) {
+        if (change.step === step) active.setHyperparams(change.changes);
+      }
+      await active.update();
+      if (performance.now() - lastReport > 200 || step === plan.steps) {
+        emit({ type: 'replay', done: step, total: plan.steps });
+        lastReport = performance.now();
+        await macrotask();
+      }
+    }
+  }
+
   const ready = (): Trainer<Settings> => {
     if (!trainer) throw new Error('no run: call createRun() first');
     return trainer;
   };
 
   return {
-    async createRun(spec: RunSpec, onMessage: RunListener): Promise<void> {
+    async createRun(spec: RunSpec, onMessage: RunListener, replay?: ReplayPlan): Promise<void> {
       if (trainer) throw new Error('this worker already hosts a run');
       listener = onMessage;
       const errors = checkRunSpec(spec);
@@ -114,10 +134,13 @@ export function createRunHost({
           trainer = run.trainer;
           disposeModel = run.dispose;
         }
+        if (replay) await replayRun(trainer, replay);
       } catch (error) {
         emit({ type: 'status', status: 'error', error: errorText(error) });
         throw error;
       }
+      // A replay's metrics and events are the saved run's: the UI has them already.
+      sentEvents = trainer.events.length;
       emit({ type: 'update', points: [], events: [], config: { ...trainer.config } });
       emit({ type: 'status', status: 'idle' });
     },

@@ -30,7 +30,20 @@ export interface RunSpec {
   sftSteps?: number;
 }
 
-export type RunStatus = 'idle' | 'warming' | 'running' | 'paused' | 'error';
+/**
+ * Bring a new run to the state of a saved one (or of a step to fork at) by replaying it: the same
+ * spec and seed, `steps` updates, and each recorded live change queued before the update it was
+ * applied at. Runs are deterministic for a seed on a backend, so on the backend that trained it
+ * the replay arrives at the very same weights, optimizer and random state.
+ */
+export interface ReplayPlan {
+  steps: number;
+  /** The run's live changes: applied at update `step` (as 'hyperparams' events record them). */
+  changes: { step: number; changes: Settings }[];
+}
+
+/** 'stored': restored from storage or a file, no worker yet (the UI's own state). */
+export type RunStatus = 'idle' | 'warming' | 'running' | 'paused' | 'error' | 'stored';
 
 /** One update's metrics; `step` is the trainer's update count after it (1-based). */
 export interface MetricPoint {
@@ -44,6 +57,7 @@ export interface MetricPoint {
  */
 export type RunMessage =
   | { type: 'warmup'; done: number; total: number; successRate?: number }
+  | { type: 'replay'; done: number; total: number }
   | { type: 'backend'; kind: 'webgpu' | 'cpu'; line: string }
   | { type: 'update'; points: MetricPoint[]; events: RunEvent[]; config: Settings }
   | { type: 'status'; status: RunStatus; error?: string };
@@ -57,9 +71,10 @@ export interface RunWorkerApi {
   /**
    * Builds the trainer (language models: model, backend, SFT warm-up with 'warmup' messages) and
    * reports its backend. `listener` must be wrapped in comlink's proxy(). Rejects with a message
-   * naming the bad field and its range when the spec is invalid.
+   * naming the bad field and its range when the spec is invalid. With `replay`, the run is then
+   * brought to the saved step ('replay' progress messages; its metrics are not sent again).
    */
-  createRun(spec: RunSpec, listener: RunListener): Promise<void>;
+  createRun(spec: RunSpec, listener: RunListener, replay?: ReplayPlan): Promise<void>;
   /** Trains until pause(); updates stream through the listener. */
   start(): Promise<void>;
   /** Stops after the update in progress; resolves once stopped and flushed. */

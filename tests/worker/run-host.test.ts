@@ -147,3 +147,78 @@ describe('run host: language models', () => {
     await api.dispose();
   }, 60_000);
 });
+
+describe('run host: replay (resume a saved run, fork at a step)', () => {
+  /** The metrics of update `step` as the host reported them, wall-clock rates left out. */
+  const metricsAt = (messages: RunMessage[], step: number) => {
+    const point = messages
+      .flatMap((m) => (m.type === 'update' ? m.points : []))
+      .find((p) => p.step === step);
+    return Object.entries(point?.metrics ?? {}).filter(([name]) => !/SPS|per_s/.test(name));
+  };
+
+  it.each([
+    ['q-learning', 'cliffwalking', { epsilon: 0.3 }],
+    ['reinforce', 'frozenlake-4x4', { lr: 0.05 }],
+    ['ppo-mlp', 'cartpole', { learningRate: 5e-4 }],
+  ])(
+    '%s: replaying 5 updates with a live change at update 4 continues exactly as the original',
+    async (algo, env, change) => {
+      const config = runCatalog().algorithms.find((a) => a.name === algo)!.defaults;
+      const runSpec: RunSpec = { algo, env, seed: 3, config, backend: 'cpu' };
+      // The original: 3 updates, a live change, 3 more (the change lands at update 4).
+      const original = host();
+      await original.api.createRun(runSpec, original.listener);
+      for (let i = 0; i < 3; i++) await original.api.step();
+      expect((await original.api.setHyperparams(change)).ok).toBe(true);
+      for (let i = 0; i < 3; i++) await original.api.step();
+      await original.api.dispose();
+
+      // The replay: built at update 5, then one update of its own.
+      const copy = host();
+      await copy.api.createRun(runSpec, copy.listener, {
+        steps: 5,
+        changes: [{ step: 4, changes: change }],
+      });
+      const replays = copy.messages.filter((m) => m.type === 'replay');
+      expect(replays.at(-1)).toEqual({ type: 'replay', done: 5, total: 5 });
+      // Nothing of the replay is re-sent as metrics or events.
+      expect(copy.updates().every((m) => m.type === 'update' && m.points.length === 0)).toBe(true);
+      expect(copy.updates().at(-1)).toMatchObject({ config: change });
+      await copy.api.step();
+      const next = copy.updates().at(-1)!;
+      expect(next.type === 'update' && next.points.map((p) => p.step)).toEqual([6]);
+      expect(metricsAt(copy.messages, 6)).toEqual(metricsAt(original.messages, 6));
+      await copy.api.dispose();
+    },
+  );
+
+  it('a replay without the change diverges (the plan matters)', async () => {
+    const config = runCatalog().algorithms.find((a) => a.name === 'q-learning')!.defaults;
+    const runSpec: RunSpec = {
+      algo: 'q-learning',
+      env: 'cliffwalking',
+      seed: 3,
+      config,
+      backend: 'cpu',
+    };
+    const a = host();
+    await a.api.createRun(runSpec, a.listener, {
+      steps: 3,
+      changes: [{ step: 2, changes: { epsilon: 0.9 } }],
+    });
+    await a.api.step();
+    const b = host();
+    await b.api.createRun(runSpec, b.listener, { steps: 3, changes: [] });
+    await b.api.step();
+    expect(metricsAt(a.messages, 4).length).toBeGreaterThan(0);
+    expect(metricsAt(a.messages, 4)).not.toEqual(metricsAt(b.messages, 4));
+  });
+
+  it('refuses a bad plan with the field named', async () => {
+    const { api, listener } = host();
+    await expect(api.createRun(spec, listener, { steps: -1, changes: [] })).rejects.toThrow(
+      /replay.steps must be a whole number ≥ 0, got -1/,
+    );
+  });
+});
