@@ -1,28 +1,7 @@
 /** Pure helpers of the metric chart: smoothing, thinning, scales and SVG paths. */
 
-/**
- * Exponential moving average with TensorBoard's debiasing: s_t = m_t / (1 − w^t), where
- * m_t = w·m_{t−1} + (1 − w)·y_t, m_0 = 0 and t counts the finite values so far. Without the
- * division the first points would be pulled toward 0. Non-finite values pass through as NaN.
- * weight in [0, 1): 0 returns the values unchanged.
- */
-export function debiasedEma(values: readonly number[], weight: number): number[] {
-  if (!(weight >= 0 && weight < 1)) throw new RangeError(`weight must be in [0, 1), got ${weight}`);
-  const out = new Array<number>(values.length);
-  let m = 0;
-  let t = 0;
-  for (let i = 0; i < values.length; i++) {
-    const y = values[i]!;
-    if (!Number.isFinite(y)) {
-      out[i] = NaN;
-      continue;
-    }
-    t += 1;
-    m = weight * m + (1 - weight) * y;
-    out[i] = m / (1 - weight ** t);
-  }
-  return out;
-}
+// The smoothers live with the compare view's helpers; re-exported for the chart component.
+export { debiasedEma } from '../compare/smoothing';
 
 /** Indices of at most `max` evenly spread points, the first and last always kept. */
 export function thinIndices(length: number, max: number): number[] {

@@ -5,6 +5,13 @@
  */
 import { proxy } from 'comlink';
 import { halveSeries } from './chart';
+import {
+  runNumber,
+  STORED_RUN_VERSION,
+  type RunStorePort,
+  type Series,
+  type StoredRun,
+} from './run-store';
 import type {
   FieldError,
   HyperparamResult,
@@ -13,6 +20,7 @@ import type {
   RunMessage,
   RunSpec,
   RunStatus,
+  ReplayPlan,
   RunWorkerApi,
   Settings,
 } from '../worker/run-protocol';
@@ -20,7 +28,11 @@ import type {
 /** What the manager needs of a run worker (the comlink proxy in the app, a fake in tests). */
 export interface RunPort {
   api: Pick<RunWorkerApi, 'start' | 'pause' | 'step' | 'setHyperparams' | 'dispose'> & {
-    createRun(spec: RunSpec, listener: (message: RunMessage) => void): Promise<void>;
+    createRun(
+      spec: RunSpec,
+      listener: (message: RunMessage) => void,
+      replay?: ReplayPlan,
+    ): Promise<void>;
   };
   terminate(): void;
 }
@@ -31,11 +43,7 @@ export interface CatalogPort {
   checkRunSpec(spec: RunSpec): Promise<FieldError[]>;
 }
 
-/** One metric of one run: x = update number, y = value (only updates that reported it). */
-export interface Series {
-  x: number[];
-  y: number[];
-}
+export type { Series };
 
 /** Line colours, one per run in creation order (distinguishable, AA contrast on white). */
 export const RUN_COLORS = ['#2f5bea', '#d1495b', '#1f9d6b', '#b86e00', '#7b3fbf', '#00818a'];
@@ -50,6 +58,8 @@ export class LabRun {
   error = $state<string | undefined>(undefined);
   backend = $state.raw<{ kind: 'webgpu' | 'cpu'; line: string } | undefined>(undefined);
   warmup = $state.raw<{ done: number; total: number; successRate?: number } | undefined>(undefined);
+  /** Bringing a stored run back: updates replayed so far. */
+  replay = $state.raw<{ done: number; total: number } | undefined>(undefined);
   /** Metric name → series. Arrays grow in place; the container is replaced on every batch. */
   series = $state.raw<Record<string, Series>>({});
   events = $state.raw<RunEvent[]>([]);
@@ -59,20 +69,70 @@ export class LabRun {
   /** A command is in flight (buttons wait for it). */
   busy = $state(false);
 
+  /** The run's worker; undefined while the run is only stored (it starts on the first command). */
+  port: RunPort | undefined;
+
   constructor(
     readonly id: string,
     readonly label: string,
     readonly color: string,
     readonly spec: RunSpec,
-    readonly port: RunPort,
+    port: RunPort | undefined,
   ) {
+    this.port = port;
     this.config = { ...spec.config };
+    if (!port) this.status = 'stored';
+  }
+
+  /** A stored run as the lab shows it before its worker starts. */
+  static fromStored(stored: StoredRun): LabRun {
+    const run = new LabRun(stored.id, stored.label, stored.color, stored.spec, undefined);
+    run.series = stored.series;
+    run.events = stored.events;
+    run.config = stored.config;
+    run.steps = stored.steps;
+    if (stored.backendLine) run.storedBackend = stored.backendLine;
+    return run;
+  }
+
+  /** The backend line of a stored run's last session (shown until its worker reports). */
+  storedBackend: string | undefined;
+
+  toStored(): StoredRun {
+    return {
+      version: STORED_RUN_VERSION,
+      id: this.id,
+      label: this.label,
+      color: this.color,
+      spec: $state.snapshot(this.spec) as RunSpec,
+      series: this.series,
+      events: this.events,
+      config: this.config,
+      steps: this.steps,
+      ...((this.backend?.line ?? this.storedBackend)
+        ? { backendLine: this.backend?.line ?? this.storedBackend }
+        : {}),
+      savedAt: new Date().toISOString(),
+    };
+  }
+
+  /** How to bring this run's trainer back to where it stopped: replay its updates and changes. */
+  replayPlan(): ReplayPlan {
+    return {
+      steps: this.steps,
+      changes: this.events.flatMap((e) =>
+        e.kind === 'hyperparams' ? [{ step: e.step, changes: e.changes }] : [],
+      ),
+    };
   }
 
   receive(message: RunMessage): void {
     switch (message.type) {
       case 'warmup':
         this.warmup = { ...message };
+        break;
+      case 'replay':
+        this.replay = { done: message.done, total: message.total };
         break;
       case 'backend':
         this.backend = { kind: message.kind, line: message.line };
@@ -111,15 +171,24 @@ export interface RunManagerOptions {
   spawn: () => RunPort;
   /** Runs alive at once (each is a worker, and for language models a GPU device). Default 8. */
   maxRuns?: number;
+  /** Where runs are kept across page loads (IndexedDB in the app); none: nothing is kept. */
+  store?: RunStorePort;
+  /** A run's changes are saved at most this often, in ms. Default 1000. */
+  saveEveryMs?: number;
 }
 
 export class RunManager {
   runs = $state.raw<LabRun[]>([]);
   catalog = $state.raw<RunCatalog | undefined>(undefined);
   catalogError = $state<string | undefined>(undefined);
+  /** Why runs are not kept across page loads, when they are not. */
+  storageNote = $state<string | undefined>(undefined);
   private created = 0;
+  private readonly saveTimers = new Map<LabRun, ReturnType<typeof setTimeout>>();
 
-  constructor(private readonly options: RunManagerOptions) {}
+  constructor(private readonly options: RunManagerOptions) {
+    this.storageNote = options.store?.unavailable;
+  }
 
   get maxRuns(): number {
     return this.options.maxRuns ?? 8;
@@ -134,6 +203,22 @@ export class RunManager {
     }
   }
 
+  /** Shows the runs kept from earlier visits (stored: their workers start when used). */
+  async restore(): Promise<void> {
+    const store = this.options.store;
+    if (!store) return;
+    try {
+      const stored = await store.list();
+      this.storageNote ??= store.unavailable;
+      const known = new Set(this.runs.map((r) => r.id));
+      const restored = stored.filter((r) => !known.has(r.id)).map((r) => LabRun.fromStored(r));
+      this.runs = [...this.runs, ...restored];
+      for (const r of stored) this.created = Math.max(this.created, runNumber(r.id));
+    } catch (error) {
+      this.storageNote = `stored runs could not be read: ${errorText(error)}`;
+    }
+  }
+
   check(spec: RunSpec): Promise<FieldError[]> {
     return this.options.catalog.checkRunSpec(spec);
   }
@@ -144,41 +229,77 @@ export class RunManager {
 
   /** Starts a worker and builds the run there; a refused spec leaves the run in 'error'. */
   async create(spec: RunSpec, note = ''): Promise<LabRun> {
-    if (this.runs.length >= this.maxRuns) {
-      throw new Error(`at most ${this.maxRuns} runs at once: delete one first`);
-    }
-    this.created += 1;
-    const n = this.created;
     const where = spec.env ?? spec.task ?? '';
-    const label = `#${n} ${spec.algo} on ${where}, seed ${spec.seed}${note ? ` (${note})` : ''}`;
-    const color = RUN_COLORS[(n - 1) % RUN_COLORS.length]!;
-    const run = new LabRun(`run-${n}`, label, color, structuredClone(spec), this.options.spawn());
-    this.runs = [...this.runs, run];
-    await this.command(run, () =>
-      run.port.api.createRun(
-        run.spec,
-        proxy((message: RunMessage) => run.receive(message)),
-      ),
+    const run = this.add(
+      (n) => `#${n} ${spec.algo} on ${where}, seed ${spec.seed}${note ? ` (${note})` : ''}`,
+      spec,
     );
+    await this.command(run, () => this.ensureWorker(run));
     return run;
   }
 
+  /** Adds a stored run (from a file or a fork): shown at once, trained when started. */
+  addStored(
+    spec: RunSpec,
+    label: (n: number) => string,
+    data: Pick<StoredRun, 'series' | 'events' | 'config' | 'steps'>,
+  ): LabRun {
+    const run = this.add(label, spec, true);
+    run.series = data.series;
+    run.events = data.events;
+    run.config = data.config;
+    run.steps = data.steps;
+    this.scheduleSave(run, 0);
+    return run;
+  }
+
+  /**
+   * A new run that continues from update `step` of `run`: the same spec, its metrics and events
+   * up to that update, trained on by replaying them when started.
+   */
+  fork(run: LabRun, step: number): LabRun {
+    if (!Number.isInteger(step) || step < 0 || step > run.steps) {
+      throw new Error(`fork step must be a whole number in [0, ${run.steps}], got ${step}`);
+    }
+    const series: Record<string, Series> = {};
+    for (const [name, s] of Object.entries(run.series)) {
+      const keep = s.x.findIndex((x) => x > step);
+      const end = keep < 0 ? s.x.length : keep;
+      series[name] = { x: s.x.slice(0, end), y: s.y.slice(0, end) };
+    }
+    const events = run.events.filter((e) => e.step <= step);
+    let config = { ...run.spec.config };
+    for (const e of events) if (e.kind === 'hyperparams') config = { ...config, ...e.changes };
+    return this.addStored(
+      structuredClone($state.snapshot(run.spec) as RunSpec),
+      (n) => `#${n} fork of ${run.label.split(' ')[0]} at update ${step}`,
+      { series, events, config, steps: step },
+    );
+  }
+
   start(run: LabRun): Promise<void> {
-    return this.command(run, () => run.port.api.start());
+    return this.command(run, async () => {
+      await this.ensureWorker(run);
+      await run.port!.api.start();
+    });
   }
 
   pause(run: LabRun): Promise<void> {
-    return this.command(run, () => run.port.api.pause());
+    return this.command(run, () => run.port?.api.pause() ?? Promise.resolve());
   }
 
   step(run: LabRun): Promise<void> {
-    return this.command(run, () => run.port.api.step());
+    return this.command(run, async () => {
+      await this.ensureWorker(run);
+      await run.port!.api.step();
+    });
   }
 
   /** Validated in the worker; applied at the run's next update (an event marks the step). */
   async setHyperparams(run: LabRun, partial: Settings): Promise<HyperparamResult> {
     try {
-      return await run.port.api.setHyperparams(partial);
+      await this.ensureWorker(run);
+      return await run.port!.api.setHyperparams(partial);
     } catch (error) {
       return { ok: false, error: errorText(error) };
     }
@@ -196,16 +317,71 @@ export class RunManager {
     );
   }
 
-  /** Stops the run, frees its model and ends its worker. */
+  /** Stops the run, frees its model, ends its worker and forgets it. */
   async remove(run: LabRun): Promise<void> {
     this.runs = this.runs.filter((r) => r !== run);
+    const timer = this.saveTimers.get(run);
+    if (timer !== undefined) clearTimeout(timer);
+    this.saveTimers.delete(run);
+    void this.options.store?.remove(run.id).catch(() => {});
+    const port = run.port;
+    if (!port) return;
     try {
-      await run.port.api.dispose();
+      await port.api.dispose();
     } catch {
       // The worker may already be gone; terminating it is all that is left.
     } finally {
-      run.port.terminate();
+      port.terminate();
     }
+  }
+
+  private add(label: (n: number) => string, spec: RunSpec, stored = false): LabRun {
+    const live = this.runs.filter((r) => r.port).length;
+    if (!stored && live >= this.maxRuns) {
+      throw new Error(`at most ${this.maxRuns} runs at once: delete one first`);
+    }
+    this.created += 1;
+    const n = this.created;
+    const color = RUN_COLORS[(n - 1) % RUN_COLORS.length]!;
+    const run = new LabRun(`run-${n}`, label(n), color, structuredClone(spec), undefined);
+    this.runs = [...this.runs, run];
+    return run;
+  }
+
+  /** Gives a run its worker: builds the trainer there, replaying its stored updates first. */
+  private async ensureWorker(run: LabRun): Promise<void> {
+    if (run.port) return;
+    if (this.runs.filter((r) => r.port).length >= this.maxRuns) {
+      throw new Error(`at most ${this.maxRuns} runs train at once: delete one first`);
+    }
+    const port = this.options.spawn();
+    run.port = port;
+    run.status = 'warming';
+    const plan = run.steps > 0 ? run.replayPlan() : undefined;
+    const listener = proxy((message: RunMessage) => {
+      run.receive(message);
+      if (message.type === 'update' && message.points.length) this.scheduleSave(run);
+    });
+    try {
+      await port.api.createRun(run.spec, listener, plan);
+    } catch (error) {
+      if (run.status === 'warming') run.status = 'error';
+      throw error;
+    }
+    this.scheduleSave(run, 0);
+  }
+
+  private scheduleSave(run: LabRun, delay = this.options.saveEveryMs ?? 1000): void {
+    const store = this.options.store;
+    if (!store || this.saveTimers.has(run)) return;
+    const timer = setTimeout(() => {
+      this.saveTimers.delete(run);
+      if (!this.runs.includes(run)) return;
+      store.save(run.toStored()).catch((error: unknown) => {
+        this.storageNote = `runs could not be saved: ${errorText(error)}`;
+      });
+    }, delay);
+    this.saveTimers.set(run, timer);
   }
 
   private async command(run: LabRun, action: () => Promise<unknown>): Promise<void> {

@@ -1,4 +1,3 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   debiasedEma,
@@ -11,36 +10,12 @@ import {
   thinIndices,
   ticks,
 } from '../../src/state/chart';
+import { debiasedEma as smoothingEma } from '../../src/compare/smoothing';
 
-describe('debiasedEma', () => {
-  it('matches hand-worked values', () => {
-    // w = 0.5: m1 = 0.5·2 = 1, /(1 − 0.5) = 2; m2 = 0.5·1 + 0.5·4 = 2.5, /(1 − 0.25) = 10/3.
-    const out = debiasedEma([2, 4], 0.5);
-    expect(out[0]).toBeCloseTo(2, 12);
-    expect(out[1]).toBeCloseTo(10 / 3, 12);
-  });
-
-  it('passes NaN through without counting it', () => {
-    const out = debiasedEma([2, NaN, 4], 0.5);
-    expect(out[1]).toBeNaN();
-    expect(out[2]).toBeCloseTo(10 / 3, 12);
-  });
-
-  it('is the identity at weight 0 and refuses weights outside [0, 1)', () => {
-    expect(debiasedEma([1, -2, 3], 0)).toEqual([1, -2, 3]);
-    expect(() => debiasedEma([1], 1)).toThrow('weight must be in [0, 1)');
-  });
-
-  it('keeps a constant series constant (the debiasing removes the pull toward 0)', () => {
-    fc.assert(
-      fc.property(
-        fc.double({ min: -1e3, max: 1e3, noNaN: true }),
-        fc.double({ min: 0, max: 0.99, noNaN: true }),
-        (c, w) => {
-          for (const v of debiasedEma([c, c, c, c], w)) expect(v).toBeCloseTo(c, 6);
-        },
-      ),
-    );
+// debiasedEma's own tests are in tests/compare/smoothing.test.ts, where it now lives.
+describe('debiasedEma re-export', () => {
+  it('is the compare module\'s smoother', () => {
+    expect(debiasedEma).toBe(smoothingEma);
   });
 });
 

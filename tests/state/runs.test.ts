@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RunDraft } from '../../src/state/run-draft.svelte';
 import { MAX_POINTS, RunManager, type RunPort } from '../../src/state/runs.svelte';
+import type { RunStorePort, StoredRun } from '../../src/state/run-store';
 import type {
   FieldError,
   RunCatalog,
@@ -16,8 +17,8 @@ function fakeWorker(options: { refuse?: string; disposeThrows?: boolean } = {}) 
   const send = (message: RunMessage) => listener?.(message);
   const port: RunPort = {
     api: {
-      async createRun(_spec: RunSpec, onMessage) {
-        calls.push('createRun');
+      async createRun(_spec: RunSpec, onMessage, replay) {
+        calls.push(replay ? `createRun replay ${JSON.stringify(replay)}` : 'createRun');
         listener = onMessage;
         if (options.refuse) throw new Error(options.refuse);
         send({ type: 'status', status: 'warming' });
@@ -78,9 +79,11 @@ const catalog: RunCatalog = {
   sftSteps: { default: 100, min: 0, max: 5000, doc: 'warm-up' },
 };
 
-function setUp(workerOptions: Parameters<typeof fakeWorker>[0] = {}) {
+function setUp(workerOptions: Parameters<typeof fakeWorker>[0] = {}, store?: RunStorePort) {
   const workers: ReturnType<typeof fakeWorker>[] = [];
   const manager = new RunManager({
+    store,
+    saveEveryMs: 1,
     catalog: {
       runCatalog: async () => catalog,
       checkRunSpec: async (): Promise<FieldError[]> => [],
@@ -271,5 +274,110 @@ describe('RunDraft', () => {
     await slow;
     expect(draft.errorOf('epsilon')).toBe('epsilon bad');
     expect(draft.errorOf('initialQ')).toBeUndefined();
+  });
+});
+
+/** An in-memory RunStorePort that records what was saved and removed. */
+function memoryStore(initial: StoredRun[] = []) {
+  const runs = new Map(initial.map((r) => [r.id, structuredClone(r)]));
+  const removed: string[] = [];
+  const store: RunStorePort = {
+    list: async () => [...runs.values()].map((r) => structuredClone(r)),
+    save: async (run) => void runs.set(run.id, structuredClone(run)),
+    remove: async (id) => {
+      removed.push(id);
+      runs.delete(id);
+    },
+  };
+  return { store, runs, removed };
+}
+
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const storedRun: StoredRun = {
+  version: 1,
+  id: 'run-3',
+  label: '#3 q-learning on cliffwalking, seed 1',
+  color: '#2f5bea',
+  spec,
+  series: { 'charts/episodic_return': { x: [1, 2, 3], y: [-100, -60, -30] } },
+  events: [{ step: 2, kind: 'hyperparams', changes: { epsilon: 0.3 } }],
+  config: { epsilon: 0.3, initialQ: 0 },
+  steps: 3,
+  backendLine: 'CPU — test',
+  savedAt: '2026-12-02T00:00:00.000Z',
+};
+
+describe('RunManager: keeping runs', () => {
+  it('saves a run after its updates, and forgets it when deleted', async () => {
+    const { store, runs, removed } = memoryStore();
+    const { manager, workers } = setUp({}, store);
+    const run = await manager.create(spec);
+    workers[0]!.send({
+      type: 'update',
+      points: [{ step: 1, metrics: { 'charts/episodic_return': -80 } }],
+      events: [],
+      config: spec.config,
+    });
+    await wait(10);
+    expect(runs.get(run.id)).toMatchObject({
+      id: 'run-1',
+      steps: 1,
+      spec,
+      series: { 'charts/episodic_return': { x: [1], y: [-80] } },
+      backendLine: 'CPU — test',
+    });
+    await manager.remove(run);
+    expect(removed).toEqual(['run-1']);
+    expect(runs.size).toBe(0);
+  });
+
+  it('restores stored runs without workers, and replays one when it is started', async () => {
+    const { store } = memoryStore([storedRun]);
+    const { manager, workers } = setUp({}, store);
+    await manager.restore();
+    const [run] = manager.runs;
+    expect(run!.status).toBe('stored');
+    expect(run!.series).toEqual(storedRun.series);
+    expect(workers).toHaveLength(0);
+    await manager.start(run!);
+    expect(workers).toHaveLength(1);
+    expect(workers[0]!.calls).toEqual([
+      'createRun replay {"steps":3,"changes":[{"step":2,"changes":{"epsilon":0.3}}]}',
+      'start',
+    ]);
+    expect(run!.status).toBe('running');
+    // New runs number on after the stored ones.
+    expect((await manager.create(spec)).id).toBe('run-4');
+  });
+
+  it('forks at a step: metrics and events up to it, replayed from there when started', async () => {
+    const { store } = memoryStore([storedRun]);
+    const { manager, workers } = setUp({}, store);
+    await manager.restore();
+    const fork = manager.fork(manager.runs[0]!, 1);
+    expect(fork.label).toBe('#4 fork of #3 at update 1');
+    expect(fork.status).toBe('stored');
+    expect(fork.series).toEqual({ 'charts/episodic_return': { x: [1], y: [-100] } });
+    expect(fork.events).toEqual([]);
+    expect(fork.config).toEqual({ epsilon: 0.1, initialQ: 0 });
+    await manager.step(fork);
+    expect(workers[0]!.calls).toEqual(['createRun replay {"steps":1,"changes":[]}', 'step']);
+    expect(() => manager.fork(manager.runs[0]!, 4)).toThrow(/\[0, 3\], got 4/);
+  });
+
+  it('counts only runs with workers against the limit', async () => {
+    const stored = [1, 2, 3, 4, 5].map((n) => ({ ...storedRun, id: `run-${n}` }));
+    const { store } = memoryStore(stored);
+    const { manager } = setUp({}, store);
+    await manager.restore();
+    expect(manager.runs).toHaveLength(5);
+    const run = await manager.create(spec);
+    expect(run.status).toBe('idle');
+  });
+
+  it('says why runs are not kept when storage is unavailable', () => {
+    const { manager } = setUp({}, { ...memoryStore().store, unavailable: 'no IndexedDB' });
+    expect(manager.storageNote).toBe('no IndexedDB');
   });
 });
