@@ -112,6 +112,7 @@ export class LabRun {
       ...((this.backend?.line ?? this.storedBackend)
         ? { backendLine: this.backend?.line ?? this.storedBackend }
         : {}),
+      // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a timestamp, not state
       savedAt: new Date().toISOString(),
     };
   }
@@ -184,6 +185,7 @@ export class RunManager {
   /** Why runs are not kept across page loads, when they are not. */
   storageNote = $state<string | undefined>(undefined);
   private created = 0;
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity -- bookkeeping, never rendered
   private readonly saveTimers = new Map<LabRun, ReturnType<typeof setTimeout>>();
 
   constructor(private readonly options: RunManagerOptions) {
@@ -210,6 +212,7 @@ export class RunManager {
     try {
       const stored = await store.list();
       this.storageNote ??= store.unavailable;
+      // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a local lookup
       const known = new Set(this.runs.map((r) => r.id));
       const restored = stored.filter((r) => !known.has(r.id)).map((r) => LabRun.fromStored(r));
       this.runs = [...this.runs, ...restored];
