@@ -22,7 +22,7 @@ import { configFromFlags, kebab, type ConfigSpec } from '../rl/hyperparams';
 import { algorithm, type EnvName, type LmAlgorithm } from '../rl/registry';
 import { MetricSeries, RUN_FILE_FORMAT, RUN_FILE_VERSION, serializeRunFile } from '../rl/run-file';
 import { DEFAULT_SFT_CONFIG, runSft } from '../rl/sft';
-import type { Trainer } from '../rl/trainer';
+import { timedUpdate, type Trainer } from '../rl/trainer';
 import { CliArgs } from './args';
 import { createLanguageModel, type BackendChoice } from './backend';
 
@@ -98,7 +98,7 @@ export async function main(argv: string[]): Promise<number> {
   const series = new MetricSeries();
   const started = performance.now();
   for (let u = 1; u <= updates; u++) {
-    series.push(await trainer.update());
+    series.push(await timedUpdate(trainer));
     if (u % logEvery === 0 || u === updates) console.log(progressLine(series, u, updates));
   }
   const seconds = (performance.now() - started) / 1000;

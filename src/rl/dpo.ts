@@ -33,7 +33,7 @@
  *   rewards/margins                      mean of rewards/chosen − rewards/rejected
  *   logps/chosen, logps/rejected         mean sequence log-prob under the policy
  *   actor/grad_norm                      before clipping
- *   actor/lr, perf/tokens_per_s
+ *   actor/lr, perf/generated_tokens, perf/tokens_per_s
  * An update without a pair reports only the sampling metrics (reward/*, pairs = 0, response
  * length, throughput) and is recorded as a skipped update.
  */
@@ -250,7 +250,13 @@ export function createDpoTrainer(setup: DpoSetup, initial: DpoConfig): DpoTraine
     const finish = (metrics: Metrics, skipped?: string): Metrics => {
       control.endUpdate(skipped ? { skipped } : {});
       const seconds = (performance.now() - started) / 1000;
-      return { ...sampling, pairs: P, ...metrics, 'perf/tokens_per_s': generated / seconds };
+      return {
+        ...sampling,
+        pairs: P,
+        ...metrics,
+        'perf/generated_tokens': generated,
+        'perf/tokens_per_s': generated / seconds,
+      };
     };
     if (P === 0) {
       lastPairs = [];

@@ -20,6 +20,7 @@
  *   actor/entropy                                  token-mean entropy of the policy on its samples
  *   actor/kl_loss                                  KL to the reference (0 when klCoef = 0)
  *   actor/grad_norm                                before clipping, last iteration
+ *   perf/generated_tokens                          tokens generated (dropped groups included)
  *   perf/tokens_per_s                              generated tokens / wall time of the update
  */
 import {
@@ -390,6 +391,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     let kept: Group[] = [];
     const spare: Group[] = [];
     let rounds = 0;
+    let generated = 0; // every generated token, dropped groups included
     let seenGroups = 0;
     let zeroStdGroups = 0;
     while (
@@ -398,6 +400,10 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     ) {
       const groups = await generateRound(cfg, rounds, maxLength);
       rounds += 1;
+      generated += groups.reduce(
+        (sum, g) => sum + g.rows.reduce((n, r) => n + r.completion.length, 0),
+        0,
+      );
       seenGroups += groups.length;
       zeroStdGroups += groups.filter((g) => g.zeroStd).length;
       if (cfg.dynamicSampling) {
@@ -506,7 +512,6 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     };
 
     // 6. Metrics.
-    const generated = rows.reduce((sum, r) => sum + r.completion.length, 0);
     const seconds = (performance.now() - started) / 1000;
     const rewardSummary = rolloutMetrics(rows);
     const level = curriculum?.scheduler.level;
@@ -530,6 +535,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
       ...lossMetrics,
       'actor/grad_norm': last?.gradNorm ?? NaN,
       'actor/lr': cfg.lr,
+      'perf/generated_tokens': generated,
       'perf/tokens_per_s': generated / seconds,
     };
   }

@@ -11,7 +11,8 @@
  * Metrics: reward/*, response_length/* (see token-tasks/rewards.ts), actor/pg_loss,
  * actor/pg_clipfrac, actor/ppo_kl, actor/entropy, critic/vf_loss, critic/vf_clipfrac,
  * critic/vf_explained_var, critic/values/mean, critic/advantages/mean, critic/returns/mean,
- * actor/reward_kl_penalty (KL in reward), actor/grad_norm, ppo/epochs_run, perf/tokens_per_s.
+ * actor/reward_kl_penalty (KL in reward), actor/grad_norm, ppo/epochs_run, perf/generated_tokens,
+ * perf/tokens_per_s.
  */
 import {
   checkRewardConfig,
@@ -422,6 +423,7 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
       'actor/grad_norm': last?.gradNorm ?? NaN,
       'actor/lr': cfg.lr,
       'ppo/epochs_run': epochsRun,
+      'perf/generated_tokens': generated,
       'perf/tokens_per_s': generated / ((performance.now() - started) / 1000),
     };
   }

@@ -106,3 +106,14 @@ export class RunControl<C extends object> {
     }
   }
 }
+
+/**
+ * One update of `trainer`, with its wall time added as `timing_s/step` (verl's name): the seconds
+ * the update took, so charts can put training time on the x-axis. Used by every driver of a
+ * trainer (the lab's run host, the CLI), so each algorithm need not time itself.
+ */
+export async function timedUpdate<C>(trainer: Trainer<C>): Promise<Metrics> {
+  const started = performance.now();
+  const metrics = await trainer.update();
+  return { ...metrics, 'timing_s/step': (performance.now() - started) / 1000 };
+}

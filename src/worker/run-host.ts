@@ -4,7 +4,7 @@
  * UI in batches. run.worker.ts exposes it; tests drive it directly in Node.
  */
 import { algorithm } from '../rl/registry';
-import type { Trainer } from '../rl/trainer';
+import { timedUpdate, type Trainer } from '../rl/trainer';
 import { setUpLmRun } from './lm-setup';
 import { bucketPoints } from './metric-buckets';
 import type {
@@ -63,7 +63,7 @@ export function createRunHost({
   }
 
   async function updateOnce(active: Trainer<Settings>): Promise<void> {
-    const metrics = await active.update();
+    const metrics = await timedUpdate(active);
     points.push({ step: active.step, metrics });
     timer ??= setTimeout(flush, flushMs);
   }

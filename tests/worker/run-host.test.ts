@@ -154,7 +154,9 @@ describe('run host: replay (resume a saved run, fork at a step)', () => {
     const point = messages
       .flatMap((m) => (m.type === 'update' ? m.points : []))
       .find((p) => p.step === step);
-    return Object.entries(point?.metrics ?? {}).filter(([name]) => !/SPS|per_s/.test(name));
+    return Object.entries(point?.metrics ?? {}).filter(
+      ([name]) => !/SPS|per_s|timing_s/.test(name),
+    );
   };
 
   it.each([
