@@ -43,7 +43,12 @@ import { seededRandom } from '../util/random';
 import type { CurriculumScheduler } from './curriculum';
 import { packRows, rollout, rolloutLength, rolloutMetrics, type RolloutRow } from './token-rollout';
 import { checkConfig, checkPartial, type ConfigSpec } from './hyperparams';
-import { inspectBatch, type BatchArrays, type InspectedSample } from './inspection';
+import {
+  inspectBatch,
+  type BatchArrays,
+  type InspectedSample,
+  type Inspection,
+} from './inspection';
 import { RunControl, type Metrics, type Trainer } from './trainer';
 
 export const ADVANTAGE_ESTIMATORS = [
@@ -545,6 +550,18 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     get lastSamples() {
       lastSamples ??= lastBatch ? inspectBatch(tokenizer, lastBatch) : [];
       return lastSamples;
+    },
+    inspect(): Inspection | undefined {
+      if (!lastBatch) return undefined;
+      lastSamples ??= inspectBatch(tokenizer, lastBatch);
+      return {
+        kind: 'samples',
+        algorithm: 'grpo',
+        step: control.step,
+        groupSize: lastBatch.groupSize,
+        has: { ratio: true, value: false },
+        samples: lastSamples,
+      };
     },
     update,
     setHyperparams(partial: Partial<GrpoConfig>) {

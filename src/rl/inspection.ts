@@ -37,6 +37,19 @@ export interface InspectedSample {
   tokens: InspectedToken[];
 }
 
+/** What a trainer shows of its last update (the lab's inspector; plain data for postMessage). */
+export interface Inspection {
+  kind: 'samples';
+  algorithm: string;
+  /** The update these samples are from. */
+  step: number;
+  /** Rows per prompt group (GRPO: G; PPO: 1). */
+  groupSize: number;
+  /** Which per-token quantities exist: ratios/clipping (GRPO), values/returns (PPO). */
+  has: { ratio: boolean; value: boolean };
+  samples: InspectedSample[];
+}
+
 export interface BatchArrays {
   rows: readonly RolloutRow[];
   /** Rows per group (1 when rows are independent). */
@@ -45,7 +58,8 @@ export interface BatchArrays {
   targets: Int32Array; // (B, T)
   mask: Float32Array; // (B, T)
   advantages: Float32Array; // (B, T)
-  logp: Float32Array; // (B, T) at the last optimizer step
+  /** (B, T) at the last optimizer step; absent: ratios are not shown (NaN). */
+  logp?: Float32Array;
   oldLogp: Float32Array; // (B, T) behaviour policy
   values?: Float32Array; // (B, T)
   returns?: Float32Array; // (B, T)
@@ -72,7 +86,7 @@ export function inspectBatch(tokenizer: CharTokenizer, batch: BatchArrays): Insp
       if (!generated && !observation) break; // padding after the row's end
       const trained = batch.mask[i] === 1;
       const advantage = batch.advantages[i]!;
-      const ratio = trained ? Math.exp(batch.logp[i]! - batch.oldLogp[i]!) : NaN;
+      const ratio = trained && batch.logp ? Math.exp(batch.logp[i]! - batch.oldLogp[i]!) : NaN;
       if (trained && Number.isNaN(firstAdvantage)) firstAdvantage = advantage;
       tokens.push({
         text: tokenizer.token(id),
@@ -80,7 +94,7 @@ export function inspectBatch(tokenizer: CharTokenizer, batch: BatchArrays): Insp
         observation,
         advantage,
         ratio,
-        clipped: trained && tokenClipState(ratio, advantage, batch.clip).clipped,
+        clipped: !Number.isNaN(ratio) && tokenClipState(ratio, advantage, batch.clip).clipped,
         ...(batch.values ? { value: batch.values[i]! } : {}),
         ...(batch.returns ? { return: batch.returns[i]! } : {}),
       });

@@ -34,6 +34,7 @@ import { counterHash } from '../util/counter-rng';
 import { seededRandom } from '../util/random';
 import { checkConfig, checkPartial, type ConfigSpec } from './hyperparams';
 import { packRows, rollout, rolloutLength, rolloutMetrics, type PackedRows } from './token-rollout';
+import { inspectBatch, type BatchArrays, type Inspection } from './inspection';
 import { RunControl, type Metrics, type Trainer } from './trainer';
 
 export interface PpoLmConfig {
@@ -288,6 +289,9 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
   const rewardConfig = setup.rewards ?? DEFAULT_REWARD_CONFIG;
   checkRewardConfig(rewardConfig);
   const promptRandom = seededRandom(setup.seed);
+  // The last update's arrays, turned into per-token records when the inspector asks.
+  let lastBatch: BatchArrays | undefined;
+  let lastInspection: Inspection | undefined;
   const shuffleRandom = seededRandom(counterHash(setup.seed, 0, 1));
 
   async function update(): Promise<Metrics> {
@@ -407,6 +411,19 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
     const last = steps[steps.length - 1];
     if (last && !last.applied) skipped ??= 'non-finite gradient norm';
     control.endUpdate(skipped ? { skipped } : {});
+    lastInspection = undefined;
+    lastBatch = {
+      rows,
+      groupSize: 1,
+      seq: T,
+      targets: batch.targets,
+      mask,
+      advantages: rawAdvantages,
+      oldLogp: old.logp,
+      values: oldValues,
+      returns,
+      clip: { clipLow: cfg.clipLow, clipHigh: cfg.clipHigh },
+    };
 
     const generated = rows.reduce((sum, r) => sum + r.completion.length, 0);
     return {
@@ -431,6 +448,18 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
   return control.expose({
     algorithm: 'ppo',
     update,
+    inspect(): Inspection | undefined {
+      if (!lastBatch) return undefined;
+      lastInspection ??= {
+        kind: 'samples',
+        algorithm: 'ppo',
+        step: control.step,
+        groupSize: 1,
+        has: { ratio: false, value: true },
+        samples: inspectBatch(tokenizer, lastBatch),
+      };
+      return lastInspection;
+    },
     setHyperparams(partial: Partial<PpoLmConfig>) {
       checkPartial('ppo', PPO_LM_CONFIG_SPEC, partial, { liveOnly: true });
       checkPpoLmRules({ ...control.config, ...partial });

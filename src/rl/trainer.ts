@@ -10,6 +10,8 @@
  * - Same seed, same backend → identical metrics, update for update.
  */
 
+import type { Inspection } from './inspection';
+
 /** Metric name → value for one update, e.g. { 'actor/pg_loss': 0.12, 'reward/mean': 0.5 }. */
 export type Metrics = Record<string, number>;
 
@@ -31,6 +33,8 @@ export interface Trainer<C> {
   readonly health: { healthy: boolean; reason?: string };
   update(): Promise<Metrics>;
   setHyperparams(partial: Partial<C>): void;
+  /** The last update, token by token (language-model trainers); undefined before the first. */
+  inspect?(): Inspection | undefined;
 }
 
 /** The Trainer fields RunControl.expose() reads live from the control. */

@@ -15,6 +15,7 @@ import {
 import type {
   FieldError,
   HyperparamResult,
+  Inspection,
   RunCatalog,
   RunEvent,
   RunMessage,
@@ -27,7 +28,7 @@ import type {
 
 /** What the manager needs of a run worker (the comlink proxy in the app, a fake in tests). */
 export interface RunPort {
-  api: Pick<RunWorkerApi, 'start' | 'pause' | 'step' | 'setHyperparams' | 'dispose'> & {
+  api: Pick<RunWorkerApi, 'start' | 'pause' | 'step' | 'setHyperparams' | 'inspect' | 'dispose'> & {
     createRun(
       spec: RunSpec,
       listener: (message: RunMessage) => void,
@@ -306,6 +307,12 @@ export class RunManager {
     } catch (error) {
       return { ok: false, error: errorText(error) };
     }
+  }
+
+  /** The run's last update, token by token (null: no worker yet, no update yet, or no LM). */
+  async inspect(run: LabRun): Promise<Inspection | null> {
+    if (!run.port) return null;
+    return run.port.api.inspect();
   }
 
   /** A new run with the same spec except `change` (e.g. a setting that cannot change live). */

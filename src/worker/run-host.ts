@@ -180,6 +180,10 @@ export function createRunHost({
       }
     },
 
+    async inspect() {
+      return trainer?.inspect?.() ?? null;
+    },
+
     async dispose(): Promise<void> {
       running = false;
       await loop;

@@ -4,9 +4,10 @@
  * checked on both sides. Only plain data crosses: specs, metric batches, events.
  */
 import type { FieldSpec } from '../rl/hyperparams';
+import type { InspectedSample, InspectedToken, Inspection } from '../rl/inspection';
 import type { Metrics, RunEvent } from '../rl/trainer';
 
-export type { FieldSpec, Metrics, RunEvent };
+export type { FieldSpec, InspectedSample, InspectedToken, Inspection, Metrics, RunEvent };
 
 /** A setting's value as it crosses the worker boundary. */
 export type SettingValue = number | boolean | string;
@@ -83,6 +84,8 @@ export interface RunWorkerApi {
   step(): Promise<void>;
   /** Validates now (live fields only) and applies the change at the next update. */
   setHyperparams(partial: Settings): Promise<HyperparamResult>;
+  /** The last update token by token (language models), or null (none yet, or not an LM run). */
+  inspect(): Promise<Inspection | null>;
   /** Stops training and frees the model (GPU buffers included). */
   dispose(): Promise<void>;
 }

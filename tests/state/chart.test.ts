@@ -14,7 +14,7 @@ import { debiasedEma as smoothingEma } from '../../src/compare/smoothing';
 
 // debiasedEma's own tests are in tests/compare/smoothing.test.ts, where it now lives.
 describe('debiasedEma re-export', () => {
-  it('is the compare module\'s smoother', () => {
+  it("is the compare module's smoother", () => {
     expect(debiasedEma).toBe(smoothingEma);
   });
 });

@@ -43,6 +43,10 @@ function fakeWorker(options: { refuse?: string; disposeThrows?: boolean } = {}) 
           ? { ok: false, error: 'q-learning: epsilon must be a number in [0, 1], got 2' }
           : { ok: true };
       },
+      async inspect() {
+        calls.push('inspect');
+        return null;
+      },
       async dispose() {
         calls.push('dispose');
         if (options.disposeThrows) throw new Error('already closed');

@@ -141,9 +141,17 @@ describe('run host: language models', () => {
     const warmups = messages.filter((m) => m.type === 'warmup');
     expect(warmups[0]).toEqual({ type: 'warmup', done: 0, total: 2 });
     expect(warmups.at(-1)).toMatchObject({ done: 2, total: 2, successRate: expect.any(Number) });
+    expect(await api.inspect()).toBeNull();
     await api.step();
     const last = updates().at(-1)!;
     expect(last.type === 'update' && Object.keys(last.points[0]!.metrics)).toContain('reward/mean');
+    const inspection = await api.inspect();
+    expect(inspection).toMatchObject({ kind: 'samples', algorithm: 'grpo', step: 1 });
+    const { groupSize, promptsPerUpdate } = grpo.defaults as Record<string, number>;
+    expect(inspection!.samples).toHaveLength(groupSize! * promptsPerUpdate!);
+    expect(inspection!.samples[0]!.tokens.length).toBeGreaterThan(0);
+    // Plain data: it survives the structured clone a worker message makes.
+    expect(structuredClone(inspection)).toEqual(inspection);
     await api.dispose();
   }, 60_000);
 });
@@ -193,6 +201,7 @@ describe('run host: replay (resume a saved run, fork at a step)', () => {
       expect(metricsAt(copy.messages, 6)).toEqual(metricsAt(original.messages, 6));
       await copy.api.dispose();
     },
+    30_000,
   );
 
   it('a replay without the change diverges (the plan matters)', async () => {
