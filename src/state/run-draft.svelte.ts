@@ -5,6 +5,7 @@ import type {
   RunCatalog,
   RunSpec,
   SettingValue,
+  TaskInfo,
 } from '../worker/run-protocol';
 
 export class RunDraft {
@@ -16,6 +17,8 @@ export class RunDraft {
   sftSteps = $state<number | null>(100);
   /** Values as the inputs hold them (a cleared number input is null: refused by the check). */
   config = $state<Record<string, SettingValue | null>>({});
+  /** The task's options (language models), from the task's defaults. */
+  taskOptions = $state<Record<string, SettingValue | null>>({});
   errors = $state.raw<FieldError[]>([]);
   private checks = 0;
 
@@ -24,20 +27,44 @@ export class RunDraft {
     initial: { algo?: string; env?: string; backend?: 'auto' | 'cpu' } = {},
   ) {
     this.backend = initial.backend ?? 'auto';
-    this.task = catalog.tasks[0]?.name ?? '';
     this.sftSteps = catalog.sftSteps.default;
     this.select(initial.algo ?? catalog.algorithms[0]?.name ?? '', initial.env);
+    this.selectTask(catalog.tasks[0]?.name ?? '');
+  }
+
+  get taskInfo(): TaskInfo | undefined {
+    return this.catalog.tasks.find((t) => t.name === this.task);
+  }
+
+  /**
+   * Picks a task: its options go back to their defaults, and the settings it needs (e.g. a longer
+   * turn budget for agent tasks) replace the algorithm's defaults.
+   */
+  selectTask(task: string): void {
+    this.task = task;
+    const info = this.taskInfo;
+    this.taskOptions = { ...(info?.defaults ?? {}) };
+    const recommended = info?.recommended ?? {};
+    const defaults = this.info?.defaults ?? {};
+    if ('maxNewTokens' in this.config) {
+      this.config.maxNewTokens = recommended.maxNewTokens ?? defaults.maxNewTokens ?? null;
+    }
+    this.sftSteps = recommended.sftSteps ?? this.catalog.sftSteps.default;
   }
 
   get info(): AlgorithmInfo | undefined {
     return this.catalog.algorithms.find((a) => a.name === this.algo);
   }
 
-  /** Picks an algorithm and resets its settings to their defaults. */
+  /** Picks an algorithm and resets its settings to their defaults (plus the task's needs). */
   select(algo: string, env?: string): void {
     this.algo = algo;
     const info = this.info;
     this.config = { ...(info?.defaults ?? {}) };
+    const maxNewTokens = this.taskInfo?.recommended.maxNewTokens;
+    if (info?.family === 'lm' && maxNewTokens !== undefined && 'maxNewTokens' in this.config) {
+      this.config.maxNewTokens = maxNewTokens;
+    }
     if (info?.family === 'env') {
       this.env = env && info.envs.includes(env) ? env : (info.envs[0] ?? '');
     }
@@ -47,7 +74,13 @@ export class RunDraft {
     const lm = this.info?.family === 'lm';
     return {
       algo: this.algo,
-      ...(lm ? { task: this.task, sftSteps: this.sftSteps as number } : { env: this.env }),
+      ...(lm
+        ? {
+            task: this.task,
+            taskOptions: { ...this.taskOptions } as Record<string, SettingValue>,
+            sftSteps: this.sftSteps as number,
+          }
+        : { env: this.env }),
       seed: this.seed as number,
       config: { ...this.config } as Record<string, SettingValue>,
       backend: this.backend,

@@ -65,7 +65,7 @@ export async function setUpLmRun(
   algo: LmAlgorithm,
   emit: (message: RunMessage) => void,
 ): Promise<LmRun> {
-  const task = createTokenTask(spec.task ?? 'reverse');
+  const task = createTokenTask(spec.task ?? 'reverse', spec.taskOptions ?? {});
   const tokenizer = CharTokenizer.createDefault();
   const modelConfig: TransformerConfig = {
     vocab: tokenizer.vocabSize,

@@ -21,6 +21,8 @@ export interface RunSpec {
   env?: string;
   /** Language-model algorithms: a token task, e.g. 'reverse'. */
   task?: string;
+  /** The task's options (e.g. maxLength, useTools, toolCost); defaults fill the rest. */
+  taskOptions?: Settings;
   /** Non-negative integer seed of the env, the agent and the model's initialization. */
   seed: number;
   /** The algorithm's settings (defaults filled in by the UI), validated by the algorithm's spec. */
@@ -105,6 +107,11 @@ export interface TaskInfo {
   name: string;
   doc: string;
   example: { prompt: string; answer: string };
+  /** The task's options: meaning and range, as the registry declares them. */
+  spec: Record<string, FieldSpec>;
+  defaults: Settings;
+  /** Trainer settings the task needs (applied by the form when the task is picked). */
+  recommended: { maxNewTokens?: number; sftSteps?: number };
 }
 
 /** Everything the "New run" form is generated from. */

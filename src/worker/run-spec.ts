@@ -2,11 +2,17 @@
  * Worker-side: the run catalog (form metadata from the registries) and the checks of a run spec.
  * Imported by the workers only; the UI gets this data through the worker protocols.
  */
-import { TOKEN_TASK_NAMES, TOKEN_TASKS } from '../envs/token-tasks/registry';
+import {
+  createTokenTask,
+  TOKEN_TASK_NAMES,
+  TOKEN_TASKS,
+  type TokenTaskDefinition,
+  type TokenTaskName,
+} from '../envs/token-tasks/registry';
 import { OpInputError } from '../ops/errors';
-import { checkField } from '../rl/hyperparams';
+import { checkField, type FieldSpec } from '../rl/hyperparams';
 import { ALGORITHMS } from '../rl/registry';
-import type { FieldError, RunCatalog, RunSpec } from './run-protocol';
+import type { FieldError, RunCatalog, RunSpec, Settings } from './run-protocol';
 
 export const SFT_STEPS = {
   default: 100,
@@ -25,11 +31,17 @@ export function runCatalog(): RunCatalog {
       defaults: { ...algo.defaults },
       envs: algo.family === 'env' ? [...algo.envs] : [],
     })),
-    tasks: TOKEN_TASK_NAMES.map((name) => ({
-      name,
-      doc: TOKEN_TASKS[name].doc,
-      example: { ...TOKEN_TASKS[name].example },
-    })),
+    tasks: TOKEN_TASK_NAMES.map((name) => {
+      const task = TOKEN_TASKS[name] as TokenTaskDefinition<Record<string, Settings[string]>>;
+      return {
+        name,
+        doc: task.doc,
+        example: { ...task.example },
+        spec: { ...task.spec },
+        defaults: { ...task.defaults },
+        recommended: { ...task.recommended },
+      };
+    }),
     sftSteps: SFT_STEPS,
   };
 }
@@ -74,6 +86,19 @@ export function checkRunSpec(spec: RunSpec): FieldError[] {
     attempt('sftSteps', () =>
       checkField(spec.algo, 'sftSteps', sft, spec.sftSteps ?? SFT_STEPS.default),
     );
+    if (spec.task && (TOKEN_TASK_NAMES as readonly string[]).includes(spec.task)) {
+      const taskSpec = TOKEN_TASKS[spec.task as TokenTaskName].spec as Record<string, FieldSpec>;
+      for (const [key, value] of Object.entries(spec.taskOptions ?? {})) {
+        const field = taskSpec[key];
+        if (!field) {
+          errors.push({ field: `task.${key}`, message: `${key} is not an option of ${spec.task}` });
+        } else attempt(`task.${key}`, () => checkField(spec.task!, key, field, value));
+      }
+      // Cross-field rules (e.g. minLength ≤ maxLength) as the task itself checks them.
+      if (!errors.some((e) => e.field.startsWith('task.'))) {
+        attempt('task', () => createTokenTask(spec.task!, spec.taskOptions ?? {}));
+      }
+    }
   }
   for (const [key, value] of Object.entries(spec.config)) {
     const field = algo.spec[key];

@@ -74,12 +74,32 @@ const catalog: RunCatalog = {
       name: 'grpo',
       family: 'lm',
       doc: 'group-relative',
-      spec: { lr: { kind: 'number', min: 0, max: 1, live: true, doc: 'learning rate' } },
-      defaults: { lr: 1e-3 },
+      spec: {
+        lr: { kind: 'number', min: 0, max: 1, live: true, doc: 'learning rate' },
+        maxNewTokens: { kind: 'int', min: 1, max: 255, live: true, doc: 'tokens per turn' },
+      },
+      defaults: { lr: 1e-3, maxNewTokens: 8 },
       envs: [],
     },
   ],
-  tasks: [{ name: 'reverse', doc: 'reverse it', example: { prompt: 'ab=', answer: 'ba' } }],
+  tasks: [
+    {
+      name: 'reverse',
+      doc: 'reverse it',
+      example: { prompt: 'ab=', answer: 'ba' },
+      spec: { maxLength: { kind: 'int', min: 1, max: 32, live: true, doc: 'longest string' } },
+      defaults: { maxLength: 6 },
+      recommended: {},
+    },
+    {
+      name: 'multiply',
+      doc: 'with a calculator',
+      example: { prompt: '2*3=', answer: '6' },
+      spec: { useTools: { kind: 'boolean', live: false, doc: 'offer the tools' } },
+      defaults: { useTools: true },
+      recommended: { maxNewTokens: 32, sftSteps: 400 },
+    },
+  ],
   sftSteps: { default: 100, min: 0, max: 5000, doc: 'warm-up' },
 };
 
@@ -257,9 +277,10 @@ describe('RunDraft', () => {
     expect(draft.spec).toEqual({
       algo: 'grpo',
       task: 'reverse',
+      taskOptions: { maxLength: 6 },
       sftSteps: 100,
       seed: 1,
-      config: { lr: 1e-3 },
+      config: { lr: 1e-3, maxNewTokens: 8 },
       backend: 'auto',
     });
   });
@@ -383,5 +404,23 @@ describe('RunManager: keeping runs', () => {
   it('says why runs are not kept when storage is unavailable', () => {
     const { manager } = setUp({}, { ...memoryStore().store, unavailable: 'no IndexedDB' });
     expect(manager.storageNote).toBe('no IndexedDB');
+  });
+});
+
+describe('RunDraft: task options', () => {
+  it('fills the task options from their defaults and applies what an agent task needs', () => {
+    const draft = new RunDraft(catalog, { algo: 'grpo' });
+    expect(draft.spec).toMatchObject({ task: 'reverse', taskOptions: { maxLength: 6 } });
+    expect(draft.config.maxNewTokens).toBe(8);
+    draft.selectTask('multiply');
+    expect(draft.spec).toMatchObject({
+      task: 'multiply',
+      taskOptions: { useTools: true },
+      sftSteps: 400,
+      config: { maxNewTokens: 32 },
+    });
+    draft.selectTask('reverse');
+    expect(draft.sftSteps).toBe(100);
+    expect(draft.spec.taskOptions).toEqual({ maxLength: 6 });
   });
 });

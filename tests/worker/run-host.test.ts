@@ -233,3 +233,36 @@ describe('run host: replay (resume a saved run, fork at a step)', () => {
     );
   });
 });
+
+describe('run spec: task options', () => {
+  const grpo = runCatalog().algorithms.find((a) => a.name === 'grpo')!;
+  const lm = (taskOptions: Record<string, number | boolean | string>): RunSpec => ({
+    algo: 'grpo',
+    task: 'reverse',
+    taskOptions,
+    seed: 1,
+    config: grpo.defaults,
+    backend: 'cpu',
+  });
+
+  it('lists each task with its options, defaults and recommended settings', () => {
+    const multiply = runCatalog().tasks.find((t) => t.name === 'multiply')!;
+    expect(multiply.spec.useTools).toMatchObject({ kind: 'boolean' });
+    expect(multiply.defaults).toMatchObject({ useTools: true, minDigits: 2, maxDigits: 3 });
+    expect(multiply.recommended).toEqual({ maxNewTokens: 32, sftSteps: 400 });
+  });
+
+  it.each([
+    [{ maxLength: 40 }, 'task.maxLength', /maxLength must be an integer in \[1, 32\], got 40/],
+    [{ bogus: 1 }, 'task.bogus', /bogus is not an option of reverse/],
+    [{ minLength: 5, maxLength: 3 }, 'task', /minLength/],
+  ])('refuses %o on %s', (options, field, message) => {
+    const errors = checkRunSpec(lm(options));
+    expect(errors.map((e) => e.field)).toEqual([field]);
+    expect(errors[0]!.message).toMatch(message);
+  });
+
+  it('accepts valid options', () => {
+    expect(checkRunSpec(lm({ minLength: 2, maxLength: 4, alphabet: 'abcde' }))).toEqual([]);
+  });
+});

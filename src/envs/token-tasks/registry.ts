@@ -89,6 +89,11 @@ export interface TokenTaskDefinition<O extends object> {
   /** Curriculum rungs, level 0 easiest; each a full option set. */
   readonly difficultyLevels: readonly Readonly<Required<O>>[];
   /**
+   * Trainer settings this task needs beyond the algorithms' defaults (the lab's form applies them
+   * when the task is picked): agent tasks need room for a call per turn and a longer warm-up.
+   */
+  readonly recommended?: { readonly maxNewTokens?: number; readonly sftSteps?: number };
+  /**
    * Validates `options` against `spec` (unknown keys and out-of-range values are OpInputErrors
    * naming the field and range), fills in the defaults and builds the task.
    */
@@ -117,6 +122,9 @@ const lengthFields = {
     doc: 'characters the strings are drawn from',
   },
 } as const satisfies ConfigSpec<CopyOptions>;
+
+/** A model turn holds a whole call (`<call>calc(123*456)</call>` is 13 tokens); syntax takes SFT. */
+const AGENT_RECOMMENDED = { maxNewTokens: 32, sftSteps: 400 } as const;
 
 function define<O extends object>(
   definition: Omit<TokenTaskDefinition<O>, 'create'>,
@@ -256,6 +264,7 @@ export const TOKEN_TASKS: {
       },
       defaults: DEFAULT_MULTIPLY_OPTIONS,
       difficultyLevels: multiplyDifficultyLevels,
+      recommended: AGENT_RECOMMENDED,
     },
     multiplyTask,
   ),
@@ -277,6 +286,7 @@ export const TOKEN_TASKS: {
       },
       defaults: DEFAULT_SHOPPING_OPTIONS,
       difficultyLevels: shoppingDifficultyLevels,
+      recommended: AGENT_RECOMMENDED,
     },
     shoppingTask,
   ),
@@ -297,6 +307,7 @@ export const TOKEN_TASKS: {
       },
       defaults: DEFAULT_FACTS_OPTIONS,
       difficultyLevels: factsDifficultyLevels,
+      recommended: AGENT_RECOMMENDED,
     },
     factsTask,
   ),

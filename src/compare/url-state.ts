@@ -1,0 +1,224 @@
+/**
+ * A comparison in the URL, so a link reproduces it: the runs' algorithm, task, seed and the
+ * settings that differ from the algorithm's defaults, as compact JSON → UTF-8 → base64url behind a
+ * version prefix — `#/lab?compare=v1.W3siYSI6…` (parseRoute ignores what follows '?').
+ *
+ *   [{ "a": "grpo", "t": "reverse", "s": 1, "c": { "lr": 0.01 }, "w": 100 }, …]
+ *      a algorithm, t task, s seed, c settings ≠ default (omitted when none), w warm-up steps
+ *      (language models, omitted when not set)
+ *
+ * A link is untrusted input: decoding checks every field the way a run import does (known
+ * algorithm and task, integer seed, each setting through its FieldSpec, no unknown keys) and throws
+ * a UrlStateError naming the run index and the field ("runs[1].config.lr: must be a number in
+ * (0, 1], got 2"). Links longer than URL_STATE_MAX_LENGTH are refused on both sides.
+ */
+import { base64ToBytes, bytesToBase64 } from './base64';
+import {
+  child,
+  describeValue,
+  expectInt,
+  expectOneOf,
+  expectRecord,
+  expectSettings,
+  ImportError,
+} from './json-checks';
+import { findAlgorithm, tasksFor, type CompareCatalog, type Settings } from './run-record';
+
+/** The hash query parameter that carries a comparison. */
+export const URL_STATE_PARAM = 'compare';
+export const URL_STATE_VERSION = 'v1';
+/** Most characters of the parameter's value (browsers and chat apps cut long links). */
+export const URL_STATE_MAX_LENGTH = 2000;
+/** Most runs in one link. */
+export const MAX_LINKED_RUNS = 16;
+const MAX_SEED = 2 ** 31 - 1;
+
+/** One run of a comparison: enough to create it again. */
+export interface LinkedRun {
+  algorithm: string;
+  task: string;
+  seed: number;
+  /** Every setting (defaults filled in). */
+  config: Settings;
+  /** Language models: warm-up steps, when not the default. */
+  sftSteps?: number;
+}
+
+/** A link that cannot be made or read; `run` is the index of the run at fault, if one is. */
+export class UrlStateError extends ImportError {
+  override readonly name = 'UrlStateError';
+  constructor(
+    path: string,
+    problem: string,
+    readonly run?: number,
+  ) {
+    super(path, problem);
+  }
+}
+
+/** Compact form of one run (see the module comment). */
+interface CompactRun {
+  a: string;
+  t: string;
+  s: number;
+  c?: Settings;
+  w?: number;
+}
+
+const FIELD_NAMES: Record<keyof CompactRun, string> = {
+  a: 'algorithm',
+  t: 'task',
+  s: 'seed',
+  c: 'config',
+  w: 'sftSteps',
+};
+
+/**
+ * The parameter value for `runs` ('v1.' + base64url). Throws a UrlStateError when a run is
+ * invalid (the same checks as decoding, so every link made can be read) or the link would be too
+ * long.
+ */
+export function encodeComparison(runs: readonly LinkedRun[], catalog: CompareCatalog): string {
+  const compact = runs.map((run, i): CompactRun => {
+    const algo = findAlgorithm(catalog, run.algorithm);
+    const diff: Settings = {};
+    if (algo) {
+      for (const key of Object.keys(algo.spec)) {
+        const value = run.config[key];
+        // -0 and 0 are one setting; JSON would turn -0 into 0 anyway.
+        if (value !== undefined && value !== algo.defaults[key]) {
+          diff[key] = typeof value === 'number' ? value + 0 : value;
+        }
+      }
+    }
+    // Keys the spec does not know are kept, so the check below reports them.
+    for (const key of Object.keys(run.config)) {
+      if (!algo || !Object.hasOwn(algo.spec, key)) diff[key] = run.config[key]!;
+    }
+    const out: CompactRun = { a: run.algorithm, t: run.task, s: run.seed };
+    if (Object.keys(diff).length > 0) out.c = diff;
+    if (run.sftSteps !== undefined) out.w = run.sftSteps;
+    // Every field must pass the decoder's checks, and the full config must be the one given.
+    const read = readRun(out, i, catalog);
+    for (const key of Object.keys(read.config)) {
+      if (!Object.hasOwn(run.config, key)) {
+        throw new UrlStateError(child(child(`runs[${i}]`, 'config'), key), 'is missing', i);
+      }
+    }
+    return out;
+  });
+  checkRunCount(compact.length);
+  const token = `${URL_STATE_VERSION}.${bytesToBase64(new TextEncoder().encode(JSON.stringify(compact)), 'url')}`;
+  if (token.length > URL_STATE_MAX_LENGTH) {
+    throw new UrlStateError(
+      '(link)',
+      `would be ${token.length} characters; a link holds at most ${URL_STATE_MAX_LENGTH} — ` +
+        'compare fewer runs or fewer changed settings',
+    );
+  }
+  return token;
+}
+
+/** The runs of a parameter value made by encodeComparison; throws UrlStateError otherwise. */
+export function decodeComparison(token: string, catalog: CompareCatalog): LinkedRun[] {
+  if (typeof token !== 'string' || token.length > URL_STATE_MAX_LENGTH) {
+    throw new UrlStateError(
+      '(link)',
+      `must be text of at most ${URL_STATE_MAX_LENGTH} characters, got ${typeof token === 'string' ? `${token.length} characters` : describeValue(token)}`,
+    );
+  }
+  const prefix = `${URL_STATE_VERSION}.`;
+  if (!token.startsWith(prefix)) {
+    const version = /^(v\d+)\./.exec(token)?.[1];
+    throw new UrlStateError(
+      '(link)',
+      version
+        ? `is version ${version}; this lab reads ${URL_STATE_VERSION}`
+        : `must start with '${prefix}'`,
+    );
+  }
+  let json: unknown;
+  try {
+    const bytes = base64ToBytes(token.slice(prefix.length), 'url');
+    json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new UrlStateError('(link)', `is damaged (${why})`);
+  }
+  if (!Array.isArray(json)) {
+    throw new UrlStateError('runs', `must be a list of runs, got ${describeValue(json)}`);
+  }
+  checkRunCount(json.length);
+  return json.map((item, i) => readRun(item, i, catalog));
+}
+
+/** The comparison in a location hash such as '#/lab?compare=v1.…', or undefined when none. */
+export function comparisonFromHash(hash: string, catalog: CompareCatalog): LinkedRun[] | undefined {
+  const token = hashParams(hash).get(URL_STATE_PARAM);
+  return token === null ? undefined : decodeComparison(token, catalog);
+}
+
+/** `hash` with the comparison parameter set to `token` (removed when undefined), route kept. */
+export function hashWithComparison(hash: string, token: string | undefined): string {
+  const at = hash.indexOf('?');
+  const route = at < 0 ? hash : hash.slice(0, at);
+  const params = hashParams(hash);
+  if (token === undefined) params.delete(URL_STATE_PARAM);
+  else params.set(URL_STATE_PARAM, token);
+  const query = params.toString();
+  return query ? `${route || '#/'}?${query}` : route;
+}
+
+function hashParams(hash: string): URLSearchParams {
+  const at = hash.indexOf('?');
+  return new URLSearchParams(at < 0 ? '' : hash.slice(at + 1));
+}
+
+function checkRunCount(count: number): void {
+  if (count < 1 || count > MAX_LINKED_RUNS) {
+    throw new UrlStateError('runs', `must hold 1 to ${MAX_LINKED_RUNS} runs, got ${count}`);
+  }
+}
+
+/** Checks one compact run and expands it (defaults + diff); errors name runs[i] and the field. */
+function readRun(value: unknown, index: number, catalog: CompareCatalog): LinkedRun {
+  const path = `runs[${index}]`;
+  const at = (key: keyof CompactRun) => child(path, FIELD_NAMES[key]);
+  try {
+    const run = expectRecord(value, path);
+    for (const key of Object.keys(run)) {
+      if (!Object.hasOwn(FIELD_NAMES, key)) {
+        const known = Object.entries(FIELD_NAMES)
+          .map(([k, name]) => `${k} (${name})`)
+          .join(', ');
+        throw new ImportError(child(path, key), `is not a known field (known: ${known})`);
+      }
+    }
+    for (const key of ['a', 't', 's'] as const) {
+      if (!Object.hasOwn(run, key)) throw new ImportError(at(key), 'is missing');
+    }
+    const names = catalog.algorithms.map((a) => a.name);
+    const algo = findAlgorithm(catalog, expectOneOf(run.a, at('a'), names))!;
+    const task = expectOneOf(run.t, at('t'), tasksFor(catalog, algo));
+    const seed = expectInt(run.s, at('s'), 0, MAX_SEED);
+    const diff = run.c === undefined ? {} : expectSettings(run.c, at('c'), algo, false);
+    const linked: LinkedRun = {
+      algorithm: algo.name,
+      task,
+      seed,
+      config: { ...algo.defaults, ...diff },
+    };
+    if (run.w !== undefined) {
+      if (algo.family !== 'lm') {
+        throw new ImportError(at('w'), `is only for language-model runs, not ${algo.name}`);
+      }
+      linked.sftSteps = expectInt(run.w, at('w'), catalog.sftSteps.min, catalog.sftSteps.max);
+    }
+    return linked;
+  } catch (error) {
+    if (error instanceof ImportError && !(error instanceof UrlStateError)) {
+      throw new UrlStateError(error.path, error.problem, index);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,331 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  exportLabRun,
+  ImportError,
+  parseLabRun,
+  type LabRunExport,
+} from '../../src/compare/run-json';
+import { MetricSeries, serializeRunFile } from '../../src/rl/run-file';
+import { catalog, defaultsOf } from './fixtures';
+
+/** A valid lab-run file as an object, changed per test. */
+function validFile(): Record<string, unknown> {
+  return {
+    format: 'agent-rl-lab/lab-run',
+    version: 1,
+    spec: { algorithm: 'grpo', task: 'reverse', seed: 3, config: defaultsOf('grpo') },
+    metrics: {
+      'reward/mean': Array.from({ length: 14 }, (_, i) => i / 10),
+      b: Array.from({ length: 14 }, () => 'NaN'),
+    },
+    events: [{ step: 2, kind: 'hyperparams', changes: { lr: 0.01 } }],
+  };
+}
+
+type Edit = (file: Record<string, unknown>) => unknown;
+const spec = (f: Record<string, unknown>) => f.spec as Record<string, unknown>;
+const config = (f: Record<string, unknown>) => spec(f).config as Record<string, unknown>;
+const metrics = (f: Record<string, unknown>) => f.metrics as Record<string, unknown[]>;
+const events = (f: Record<string, unknown>) => f.events as Record<string, unknown>[];
+
+function edited(edit: Edit): string {
+  const file = validFile();
+  const replaced = edit(file);
+  return replaced === undefined ? JSON.stringify(file) : (replaced as string);
+}
+
+describe('parseLabRun', () => {
+  it('reads a valid lab-run file', () => {
+    const run = parseLabRun(
+      edited(() => undefined),
+      catalog,
+    );
+    expect(run.source).toBe('lab-run');
+    expect(run.algorithm).toBe('grpo');
+    expect(run.metrics['reward/mean']![13]).toBeCloseTo(1.3, 12);
+    expect(run.metrics.b!.every(Number.isNaN)).toBe(true);
+    expect(run.events).toEqual([{ step: 2, kind: 'hyperparams', changes: { lr: 0.01 } }]);
+  });
+
+  // Each bad file → an ImportError naming the JSON path, and nothing else touched.
+  it.each<[string, Edit, string, string]>([
+    ['not JSON', () => '{"format": ', '(file)', 'is not valid JSON'],
+    ['an array at the top', () => '[]', '(root)', 'must be an object, got an array of 0'],
+    [
+      'an unknown format',
+      (f) => void (f.format = 'x/y'),
+      'format',
+      "must be one of 'agent-rl-lab/lab-run', 'agent-rl-lab/run'",
+    ],
+    [
+      'a newer version',
+      (f) => void (f.version = 2),
+      'version',
+      'must be 1 (the version this lab reads), got 2',
+    ],
+    ['an unknown top-level field', (f) => void (f.extra = 1), 'extra', 'is not a known field here'],
+    [
+      'an unknown algorithm',
+      (f) => void (spec(f).algorithm = 'a2c'),
+      'spec.algorithm',
+      'must be one of',
+    ],
+    [
+      'a task of another family',
+      (f) => void (spec(f).task = 'cartpole'),
+      'spec.task',
+      "must be one of 'copy', 'reverse'",
+    ],
+    [
+      'a negative seed',
+      (f) => void (spec(f).seed = -1),
+      'spec.seed',
+      'must be an integer in [0, 2147483647], got -1',
+    ],
+    ['a fractional seed', (f) => void (spec(f).seed = 1.5), 'spec.seed', 'got 1.5'],
+    [
+      'a setting out of range',
+      (f) => void (config(f).lr = 2),
+      'spec.config.lr',
+      'must be a number in (0, 1], got 2',
+    ],
+    [
+      'a setting of the wrong type',
+      (f) => void (config(f).maskTruncated = 'yes'),
+      'spec.config.maskTruncated',
+      'must be true or false, got yes',
+    ],
+    [
+      'an unknown setting',
+      (f) => void (config(f).foo = 1),
+      'spec.config.foo',
+      'is not a setting of grpo',
+    ],
+    [
+      'a prototype name as setting',
+      () => edited((f) => void Object.assign(config(f), JSON.parse('{"constructor": 1}'))),
+      'spec.config.constructor',
+      'is not a setting of grpo',
+    ],
+    [
+      'a missing setting',
+      (f) => void delete config(f).groupSize,
+      'spec.config.groupSize',
+      'is missing',
+    ],
+    [
+      'a bad choice',
+      (f) => void (config(f).lossAggregation = 'sum'),
+      'spec.config.lossAggregation',
+      "must be one of 'token-mean'",
+    ],
+    [
+      'warm-up steps on an env algorithm',
+      (f) =>
+        void (f.spec = {
+          algorithm: 'sarsa',
+          task: 'cliffwalking',
+          seed: 1,
+          config: defaultsOf('sarsa'),
+          sftSteps: 10,
+        }),
+      'spec.sftSteps',
+      'only for language-model runs',
+    ],
+    [
+      'a boolean metric value',
+      (f) => void (metrics(f)['reward/mean']![12] = true),
+      "metrics['reward/mean'][12]",
+      'must be a number or "NaN" ("Infinity", "-Infinity"), got true',
+    ],
+    [
+      'a lowercase nan',
+      (f) => void (metrics(f)['reward/mean']![1] = 'nan'),
+      "metrics['reward/mean'][1]",
+      'got "nan"',
+    ],
+    [
+      'a number too large for a double',
+      () => edited((f) => void (metrics(f).b![0] = 0)).replace('"b":[0', '"b":[1e400'),
+      'metrics.b[0]',
+      'got Infinity',
+    ],
+    [
+      'series of different lengths',
+      (f) => void metrics(f).b!.pop(),
+      'metrics.b',
+      "has 13 values; every series must have one per update, as metrics['reward/mean'] has 14",
+    ],
+    [
+      'a metric name like a formula',
+      (f) => void (metrics(f)['=cmd()'] = []),
+      "metrics['=cmd()']",
+      'is not a valid metric name',
+    ],
+    [
+      'a series that is not an array',
+      (f) => void (metrics(f).b = 'NaN' as never),
+      'metrics.b',
+      'must be an array of values, got "NaN"',
+    ],
+    [
+      'an unknown event kind',
+      (f) => void (events(f)[0]!.kind = 'boom'),
+      'events[0].kind',
+      "must be one of 'hyperparams'",
+    ],
+    [
+      'an event at step 0',
+      (f) => void (events(f)[0]!.step = 0),
+      'events[0].step',
+      'must be an integer in [1, 15], got 0',
+    ],
+    ['an event after the run', (f) => void (events(f)[0]!.step = 16), 'events[0].step', 'got 16'],
+    [
+      'a live change out of range',
+      (f) => void (events(f)[0]!.changes = { lr: 5 }),
+      'events[0].changes.lr',
+      'must be a number in (0, 1], got 5',
+    ],
+    [
+      'an empty live change',
+      (f) => void (events(f)[0]!.changes = {}),
+      'events[0].changes',
+      'must change at least one setting',
+    ],
+    [
+      'an extra event field',
+      (f) => void (events(f)[0]!.extra = 1),
+      'events[0].extra',
+      'is not a known field here',
+    ],
+    [
+      'a checkpoint that is not base64',
+      (f) => void (f.checkpoint = 'abc$'),
+      'checkpoint',
+      'must be base64 (character "$" at index 3 is not base64)',
+    ],
+    [
+      'too many values',
+      (f) => void (f.metrics = { a: new Array(500_001).fill(0), b: new Array(500_001).fill(0) }),
+      'metrics',
+      'must hold at most 1,000,000 values in all',
+    ],
+    [
+      'a file over 20 MB',
+      () => ' '.repeat(20_000_001),
+      '(file)',
+      'is 20,000,001 characters; the limit is 20,000,000 (about 20 MB)',
+    ],
+  ])('refuses %s', (_what, edit, path, message) => {
+    const before = JSON.stringify(catalog);
+    let error: unknown;
+    try {
+      parseLabRun(edited(edit), catalog);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ImportError);
+    expect((error as ImportError).path).toBe(path);
+    expect((error as ImportError).message).toContain(`${path}: `);
+    expect((error as ImportError).problem).toContain(message);
+    // A refused file changes nothing: the catalog it was checked against is as it was.
+    expect(JSON.stringify(catalog)).toBe(before);
+  });
+
+  it('round-trips every exported run', () => {
+    const value = fc.oneof(
+      fc.double({ noNaN: true }).map((v) => v + 0), // JSON writes -0 as 0
+      fc.constantFrom(NaN, Infinity, -Infinity),
+    );
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 12 }),
+        fc.uniqueArray(fc.stringMatching(/^[a-z][a-z/_]{0,10}$/), { maxLength: 4 }),
+        fc.infiniteStream(value),
+        fc.double({ min: 1e-6, max: 1, noNaN: true }),
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.option(fc.uint8Array({ maxLength: 40 }), { nil: undefined }),
+        (updates, names, stream, lr, seed, checkpoint) => {
+          const run: LabRunExport = {
+            algorithm: 'grpo',
+            task: 'sort',
+            seed,
+            config: { ...defaultsOf('grpo'), lr },
+            metrics: Object.fromEntries(
+              names.map((n) => [n, Array.from({ length: updates }, () => stream.next().value)]),
+            ),
+            events: [
+              { step: 1, kind: 'hyperparams', changes: { temperature: 0.5 } },
+              { step: 1, kind: 'curriculum', level: 2, task: 'sort(2–4)' },
+            ],
+            label: '#1 grpo',
+            backend: 'cpu',
+            sftSteps: 50,
+            ...(checkpoint ? { checkpoint } : {}),
+          };
+          const back = parseLabRun(exportLabRun(run), catalog);
+          expect(back).toEqual({ ...run, source: 'lab-run' });
+        },
+      ),
+    );
+  });
+
+  it("reads the CLI's run file (npm run train -- --out)", () => {
+    const series = new MetricSeries();
+    series.push({ 'reward/mean': 0.25, 'actor/grad_norm': NaN });
+    series.push({ 'reward/mean': 0.5, 'actor/grad_norm': Infinity, 'reward/std': 0.1 });
+    const text = serializeRunFile({
+      format: 'agent-rl-lab/run',
+      version: 1,
+      algorithm: 'grpo',
+      task: 'grpo on reverse(2–6)',
+      seed: 7,
+      backend: 'CPU',
+      createdAt: '2025-01-01T00:00:00.000Z',
+      config: defaultsOf('grpo'),
+      metrics: series.series,
+      events: [{ step: 2, kind: 'skipped-update', reason: 'non-finite gradient norm' }],
+      summary: { updates: 2, seconds: 1.5 },
+    });
+    const run = parseLabRun(text, catalog);
+    expect(run.source).toBe('cli-run');
+    expect(run.task).toBe('reverse');
+    expect(run.metrics).toEqual({
+      'reward/mean': [0.25, 0.5],
+      'actor/grad_norm': [NaN, Infinity],
+      'reward/std': [NaN, 0.1],
+    });
+    expect(run.cli).toEqual({
+      backend: 'CPU',
+      createdAt: '2025-01-01T00:00:00.000Z',
+      summary: { updates: 2, seconds: 1.5 },
+    });
+  });
+
+  it('reads an env run file and refuses one with live changes (its config is the final one)', () => {
+    const file = {
+      format: 'agent-rl-lab/run',
+      version: 1,
+      algorithm: 'q-learning',
+      task: 'q-learning on cliffwalking',
+      seed: 1,
+      backend: 'CPU',
+      createdAt: 'now',
+      config: defaultsOf('q-learning'),
+      metrics: { 'charts/episodic_return': [-100] },
+      events: [] as unknown[],
+      summary: {},
+    };
+    expect(parseLabRun(JSON.stringify(file), catalog).task).toBe('cliffwalking');
+    file.events = [{ step: 1, kind: 'hyperparams', changes: { alpha: 0.2 } }];
+    expect(() => parseLabRun(JSON.stringify(file), catalog)).toThrow(
+      'events[0]: a CLI run file records only its final config',
+    );
+    file.task = 'q-learning on the moon';
+    expect(() => parseLabRun(JSON.stringify(file), catalog)).toThrow(
+      'task: must name a task of q-learning',
+    );
+  });
+});

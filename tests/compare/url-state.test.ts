@@ -1,0 +1,270 @@
+import fc from 'fast-check';
+import { Buffer } from 'node:buffer';
+import { describe, expect, it } from 'vitest';
+import {
+  comparisonFromHash,
+  decodeComparison,
+  encodeComparison,
+  hashWithComparison,
+  UrlStateError,
+  type LinkedRun,
+} from '../../src/compare/url-state';
+import type { FieldSpec } from '../../src/rl/hyperparams';
+import { catalog, defaultsOf } from './fixtures';
+
+/** A hand-built token: compact JSON → UTF-8 → base64url by Node's Buffer (not the code under test). */
+const token = (json: unknown) =>
+  `v1.${Buffer.from(JSON.stringify(json), 'utf8').toString('base64url')}`;
+
+function error(run: () => unknown): UrlStateError {
+  try {
+    run();
+  } catch (e) {
+    expect(e).toBeInstanceOf(UrlStateError);
+    return e as UrlStateError;
+  }
+  throw new Error('expected a UrlStateError');
+}
+
+/** A valid value of one setting. */
+function settingValue(spec: FieldSpec): fc.Arbitrary<number | boolean | string> {
+  switch (spec.kind) {
+    case 'boolean':
+      return fc.boolean();
+    case 'choice':
+      return fc.constantFrom(...spec.options);
+    case 'int':
+      return fc.integer({ min: spec.min, max: spec.max });
+    case 'number':
+      return fc
+        .double({ min: spec.min, max: spec.max, noNaN: true })
+        .map((v) => v + 0)
+        .filter((v) => !(spec.minOpen && v <= spec.min) && !(spec.maxOpen && v >= spec.max));
+  }
+}
+
+/** A run of any algorithm in the catalog: a few settings changed from the defaults. */
+const linkedRun: fc.Arbitrary<LinkedRun> = fc.constantFrom(...catalog.algorithms).chain((algo) => {
+  const tasks = algo.family === 'env' ? algo.envs : catalog.tasks.map((t) => t.name);
+  const keys = Object.keys(algo.spec);
+  return fc.record({
+    algorithm: fc.constant(algo.name),
+    task: fc.constantFrom(...tasks),
+    seed: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+    config: fc
+      .subarray(keys, { maxLength: Math.min(4, keys.length) })
+      .chain((picked) =>
+        fc.record(Object.fromEntries(picked.map((k) => [k, settingValue(algo.spec[k]!)]))),
+      )
+      .map((changes) => ({ ...algo.defaults, ...changes })),
+    ...(algo.family === 'lm'
+      ? { sftSteps: fc.integer({ min: catalog.sftSteps.min, max: catalog.sftSteps.max }) }
+      : {}),
+  });
+});
+
+describe('URL state', () => {
+  it('decodes a hand-built link, filling in the defaults', () => {
+    const runs = decodeComparison(
+      token([
+        { a: 'grpo', t: 'reverse', s: 1, c: { lr: 0.01 } },
+        { a: 'ppo', t: 'reverse', s: 2, w: 50 },
+      ]),
+      catalog,
+    );
+    expect(runs).toEqual([
+      { algorithm: 'grpo', task: 'reverse', seed: 1, config: { ...defaultsOf('grpo'), lr: 0.01 } },
+      { algorithm: 'ppo', task: 'reverse', seed: 2, config: defaultsOf('ppo'), sftSteps: 50 },
+    ]);
+  });
+
+  it('encodes only the settings that differ from the defaults', () => {
+    const encoded = encodeComparison(
+      [
+        {
+          algorithm: 'grpo',
+          task: 'reverse',
+          seed: 1,
+          config: { ...defaultsOf('grpo'), lr: 0.01 },
+        },
+      ],
+      catalog,
+    );
+    expect(encoded).toBe(token([{ a: 'grpo', t: 'reverse', s: 1, c: { lr: 0.01 } }]));
+  });
+
+  it('round-trips: decode(encode(runs)) = runs, or the link is refused as too long', () => {
+    fc.assert(
+      fc.property(fc.array(linkedRun, { minLength: 1, maxLength: 4 }), (runs) => {
+        let encoded: string;
+        try {
+          encoded = encodeComparison(runs, catalog);
+        } catch (e) {
+          expect((e as UrlStateError).path).toBe('(link)');
+          return;
+        }
+        expect(encoded.length).toBeLessThanOrEqual(2000);
+        expect(decodeComparison(encoded, catalog)).toEqual(runs);
+      }),
+    );
+  });
+
+  // Each bad link → a UrlStateError naming the run index (when one is at fault) and the field.
+  it.each<[string, string, string, number | undefined, string]>([
+    ['no version', 'abc', '(link)', undefined, "must start with 'v1.'"],
+    ['a newer version', 'v2.W10', '(link)', undefined, 'is version v2; this lab reads v1'],
+    [
+      'damaged base64',
+      'v1.!!',
+      '(link)',
+      undefined,
+      'is damaged (character "!" at index 0 is not base64)',
+    ],
+    [
+      'invalid UTF-8',
+      `v1.${Buffer.from([0xff, 0xfe]).toString('base64url')}`,
+      '(link)',
+      undefined,
+      'is damaged',
+    ],
+    [
+      'not JSON',
+      `v1.${Buffer.from('[{').toString('base64url')}`,
+      '(link)',
+      undefined,
+      'is damaged',
+    ],
+    [
+      'not a list',
+      token({ a: 'grpo' }),
+      'runs',
+      undefined,
+      'must be a list of runs, got an object',
+    ],
+    ['no runs', token([]), 'runs', undefined, 'must hold 1 to 16 runs, got 0'],
+    [
+      'too many runs',
+      token(new Array(17).fill({ a: 'grpo', t: 'reverse', s: 1 })),
+      'runs',
+      undefined,
+      'got 17',
+    ],
+    [
+      'an unknown field',
+      token([{ a: 'grpo', t: 'reverse', s: 1, x: 1 }]),
+      'runs[0].x',
+      0,
+      'is not a known field (known: a (algorithm)',
+    ],
+    ['a missing seed', token([{ a: 'grpo', t: 'reverse' }]), 'runs[0].seed', 0, 'is missing'],
+    [
+      'an unknown algorithm',
+      token([{ a: 'a2c', t: 'reverse', s: 1 }]),
+      'runs[0].algorithm',
+      0,
+      'must be one of',
+    ],
+    [
+      'a wrong task in the second run',
+      token([
+        { a: 'grpo', t: 'reverse', s: 1 },
+        { a: 'sarsa', t: 'reverse', s: 1 },
+      ]),
+      'runs[1].task',
+      1,
+      "must be one of 'gridworld'",
+    ],
+    [
+      'a fractional seed',
+      token([{ a: 'grpo', t: 'reverse', s: 1.5 }]),
+      'runs[0].seed',
+      0,
+      'must be an integer in [0, 2147483647], got 1.5',
+    ],
+    [
+      'a setting out of range',
+      token([{ a: 'grpo', t: 'reverse', s: 1, c: { lr: 2 } }]),
+      'runs[0].config.lr',
+      0,
+      'must be a number in (0, 1], got 2',
+    ],
+    [
+      'an unknown setting',
+      token([{ a: 'grpo', t: 'reverse', s: 1, c: { toString: 1 } }]),
+      'runs[0].config.toString',
+      0,
+      'is not a setting of grpo',
+    ],
+    [
+      'warm-up steps for an env run',
+      token([{ a: 'sarsa', t: 'cliffwalking', s: 1, w: 5 }]),
+      'runs[0].sftSteps',
+      0,
+      'only for language-model runs',
+    ],
+    [
+      'warm-up steps out of range',
+      token([{ a: 'grpo', t: 'reverse', s: 1, w: -1 }]),
+      'runs[0].sftSteps',
+      0,
+      'must be an integer in [0, 5000], got -1',
+    ],
+    [
+      'a link over 2000 characters',
+      `v1.${'A'.repeat(1998)}`,
+      '(link)',
+      undefined,
+      'must be text of at most 2000 characters, got 2001 characters',
+    ],
+  ])('refuses %s', (_what, link, path, run, message) => {
+    const e = error(() => decodeComparison(link, catalog));
+    expect(e.path).toBe(path);
+    expect(e.run).toBe(run);
+    expect(e.problem).toContain(message);
+  });
+
+  it('refuses to encode an invalid run or a link that would be too long', () => {
+    const bad = error(() =>
+      encodeComparison(
+        [
+          { algorithm: 'grpo', task: 'reverse', seed: 1, config: defaultsOf('grpo') },
+          { algorithm: 'grpo', task: 'reverse', seed: 1, config: { ...defaultsOf('grpo'), lr: 7 } },
+        ],
+        catalog,
+      ),
+    );
+    expect([bad.path, bad.run]).toEqual(['runs[1].config.lr', 1]);
+    const partial = defaultsOf('grpo');
+    delete partial.lr;
+    const missing = error(() =>
+      encodeComparison([{ algorithm: 'grpo', task: 'reverse', seed: 1, config: partial }], catalog),
+    );
+    expect([missing.path, missing.problem]).toEqual(['runs[0].config.lr', 'is missing']);
+    // 16 runs with every setting changed: far over 2000 characters.
+    const busy = {
+      algorithm: 'grpo',
+      task: 'reverse',
+      seed: 123456789,
+      config: {
+        ...defaultsOf('grpo'),
+        lr: 0.000123456789,
+        temperature: 0.987654321,
+        topP: 0.123456789,
+      },
+    };
+    const long = error(() => encodeComparison(new Array(16).fill(busy), catalog));
+    expect(long.path).toBe('(link)');
+    expect(long.problem).toMatch(/^would be \d+ characters; a link holds at most 2000/);
+  });
+
+  it('lives in the hash query, next to the route', () => {
+    const value = token([{ a: 'grpo', t: 'reverse', s: 1 }]);
+    expect(comparisonFromHash('#/lab', catalog)).toBeUndefined();
+    expect(hashWithComparison('#/lab', value)).toBe(`#/lab?compare=${value}`);
+    expect(hashWithComparison(`#/lab?x=1&compare=old`, value)).toBe(`#/lab?x=1&compare=${value}`);
+    expect(hashWithComparison(`#/lab?compare=${value}`, undefined)).toBe('#/lab');
+    expect(comparisonFromHash(`#/lab?compare=${value}`, catalog)).toEqual([
+      { algorithm: 'grpo', task: 'reverse', seed: 1, config: defaultsOf('grpo') },
+    ]);
+  });
+});
