@@ -19,6 +19,8 @@ const gpuTests = ['tests/**/*.gpu.test.ts'];
 export default defineConfig({
   plugins: [svelte()],
   worker: { format: 'es' },
+  // Pre-bundled up front: discovering them on first use makes Vite reload the page mid-test.
+  optimizeDeps: { include: ['onnxruntime-web', 'onnxruntime-web/webgpu'] },
   build: { target: 'es2022' },
   test: {
     provide: { gpuRequired },
@@ -28,7 +30,7 @@ export default defineConfig({
         test: {
           name: 'cpu',
           include: ['tests/**/*.test.ts'],
-          exclude: [...gpuTests, 'tests/e2e/**'],
+          exclude: [...gpuTests, 'tests/**/*.browser.test.ts', 'tests/e2e/**'],
           environment: 'node',
         },
       },

@@ -18,14 +18,8 @@ import { transformerForward } from '../models/transformer-cpu';
 import { transformerLayout } from '../models/transformer-params';
 import { exportActorCriticOnnx } from '../onnx/export-mlp';
 import { exportTransformerOnnx } from '../onnx/export-transformer';
-import { nodeOrtWasmPaths } from '../onnx/ort-node';
-import {
-  createOrtSession,
-  ortActorCritic,
-  ortForward,
-  type OrtActorCriticSession,
-  type OrtTransformerSession,
-} from '../onnx/ort-reference';
+import { nodeOrtOptions } from '../onnx/ort-node';
+import { createOrtSession, ortActorCritic, ortForward } from '../onnx/ort-reference';
 import { maxAbsDiff } from '../util/compare';
 import { seededRandom } from '../util/random';
 import { CliArgs } from './args';
@@ -89,10 +83,10 @@ async function verifyTransformer(
   config: TransformerConfig,
   params: Float32Array,
 ): Promise<number> {
-  const session = (await createOrtSession(onnx, {
+  const session = await createOrtSession(onnx, {
     executionProviders: ['wasm'],
-    wasmPaths: nodeOrtWasmPaths(),
-  })) as OrtTransformerSession;
+    ...nodeOrtOptions(),
+  });
   const layout = transformerLayout(config);
   const random = seededRandom(1);
   let worst = 0;
@@ -121,10 +115,10 @@ async function verifyActorCritic(
   agent: AgentLayout,
   params: Float32Array,
 ): Promise<number> {
-  const session = (await createOrtSession(onnx, {
+  const session = await createOrtSession(onnx, {
     executionProviders: ['wasm'],
-    wasmPaths: nodeOrtWasmPaths(),
-  })) as OrtActorCriticSession;
+    ...nodeOrtOptions(),
+  });
   const batch = 8;
   const random = seededRandom(1);
   const obs = Float32Array.from(
