@@ -2,7 +2,7 @@
  * A lab run as a file, and the importer for it. Export writes
  *
  *   { format: 'agent-rl-lab/lab-run', version: 1, exportedAt?, label?,
- *     spec: { algorithm, task, seed, config, backend?, sftSteps? },
+ *     spec: { algorithm, task, seed, config, taskOptions?, backend?, sftSteps? },
  *     metrics: { name: [value per update, …] },        NaN/±Infinity as "NaN", "Infinity", …
  *     events: [RunEvent, …],
  *     checkpoint?: base64 of the checkpoint file's bytes }
@@ -28,6 +28,7 @@ import {
 } from './json-checks';
 import {
   findAlgorithm,
+  taskOptionsSpec,
   tasksFor,
   type AlgorithmInfo,
   type CompareCatalog,
@@ -74,6 +75,7 @@ export interface LabRunFile {
     task: string;
     seed: number;
     config: Settings;
+    taskOptions?: Settings;
     backend?: 'auto' | 'cpu';
     sftSteps?: number;
   };
@@ -85,6 +87,8 @@ export interface LabRunFile {
 /** A run to export: the run record plus what the lab keeps beside it. */
 export interface LabRunExport extends RunRecord {
   label?: string;
+  /** Language models: the task's options (only those set; defaults fill the rest). */
+  taskOptions?: Settings;
   backend?: 'auto' | 'cpu';
   sftSteps?: number;
   /** The latest checkpoint file's bytes (src/models checkpoint format). */
@@ -98,6 +102,7 @@ export interface ImportedRun extends RunRecord {
   /** Which file format it came from. */
   source: 'lab-run' | 'cli-run';
   label?: string;
+  taskOptions?: Settings;
   backend?: 'auto' | 'cpu';
   sftSteps?: number;
   checkpoint?: Uint8Array;
@@ -118,6 +123,7 @@ export function exportLabRun(run: LabRunExport): string {
       task: run.task,
       seed: run.seed,
       config: run.config,
+      ...(run.taskOptions === undefined ? {} : { taskOptions: run.taskOptions }),
       ...(run.backend === undefined ? {} : { backend: run.backend }),
       ...(run.sftSteps === undefined ? {} : { sftSteps: run.sftSteps }),
     },
@@ -177,7 +183,12 @@ function readLabRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
     ['exportedAt', 'label', 'checkpoint'],
   );
   const spec = expectRecord(root.spec, 'spec');
-  expectKeys(spec, 'spec', ['algorithm', 'task', 'seed', 'config'], ['backend', 'sftSteps']);
+  expectKeys(
+    spec,
+    'spec',
+    ['algorithm', 'task', 'seed', 'config'],
+    ['taskOptions', 'backend', 'sftSteps'],
+  );
   const algo = knownAlgorithm(spec.algorithm, 'spec.algorithm', catalog);
   const task = expectOneOf(spec.task, 'spec.task', tasksFor(catalog, algo));
   const seed = expectInt(spec.seed, 'spec.seed', 0, MAX_SEED);
@@ -191,6 +202,16 @@ function readLabRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
     metrics: {},
     events: [],
   };
+  if (spec.taskOptions !== undefined) {
+    const options = algo.family === 'lm' ? taskOptionsSpec(catalog, task) : undefined;
+    if (!options) {
+      throw new ImportError(
+        'spec.taskOptions',
+        `is only for language-model runs, not ${algo.name}`,
+      );
+    }
+    run.taskOptions = expectSettings(spec.taskOptions, 'spec.taskOptions', options, false);
+  }
   if (spec.backend !== undefined) {
     run.backend = expectOneOf(spec.backend, 'spec.backend', ['auto', 'cpu'] as const);
   }

@@ -90,3 +90,17 @@ export function alignSeries(
   }
   return out;
 }
+
+/** A task's options as checkable settings (expectSettings reads an AlgorithmInfo-shaped spec). */
+export function taskOptionsSpec(catalog: CompareCatalog, task: string): AlgorithmInfo | undefined {
+  const info = catalog.tasks.find((t) => t.name === task);
+  if (!info) return undefined;
+  return {
+    name: info.name,
+    family: 'lm',
+    doc: info.doc,
+    spec: info.spec,
+    defaults: info.defaults,
+    envs: [],
+  };
+}

@@ -22,7 +22,13 @@ import {
   expectSettings,
   ImportError,
 } from './json-checks';
-import { findAlgorithm, tasksFor, type CompareCatalog, type Settings } from './run-record';
+import {
+  findAlgorithm,
+  taskOptionsSpec,
+  tasksFor,
+  type CompareCatalog,
+  type Settings,
+} from './run-record';
 
 /** The hash query parameter that carries a comparison. */
 export const URL_STATE_PARAM = 'compare';
@@ -42,6 +48,8 @@ export interface LinkedRun {
   config: Settings;
   /** Language models: warm-up steps, when not the default. */
   sftSteps?: number;
+  /** Language models: the task's options that differ from its defaults. */
+  taskOptions?: Settings;
 }
 
 /** A link that cannot be made or read; `run` is the index of the run at fault, if one is. */
@@ -63,6 +71,7 @@ interface CompactRun {
   s: number;
   c?: Settings;
   w?: number;
+  o?: Settings;
 }
 
 const FIELD_NAMES: Record<keyof CompactRun, string> = {
@@ -71,6 +80,7 @@ const FIELD_NAMES: Record<keyof CompactRun, string> = {
   s: 'seed',
   c: 'config',
   w: 'sftSteps',
+  o: 'taskOptions',
 };
 
 /**
@@ -98,6 +108,9 @@ export function encodeComparison(runs: readonly LinkedRun[], catalog: CompareCat
     const out: CompactRun = { a: run.algorithm, t: run.task, s: run.seed };
     if (Object.keys(diff).length > 0) out.c = diff;
     if (run.sftSteps !== undefined) out.w = run.sftSteps;
+    if (run.taskOptions !== undefined && Object.keys(run.taskOptions).length > 0) {
+      out.o = run.taskOptions;
+    }
     // Every field must pass the decoder's checks, and the full config must be the one given.
     const read = readRun(out, i, catalog);
     for (const key of Object.keys(read.config)) {
@@ -213,6 +226,13 @@ function readRun(value: unknown, index: number, catalog: CompareCatalog): Linked
         throw new ImportError(at('w'), `is only for language-model runs, not ${algo.name}`);
       }
       linked.sftSteps = expectInt(run.w, at('w'), catalog.sftSteps.min, catalog.sftSteps.max);
+    }
+    if (run.o !== undefined) {
+      const options = algo.family === 'lm' ? taskOptionsSpec(catalog, task) : undefined;
+      if (!options) {
+        throw new ImportError(at('o'), `is only for language-model runs, not ${algo.name}`);
+      }
+      linked.taskOptions = expectSettings(run.o, at('o'), options, false);
     }
     return linked;
   } catch (error) {

@@ -1,0 +1,137 @@
+/**
+ * A lab run to and from the shareable forms: the lab-run JSON file (src/compare/run-json.ts), its
+ * metrics as CSV, and the comparison link (src/compare/url-state.ts). Pure functions of plain
+ * data, so the UI only wires buttons to them.
+ */
+import { metricsToCsv } from '../compare/csv';
+import { alignSeries, type CompareCatalog } from '../compare/run-record';
+import { exportLabRun, parseLabRun, type ImportedRun } from '../compare/run-json';
+import { encodeComparison, type LinkedRun } from '../compare/url-state';
+import type { RunEvent, RunSpec, Settings } from '../worker/run-protocol';
+import type { Series, StoredRun } from './run-store';
+
+/** What the shareable forms need of a run (a LabRun or a StoredRun). */
+export type ShareableRun = Pick<StoredRun, 'label' | 'spec' | 'series' | 'events'>;
+
+/** The run as lab-run JSON: its spec, every metric per update, its events. */
+export function runToJson(run: ShareableRun, exportedAt?: string): string {
+  const { spec } = run;
+  return exportLabRun({
+    algorithm: spec.algo,
+    task: spec.env ?? spec.task ?? '',
+    seed: spec.seed,
+    config: spec.config,
+    metrics: alignSeries(run.series),
+    events: run.events,
+    label: run.label,
+    backend: spec.backend,
+    ...(spec.task !== undefined && spec.sftSteps !== undefined ? { sftSteps: spec.sftSteps } : {}),
+    ...(spec.taskOptions ? { taskOptions: spec.taskOptions } : {}),
+    ...(exportedAt ? { exportedAt } : {}),
+  });
+}
+
+/** The run's metrics as CSV (one row per update, one column per metric, sorted by name). */
+export function runToCsv(run: Pick<ShareableRun, 'series'>): string {
+  const metrics = alignSeries(run.series);
+  return metricsToCsv(metrics, Object.keys(metrics).sort());
+}
+
+/** A run rebuilt from an imported file: its spec, and the data a stored run shows. */
+export interface ImportedLabRun {
+  spec: RunSpec;
+  label: string;
+  data: Pick<StoredRun, 'series' | 'events' | 'config' | 'steps'>;
+}
+
+/**
+ * Reads a lab-run or CLI run file (throws an ImportError naming the JSON path of the first bad
+ * value; nothing is changed by a refused file) into what RunManager.addStored takes.
+ */
+export function runFromJson(text: string, catalog: CompareCatalog): ImportedLabRun {
+  const imported = parseLabRun(text, catalog);
+  return {
+    spec: specOf(imported, catalog),
+    label: imported.label ?? `${imported.algorithm} on ${imported.task}, seed ${imported.seed}`,
+    data: {
+      series: seriesOf(imported.metrics),
+      events: imported.events,
+      config: configAfter(imported.config, imported.events),
+      steps: Math.max(0, ...Object.values(imported.metrics).map((v) => v.length)),
+    },
+  };
+}
+
+function specOf(run: ImportedRun | LinkedRun, catalog: CompareCatalog): RunSpec {
+  const lm = catalog.algorithms.find((a) => a.name === run.algorithm)?.family === 'lm';
+  return {
+    algo: run.algorithm,
+    ...(lm
+      ? {
+          task: run.task,
+          ...(run.taskOptions ? { taskOptions: run.taskOptions } : {}),
+          sftSteps: run.sftSteps ?? catalog.sftSteps.default,
+        }
+      : { env: run.task }),
+    seed: run.seed,
+    config: run.config,
+    backend: ('backend' in run ? run.backend : undefined) ?? 'auto',
+  };
+}
+
+/** Per-update values (NaN: not reported) as the lab's sparse series. */
+function seriesOf(metrics: Record<string, number[]>): Record<string, Series> {
+  const out: Record<string, Series> = {};
+  for (const [name, values] of Object.entries(metrics)) {
+    const s: Series = { x: [], y: [] };
+    values.forEach((v, i) => {
+      if (!Number.isNaN(v)) {
+        s.x.push(i + 1);
+        s.y.push(v);
+      }
+    });
+    out[name] = s;
+  }
+  return out;
+}
+
+function configAfter(config: Settings, events: readonly RunEvent[]): Settings {
+  let out = { ...config };
+  for (const e of events) if (e.kind === 'hyperparams') out = { ...out, ...e.changes };
+  return out;
+}
+
+/** The comparison link token for these runs' specs. */
+export function comparisonToken(
+  runs: readonly Pick<StoredRun, 'spec'>[],
+  catalog: CompareCatalog,
+): string {
+  return encodeComparison(
+    runs.map(({ spec }) => ({
+      algorithm: spec.algo,
+      task: spec.env ?? spec.task ?? '',
+      seed: spec.seed,
+      config: spec.config,
+      ...(spec.task !== undefined &&
+      spec.sftSteps !== undefined &&
+      spec.sftSteps !== catalog.sftSteps.default
+        ? { sftSteps: spec.sftSteps }
+        : {}),
+      ...(spec.taskOptions ? { taskOptions: changedOptions(spec, catalog) } : {}),
+    })),
+    catalog,
+  );
+}
+
+/** Only the task options that differ from the task's defaults (links stay short). */
+function changedOptions(spec: RunSpec, catalog: CompareCatalog): Settings {
+  const defaults = catalog.tasks.find((t) => t.name === spec.task)?.defaults ?? {};
+  return Object.fromEntries(
+    Object.entries(spec.taskOptions ?? {}).filter(([k, v]) => defaults[k] !== v),
+  );
+}
+
+/** The run specs of a comparison link, to create again. */
+export function specsFromLink(runs: readonly LinkedRun[], catalog: CompareCatalog): RunSpec[] {
+  return runs.map((run) => specOf(run, catalog));
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { decodeComparison } from '../../src/compare/url-state';
+import {
+  comparisonToken,
+  runFromJson,
+  runToCsv,
+  runToJson,
+  specsFromLink,
+} from '../../src/state/run-files';
+import type { RunSpec } from '../../src/worker/run-protocol';
+import { runCatalog } from '../../src/worker/run-spec';
+
+const catalog = runCatalog();
+const defaults = (name: string) => ({
+  ...catalog.algorithms.find((a) => a.name === name)!.defaults,
+});
+
+const grpoSpec: RunSpec = {
+  algo: 'grpo',
+  task: 'multiply',
+  taskOptions: { ...catalog.tasks.find((t) => t.name === 'multiply')!.defaults, toolCost: 0.2 },
+  seed: 3,
+  config: defaults('grpo'),
+  backend: 'cpu',
+  sftSteps: 400,
+};
+const run = {
+  label: '#1 grpo on multiply, seed 3',
+  spec: grpoSpec,
+  // reward/mean at updates 1–3; tools/call_frequency only at update 2.
+  series: {
+    'reward/mean': { x: [1, 2, 3], y: [0.25, 0.5, 0.75] },
+    'tools/call_frequency': { x: [2], y: [1.5] },
+  },
+  events: [{ step: 2, kind: 'hyperparams' as const, changes: { lr: 0.0005 } }],
+};
+
+describe('run files', () => {
+  it('a run survives JSON export and import: spec, sparse series, events, config after changes', () => {
+    const back = runFromJson(runToJson(run, '2026-12-02T00:00:00Z'), catalog);
+    expect(back.spec).toEqual(grpoSpec);
+    expect(back.label).toBe(run.label);
+    expect(back.data.series).toEqual(run.series);
+    expect(back.data.events).toEqual(run.events);
+    expect(back.data.steps).toBe(3);
+    expect(back.data.config.lr).toBe(0.0005);
+  });
+
+  it('refuses a broken file with the JSON path named', () => {
+    const text = runToJson(run).replace('"reward/mean":[0.25', '"reward/mean":[true');
+    expect(() => runFromJson(text, catalog)).toThrow(/metrics\['reward\/mean'\]\[0\]/);
+    expect(() => runFromJson('{"format": "something else"', catalog)).toThrow();
+  });
+
+  it('writes the metrics as CSV, one row per update, empty where not reported', () => {
+    expect(runToCsv(run)).toBe(
+      'update,reward/mean,tools/call_frequency\r\n1,0.25,\r\n2,0.5,1.5\r\n3,0.75,\r\n',
+    );
+  });
+
+  it('links a comparison that recreates the same specs (task options that differ only)', () => {
+    const envSpec: RunSpec = {
+      algo: 'q-learning',
+      env: 'cliffwalking',
+      seed: 2,
+      config: { ...defaults('q-learning'), epsilon: 0.3 },
+      backend: 'auto',
+    };
+    const token = comparisonToken([{ spec: grpoSpec }, { spec: envSpec }], catalog);
+    const specs = specsFromLink(decodeComparison(token, catalog), catalog);
+    expect(specs[0]).toMatchObject({ algo: 'grpo', task: 'multiply', seed: 3, sftSteps: 400 });
+    expect(specs[0]!.taskOptions).toEqual({ toolCost: 0.2 });
+    expect(specs[0]!.config).toEqual(grpoSpec.config);
+    expect(specs[1]).toEqual(envSpec);
+  });
+});
