@@ -52,8 +52,8 @@ export const DOWN = 1;
 export const RIGHT = 2;
 export const UP = 3;
 export const DIRECTION_NAMES = ['left', 'down', 'right', 'up'] as const;
-/** (Δrow, Δcol) of each direction. */
-const OFFSETS: readonly (readonly [number, number])[] = [
+/** (Δrow, Δcol) of each direction (LEFT, DOWN, RIGHT, UP). */
+export const OFFSETS: readonly (readonly [number, number])[] = [
   [0, -1],
   [1, 0],
   [0, 1],

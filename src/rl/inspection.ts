@@ -38,7 +38,26 @@ export interface InspectedSample {
 }
 
 /** What a trainer shows of its last update (the lab's inspector; plain data for postMessage). */
-export interface Inspection {
+export type Inspection = SampleInspection | GridInspection;
+
+/** A tabular method on a grid: the state values and the greedy policy, cell by cell. */
+export interface GridInspection {
+  kind: 'grid';
+  algorithm: string;
+  step: number;
+  rows: number;
+  cols: number;
+  /** Per cell (row-major): 'floor', 'wall', 'goal', 'hole' or 'cliff'. */
+  cells: string[];
+  start: number;
+  /** V(s) per cell (planners: V; TD methods: max_a Q(s, a)). */
+  values: number[];
+  /** Greedy action per cell as (Δrow, Δcol); [0, 0] where no action matters (walls, terminals). */
+  moves: [number, number][];
+}
+
+/** A language-model update, token by token. */
+export interface SampleInspection {
   kind: 'samples';
   algorithm: string;
   /** The update these samples are from. */

@@ -27,6 +27,7 @@ import { createPpoLmTrainer, DEFAULT_PPO_LM_CONFIG, PPO_LM_CONFIG_SPEC } from '.
 import { createQLearning, DEFAULT_Q_LEARNING_CONFIG, Q_LEARNING_CONFIG_SPEC } from './q-learning';
 import { createReinforce, DEFAULT_REINFORCE_CONFIG, REINFORCE_CONFIG_SPEC } from './reinforce';
 import { createSarsa, DEFAULT_SARSA_CONFIG, SARSA_CONFIG_SPEC } from './sarsa';
+import { withGridInspector } from './grid-inspection';
 import type { Trainer } from './trainer';
 import {
   createValueIteration,
@@ -107,7 +108,12 @@ export const ALGORITHMS: Record<string, EnvAlgorithm | LmAlgorithm> = {
     spec: erase(VALUE_ITERATION_CONFIG_SPEC),
     defaults: values(DEFAULT_VALUE_ITERATION_CONFIG),
     envs: TABULAR,
-    create: (env, config, seed) => trainer(createValueIteration(tabular(env), config, seed)),
+    create: (env, config, seed) => {
+      const world = tabular(env);
+      return trainer(
+        withGridInspector(createValueIteration(world, config, seed), world, 'value-iteration'),
+      );
+    },
   },
   'policy-iteration': {
     family: 'env',
@@ -115,7 +121,12 @@ export const ALGORITHMS: Record<string, EnvAlgorithm | LmAlgorithm> = {
     spec: erase(POLICY_ITERATION_CONFIG_SPEC),
     defaults: values(DEFAULT_POLICY_ITERATION_CONFIG),
     envs: TABULAR,
-    create: (env, config, seed) => trainer(createPolicyIteration(tabular(env), config, seed)),
+    create: (env, config, seed) => {
+      const world = tabular(env);
+      return trainer(
+        withGridInspector(createPolicyIteration(world, config, seed), world, 'policy-iteration'),
+      );
+    },
   },
   'q-learning': {
     family: 'env',
@@ -123,7 +134,10 @@ export const ALGORITHMS: Record<string, EnvAlgorithm | LmAlgorithm> = {
     spec: erase(Q_LEARNING_CONFIG_SPEC),
     defaults: values(DEFAULT_Q_LEARNING_CONFIG),
     envs: TABULAR,
-    create: (env, config, seed) => trainer(createQLearning(discrete(env), config, seed)),
+    create: (env, config, seed) => {
+      const world = discrete(env);
+      return trainer(withGridInspector(createQLearning(world, config, seed), world, 'q-learning'));
+    },
   },
   sarsa: {
     family: 'env',
@@ -131,7 +145,10 @@ export const ALGORITHMS: Record<string, EnvAlgorithm | LmAlgorithm> = {
     spec: erase(SARSA_CONFIG_SPEC),
     defaults: values(DEFAULT_SARSA_CONFIG),
     envs: TABULAR,
-    create: (env, config, seed) => trainer(createSarsa(discrete(env), config, seed)),
+    create: (env, config, seed) => {
+      const world = discrete(env);
+      return trainer(withGridInspector(createSarsa(world, config, seed), world, 'sarsa'));
+    },
   },
   reinforce: {
     family: 'env',

@@ -4,10 +4,25 @@
  * checked on both sides. Only plain data crosses: specs, metric batches, events.
  */
 import type { FieldSpec } from '../rl/hyperparams';
-import type { InspectedSample, InspectedToken, Inspection } from '../rl/inspection';
+import type {
+  GridInspection,
+  InspectedSample,
+  InspectedToken,
+  Inspection,
+  SampleInspection,
+} from '../rl/inspection';
 import type { Metrics, RunEvent } from '../rl/trainer';
 
-export type { FieldSpec, InspectedSample, InspectedToken, Inspection, Metrics, RunEvent };
+export type {
+  FieldSpec,
+  GridInspection,
+  InspectedSample,
+  InspectedToken,
+  Inspection,
+  Metrics,
+  RunEvent,
+  SampleInspection,
+};
 
 /** A setting's value as it crosses the worker boundary. */
 export type SettingValue = number | boolean | string;

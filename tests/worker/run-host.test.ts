@@ -147,6 +147,7 @@ describe('run host: language models', () => {
     expect(last.type === 'update' && Object.keys(last.points[0]!.metrics)).toContain('reward/mean');
     const inspection = await api.inspect();
     expect(inspection).toMatchObject({ kind: 'samples', algorithm: 'grpo', step: 1 });
+    if (inspection?.kind !== 'samples') throw new Error('samples expected');
     const { groupSize, promptsPerUpdate } = grpo.defaults as Record<string, number>;
     expect(inspection!.samples).toHaveLength(groupSize! * promptsPerUpdate!);
     expect(inspection!.samples[0]!.tokens.length).toBeGreaterThan(0);
