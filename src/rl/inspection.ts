@@ -38,7 +38,21 @@ export interface InspectedSample {
 }
 
 /** What a trainer shows of its last update (the lab's inspector; plain data for postMessage). */
-export type Inspection = SampleInspection | GridInspection;
+export type Inspection = SampleInspection | GridInspection | CartPoleInspection;
+
+/** One greedy CartPole episode of the current policy, frame by frame (the lab's animation). */
+export interface CartPoleInspection {
+  kind: 'cartpole';
+  algorithm: string;
+  step: number;
+  /** Cart position (m) and pole angle (rad) per frame: the start, then after each step. */
+  x: number[];
+  theta: number[];
+  /** Steps balanced (the return: +1 per step). */
+  steps: number;
+  /** 'fell': pole past ±12° or cart past ±2.4 m; 'truncated': the 500-step limit. */
+  end: 'fell' | 'truncated';
+}
 
 /** A tabular method on a grid: the state values and the greedy policy, cell by cell. */
 export interface GridInspection {

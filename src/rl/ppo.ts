@@ -64,6 +64,8 @@ import { whiten } from '../ops/whiten';
 import { fmix32 } from '../util/counter-rng';
 import { seededRandom } from '../util/random';
 import { checkConfig, checkPartial, type ConfigSpec } from './hyperparams';
+import { cartPoleEpisode } from './episode-inspection';
+import type { CartPoleInspection } from './inspection';
 import { RunControl, type Metrics, type RunEvent, type Trainer } from './trainer';
 
 const ALGORITHM = 'ppo';
@@ -468,6 +470,12 @@ class Ppo implements PpoTrainer {
   }
   get health(): { healthy: boolean; reason?: string } {
     return this.control.health;
+  }
+
+  /** A greedy episode of the current actor on CartPole (see episode-inspection.ts). */
+  inspect(): Promise<CartPoleInspection> | undefined {
+    if (!this.envs.id.includes('CartPole')) return undefined;
+    return cartPoleEpisode(this.model, ALGORITHM, this.control.step);
   }
 
   setHyperparams(partial: Partial<PpoConfig>): void {

@@ -33,8 +33,12 @@ export interface Trainer<C> {
   readonly health: { healthy: boolean; reason?: string };
   update(): Promise<Metrics>;
   setHyperparams(partial: Partial<C>): void;
-  /** The last update, token by token (language-model trainers); undefined before the first. */
-  inspect?(): Inspection | undefined;
+  /**
+   * What the lab's inspector shows (LM updates token by token, grid values and policy, a greedy
+   * CartPole episode); undefined when there is nothing yet. Call it between updates only (the run
+   * host does): it may use the model.
+   */
+  inspect?(): Inspection | undefined | Promise<Inspection | undefined>;
 }
 
 /** The Trainer fields RunControl.expose() reads live from the control. */

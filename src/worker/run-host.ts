@@ -44,6 +44,22 @@ export function createRunHost({
   let points: MetricPoint[] = [];
   let sentEvents = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  // Work that must not interleave with an update (it may use the model): run between updates.
+  let betweenUpdates: (() => Promise<void>)[] = [];
+
+  async function drainBetweenUpdates(): Promise<void> {
+    const queued = betweenUpdates;
+    betweenUpdates = [];
+    for (const task of queued) await task();
+  }
+
+  /** Runs `fn` when no update is in progress: now if idle, else after the current update. */
+  function atBoundary<T>(fn: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      betweenUpdates.push(() => fn().then(resolve, reject));
+      if (!running) void loop.then(drainBetweenUpdates);
+    });
+  }
 
   const emit = (message: RunMessage) => {
     // A comlink-proxied listener returns a promise; a closed page must not break training.
@@ -79,6 +95,7 @@ export function createRunHost({
     try {
       while (running) {
         await updateOnce(active);
+        await drainBetweenUpdates();
         if (performance.now() - sliceStart > sliceMs) {
           await macrotask();
           sliceStart = performance.now();
@@ -86,6 +103,8 @@ export function createRunHost({
       }
     } catch (error) {
       fail(error);
+    } finally {
+      await drainBetweenUpdates();
     }
   }
 
@@ -181,7 +200,9 @@ export function createRunHost({
     },
 
     async inspect() {
-      return trainer?.inspect?.() ?? null;
+      const active = trainer;
+      if (!active?.inspect) return null;
+      return atBoundary(async () => (await active.inspect!()) ?? null);
     },
 
     async dispose(): Promise<void> {

@@ -5,6 +5,7 @@
  */
 import type { FieldSpec } from '../rl/hyperparams';
 import type {
+  CartPoleInspection,
   GridInspection,
   InspectedSample,
   InspectedToken,
@@ -14,6 +15,7 @@ import type {
 import type { Metrics, RunEvent } from '../rl/trainer';
 
 export type {
+  CartPoleInspection,
   FieldSpec,
   GridInspection,
   InspectedSample,

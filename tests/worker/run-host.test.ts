@@ -267,3 +267,32 @@ describe('run spec: task options', () => {
     expect(checkRunSpec(lm({ minLength: 2, maxLength: 4, alphabet: 'abcde' }))).toEqual([]);
   });
 });
+
+describe('run host: inspecting between updates', () => {
+  it('PPO on CartPole: a greedy episode, taken between updates while the run trains', async () => {
+    const { api, listener } = host();
+    const config = runCatalog().algorithms.find((a) => a.name === 'ppo-mlp')!.defaults;
+    await api.createRun(
+      { algo: 'ppo-mlp', env: 'cartpole', seed: 1, config, backend: 'cpu' },
+      listener,
+    );
+    const before = await api.inspect();
+    expect(before).toMatchObject({ kind: 'cartpole', step: 0 });
+    await api.start();
+    const during = await api.inspect();
+    await api.pause();
+    if (during?.kind !== 'cartpole') throw new Error('cartpole expected');
+    expect(during.x).toHaveLength(during.steps + 1);
+    expect(during.theta).toHaveLength(during.steps + 1);
+    expect(during.steps).toBeGreaterThan(0);
+    expect(during.steps).toBeLessThanOrEqual(500);
+    // 'fell' means the last frame is out of bounds: |θ| > 12° or |x| > 2.4.
+    if (during.end === 'fell') {
+      const i = during.steps;
+      expect(
+        Math.abs(during.theta[i]!) > (12 * Math.PI) / 180 || Math.abs(during.x[i]!) > 2.4,
+      ).toBe(true);
+    }
+    await api.dispose();
+  }, 60_000);
+});
