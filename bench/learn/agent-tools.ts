@@ -95,7 +95,12 @@ export async function agentToolsBenchmark(
     return { params, success };
   }
 
-  async function train(task: AgentTask, start: Float32Array, startSuccess: number) {
+  async function train(
+    task: AgentTask,
+    start: Float32Array,
+    startSuccess: number,
+    budget = updates,
+  ) {
     const policy = await makeModel(config, start);
     const trainer = createGrpoTrainer(
       { policy, tokenizer, task, seed: 2 },
@@ -104,10 +109,10 @@ export async function agentToolsBenchmark(
     const started = performance.now();
     const curve: AgentCurvePoint[] = [];
     const calls: number[] = [];
-    for (let u = 1; u <= updates; u++) {
+    for (let u = 1; u <= budget; u++) {
       const m = await trainer.update();
       calls.push(m['tools/call_frequency'] ?? 0);
-      if (u % evalEvery === 0 || u === updates) {
+      if (u % evalEvery === 0 || u === budget) {
         const successRate = (await evaluate(policy, task)).successRate;
         const callsPerEpisode = mean(calls.slice(-10));
         curve.push({
@@ -141,7 +146,7 @@ export async function agentToolsBenchmark(
   const toolCost: AgentToolsResult['toolCost'] = [];
   for (const cost of [0, 0.2]) {
     const task = taskFor({ toolCost: cost, callValidityWeight: 0.5 });
-    const run = await train(task, warmTools.params, warmTools.success);
+    const run = await train(task, warmTools.params, warmTools.success, Math.ceil(updates / 2));
     const last = run.curve[run.curve.length - 1]!;
     toolCost.push({ cost, callsPerEpisode: last.callsPerEpisode, successRate: last.successRate });
   }

@@ -17,18 +17,12 @@
  * (CARTPOLE_TUNED, rl-baselines3-zoo's settings) 5 of 5, at 64k–121k steps.
  */
 import { CartPole } from '../../src/envs/cartpole';
-import {
-  CARTPOLE_TUNED,
-  createPpo,
-  DEFAULT_PPO_CONFIG,
-  type PpoConfig,
-} from '../../src/rl/ppo';
+import { CARTPOLE_TUNED, createPpo, DEFAULT_PPO_CONFIG, type PpoConfig } from '../../src/rl/ppo';
 
 /** gymnasium's CartPole-v1 reward_threshold. */
 export const CARTPOLE_SOLVED_RETURN = 475;
 /** Episodes in the moving window (gymnasium RecordEpisodeStatistics' deque length). */
 export const CARTPOLE_WINDOW = 100;
-
 
 export interface PpoSeedResult {
   seed: number;
