@@ -9,6 +9,8 @@ export interface CurriculumUnit {
   topics: string[];
   /** Whether its lessons can be opened yet. */
   available: boolean;
+  /** Its first lesson (lessons/NN-unit/NN-step), when available. */
+  firstLesson?: string;
 }
 
 export const CURRICULUM: CurriculumUnit[] = [
@@ -21,7 +23,8 @@ export const CURRICULUM: CurriculumUnit[] = [
       'Q-learning vs SARSA on CliffWalking',
       'Exploration and the discount factor',
     ],
-    available: false,
+    available: true,
+    firstLesson: '01-mdp/01-value-iteration',
   },
   {
     id: 'policy-gradient-ppo',
@@ -32,7 +35,8 @@ export const CURRICULUM: CurriculumUnit[] = [
       'The ratio and the clipped objective, with dual-clip',
       'GAE, the critic and the entropy bonus on CartPole and a token task',
     ],
-    available: false,
+    available: true,
+    firstLesson: '03-ppo/01-clipped-objective',
   },
   {
     id: 'grpo',

@@ -1,0 +1,56 @@
+/**
+ * Every lesson, loaded at build time from lessons/NN-unit/NN-step/index.md and parsed once.
+ * Order is the folders' numeric order; prerequisites must name lessons that exist.
+ */
+import { LessonError } from './errors';
+import { parseLesson, type Lesson } from './lesson';
+
+const FILES = import.meta.glob('/lessons/**/index.md', {
+  query: '?raw',
+  import: 'default',
+  eager: true,
+}) as Record<string, string>;
+
+/** Parses and orders lessons from (path → text); throws the first LessonError. */
+export function buildCatalog(files: Record<string, string>): Lesson[] {
+  const lessons = Object.entries(files)
+    .map(([path, text]) => parseLesson(path, text))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const ids = new Set(lessons.map((l) => l.id));
+  for (const lesson of lessons) {
+    for (const need of lesson.prerequisites) {
+      if (!ids.has(need))
+        throw new LessonError(lesson.file, 1, `prerequisite '${need}' is not a lesson`);
+    }
+  }
+  return lessons;
+}
+
+export const LESSONS: readonly Lesson[] = buildCatalog(FILES);
+
+export function findLesson(id: string): Lesson | undefined {
+  return LESSONS.find((lesson) => lesson.id === id);
+}
+
+/** The lessons before and after `id`, in reading order. */
+export function neighbours(id: string): { prev?: Lesson; next?: Lesson } {
+  const index = LESSONS.findIndex((lesson) => lesson.id === id);
+  if (index < 0) return {};
+  const result: { prev?: Lesson; next?: Lesson } = {};
+  const prev = LESSONS[index - 1];
+  const next = LESSONS[index + 1];
+  if (prev) result.prev = prev;
+  if (next) result.next = next;
+  return result;
+}
+
+/** Unit folder (`01-mdp`) → lessons in order. */
+export function lessonsByUnit(): Map<string, Lesson[]> {
+  const units = new Map<string, Lesson[]>();
+  for (const lesson of LESSONS) {
+    const list = units.get(lesson.unit) ?? [];
+    list.push(lesson);
+    units.set(lesson.unit, list);
+  }
+  return units;
+}

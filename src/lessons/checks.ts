@@ -1,0 +1,105 @@
+/**
+ * The checks a lesson widget runs against its run, written in the lesson as `check="…"`:
+ *
+ *   <metric> <op> <number>   the mean of the metric's last WINDOW values (fewer are not enough)
+ *                            compared with the number, e.g. `values/converged>=1`
+ *   path <op> <number>       the greedy path from the start of a grid world reaches the goal, and
+ *                            its length in steps compares so, e.g. `path<=13` on CliffWalking
+ *
+ * op is one of >=, <=, >, <. Pure functions: the widget and the CPU tests share them.
+ */
+import type { Inspection } from '../worker/run-protocol';
+
+type GridInspection = Extract<Inspection, { kind: 'grid' }>;
+
+/** Values averaged by a metric check (the last 10, as the brief of the lesson widgets asks). */
+export const WINDOW = 10;
+
+export type CheckOp = '>=' | '<=' | '>' | '<';
+
+export type Check =
+  | { kind: 'metric'; metric: string; op: CheckOp; value: number; text: string }
+  | { kind: 'path'; op: CheckOp; value: number; text: string };
+
+const PATTERN = /^\s*([A-Za-z_][\w/.-]*)\s*(>=|<=|>|<)\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$/;
+
+/** Parses a check; a message naming what is wrong otherwise (the lesson parser adds file:line). */
+export function parseCheck(text: string): Check | string {
+  const match = PATTERN.exec(text);
+  if (!match)
+    return `check must read '<metric> <op> <number>' with op one of >=, <=, >, <; got '${text}'`;
+  const [, name, op, number] = match as unknown as [string, string, CheckOp, string];
+  const value = Number(number);
+  if (name === 'path') {
+    if (!Number.isInteger(value) || value < 1)
+      return `a path check needs a length ≥ 1, got ${number}`;
+    return { kind: 'path', op, value, text: text.trim() };
+  }
+  return { kind: 'metric', metric: name, op, value, text: text.trim() };
+}
+
+export function compare(x: number, op: CheckOp, y: number): boolean {
+  switch (op) {
+    case '>=':
+      return x >= y;
+    case '<=':
+      return x <= y;
+    case '>':
+      return x > y;
+    case '<':
+      return x < y;
+  }
+}
+
+/** Mean of the last WINDOW values, or undefined while there are fewer. */
+export function windowMean(values: readonly number[], window = WINDOW): number | undefined {
+  if (values.length < window) return undefined;
+  let sum = 0;
+  for (let i = values.length - window; i < values.length; i++) sum += values[i]!;
+  return sum / window;
+}
+
+/** A metric check on a run's series for that metric (undefined: no values yet). */
+export function metricCheckPassed(check: Check & { kind: 'metric' }, values: readonly number[]) {
+  const mean = windowMean(values);
+  return mean !== undefined && compare(mean, check.op, check.value);
+}
+
+export interface GreedyPath {
+  /** Visited cells, start first. */
+  cells: number[];
+  /** 'goal' when it ends on a goal cell; otherwise why it stopped. */
+  end: 'goal' | 'cliff' | 'hole' | 'stuck' | 'loop';
+}
+
+/**
+ * Follows the greedy moves from the start: stops on a goal, cliff or hole, when a move leaves the
+ * grid or hits a wall (stuck), or when a cell repeats (loop). Deterministic moves only: it reads
+ * the policy, it does not simulate slips.
+ */
+export function greedyPath(grid: GridInspection): GreedyPath {
+  const cells = [grid.start];
+  const seen = new Set(cells);
+  let cell = grid.start;
+  for (;;) {
+    const kind = grid.cells[cell];
+    if (kind === 'goal' || kind === 'cliff' || kind === 'hole') {
+      return { cells, end: kind };
+    }
+    const [dr, dc] = grid.moves[cell] ?? [0, 0];
+    const row = Math.floor(cell / grid.cols) + dr;
+    const col = (cell % grid.cols) + dc;
+    const stuck =
+      (dr === 0 && dc === 0) || row < 0 || row >= grid.rows || col < 0 || col >= grid.cols;
+    if (stuck || grid.cells[row * grid.cols + col] === 'wall') return { cells, end: 'stuck' };
+    cell = row * grid.cols + col;
+    if (seen.has(cell)) return { cells, end: 'loop' };
+    seen.add(cell);
+    cells.push(cell);
+  }
+}
+
+export function pathCheckPassed(check: Check & { kind: 'path' }, grid: GridInspection): boolean {
+  const path = greedyPath(grid);
+  return path.end === 'goal' && compare(path.cells.length - 1, check.op, check.value);
+}

@@ -1,0 +1,99 @@
+/**
+ * Lesson directives: one per line, `::name{key="value" other="value"}` (braces optional when
+ * there are no attributes). Values are double-quoted; `\"` and `\\` escape inside them. The
+ * grammar is tiny on purpose: directives are data the reader's page renders, never code.
+ *
+ * Which directives exist and which attributes each takes is declared once, in DIRECTIVES;
+ * anything else is a LessonError naming the file and line.
+ */
+import { LessonError } from './errors';
+
+export interface DirectiveSchema {
+  required: readonly string[];
+  optional: readonly string[];
+}
+
+export const DIRECTIVES = {
+  /** A preset run with some settings locked and an optional check that marks the step done. */
+  widget: { required: ['preset'], optional: ['locked', 'check', 'label'] },
+  /** Predict-then-reveal: the answer stays hidden until the reader commits to a guess. */
+  predict: { required: ['question', 'answer'], optional: [] },
+  /** "Show the kernel": the exact lines of an allow-listed source file. */
+  kernel: { required: ['file', 'lines'], optional: ['caption'] },
+  /** The PPO clipped objective against the ratio, computed by the real policy-loss op. */
+  'clip-plot': { required: [], optional: [] },
+} as const satisfies Record<string, DirectiveSchema>;
+
+export type DirectiveName = keyof typeof DIRECTIVES;
+
+export interface Directive {
+  name: DirectiveName;
+  attrs: Record<string, string>;
+  /** 1-based line in the lesson file. */
+  line: number;
+}
+
+/** Whether a line is meant as a directive (then it must parse, or the lesson fails). */
+export function isDirectiveLine(line: string): boolean {
+  return /^::[A-Za-z]/.test(line.trim());
+}
+
+export function parseDirective(file: string, lineNumber: number, text: string): Directive {
+  const fail = (reason: string): never => {
+    throw new LessonError(file, lineNumber, reason);
+  };
+  const source = text.trim();
+  const head = /^::([a-z][a-z-]*)/.exec(source);
+  if (!head) return fail(`a directive starts with '::name', got '${source}'`);
+  const name = head[1]!;
+  if (!(name in DIRECTIVES)) {
+    fail(`unknown directive '${name}' (known: ${Object.keys(DIRECTIVES).join(', ')})`);
+  }
+  const schema: DirectiveSchema = DIRECTIVES[name as DirectiveName];
+  let i = head[0].length;
+  const attrs: Record<string, string> = {};
+  if (i < source.length) {
+    if (source[i] !== '{') fail(`expected '{' after '::${name}', got '${source[i]}'`);
+    i += 1;
+    for (;;) {
+      while (source[i] === ' ' || source[i] === '\t') i += 1;
+      if (source[i] === '}') {
+        i += 1;
+        break;
+      }
+      if (i >= source.length) fail(`'::${name}{' is not closed by '}'`);
+      const key = /^[a-zA-Z][a-zA-Z0-9-]*/.exec(source.slice(i))?.[0];
+      if (!key) fail(`expected an attribute name at column ${i + 1}`);
+      i += key!.length;
+      if (source.slice(i, i + 2) !== '="')
+        fail(`attribute '${key}' must be written ${key}="value"`);
+      i += 2;
+      let value = '';
+      for (;;) {
+        const ch = source[i];
+        if (ch === undefined) fail(`attribute '${key}' has no closing quote`);
+        if (ch === '\\') {
+          const next = source[i + 1];
+          if (next !== '"' && next !== '\\') fail(`only \\" and \\\\ may be escaped in '${key}'`);
+          value += next;
+          i += 2;
+          continue;
+        }
+        i += 1;
+        if (ch === '"') break;
+        value += ch;
+      }
+      if (!schema.required.includes(key!) && !schema.optional.includes(key!)) {
+        const known = [...schema.required, ...schema.optional].join(', ') || 'none';
+        fail(`unknown attribute '${key}' of '${name}' (known: ${known})`);
+      }
+      if (key! in attrs) fail(`duplicate attribute '${key}' of '${name}'`);
+      attrs[key!] = value;
+    }
+    if (i !== source.length) fail(`unexpected text after '}': '${source.slice(i)}'`);
+  }
+  for (const key of schema.required) {
+    if (!(key in attrs)) fail(`'${name}' needs the attribute '${key}'`);
+  }
+  return { name: name as DirectiveName, attrs, line: lineNumber };
+}

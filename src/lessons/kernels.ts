@@ -1,0 +1,47 @@
+/**
+ * The files a lesson's "show the kernel" view may display, as an explicit allow-list of Vite
+ * `?raw` imports. A lesson names a file by its repository path; only these keys resolve, so no
+ * path from lesson text ever reaches an import.
+ */
+import policyLossTs from '../ops/policy-loss.ts?raw';
+import policyLossWgsl from '../../kernels/policy_loss_rows.wgsl?raw';
+import valueIterationTs from '../rl/value-iteration.ts?raw';
+import qLearningTs from '../rl/q-learning.ts?raw';
+import sarsaTs from '../rl/sarsa.ts?raw';
+
+export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
+  'src/ops/policy-loss.ts': policyLossTs,
+  'kernels/policy_loss_rows.wgsl': policyLossWgsl,
+  'src/rl/value-iteration.ts': valueIterationTs,
+  'src/rl/q-learning.ts': qLearningTs,
+  'src/rl/sarsa.ts': sarsaTs,
+};
+
+export interface LineRange {
+  first: number;
+  last: number;
+}
+
+/** `"236-280"` or `"12"` → 1-based inclusive range; a message otherwise. */
+export function parseLineRange(text: string): LineRange | string {
+  const match = /^\s*(\d+)\s*(?:-\s*(\d+))?\s*$/.exec(text);
+  if (!match) return `lines must read 'first-last' (e.g. "12-40"), got '${text}'`;
+  const first = Number(match[1]);
+  const last = match[2] === undefined ? first : Number(match[2]);
+  if (first < 1 || last < first) return `lines must satisfy 1 ≤ first ≤ last, got ${first}-${last}`;
+  return { first, last };
+}
+
+/** The lines of an allow-listed file, or a message naming what is wrong. */
+export function kernelLines(file: string, range: LineRange): string[] | string {
+  const source = Object.hasOwn(KERNEL_SOURCES, file) ? KERNEL_SOURCES[file] : undefined;
+  if (source === undefined) {
+    return `file '${file}' is not in the kernel allow-list (${Object.keys(KERNEL_SOURCES).join(', ')})`;
+  }
+  const lines = source.replace(/\r\n?/g, '\n').split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  if (range.last > lines.length) {
+    return `lines ${range.first}-${range.last} run past the end of ${file} (${lines.length} lines)`;
+  }
+  return lines.slice(range.first - 1, range.last);
+}

@@ -1,0 +1,223 @@
+/**
+ * One lesson file → a Lesson: its front matter checked field by field, its body cut into
+ * Markdown segments and directives, each directive checked against what it points at (preset,
+ * check, kernel file and lines). Every problem is a LessonError naming the file and line.
+ */
+import { parseCheck, type Check } from './checks';
+import { isDirectiveLine, parseDirective, type Directive } from './directives';
+import { LessonError } from './errors';
+import { parseFrontMatter, type FrontValue } from './front-matter';
+import { kernelLines, parseLineRange, type LineRange } from './kernels';
+import { renderMarkdown } from './markdown';
+import { isPresetName, PRESETS, type PresetName } from './presets';
+
+export type LessonBlock =
+  | { kind: 'markdown'; html: string; line: number }
+  | {
+      kind: 'widget';
+      /** Unique within the lesson: the preset name. */
+      id: string;
+      preset: PresetName;
+      label: string;
+      /** Settings the reader may change (the preset's free ones minus `locked`). */
+      free: string[];
+      check: Check;
+      line: number;
+    }
+  | { kind: 'predict'; id: string; question: string; answer: string; line: number }
+  | {
+      kind: 'kernel';
+      file: string;
+      range: LineRange;
+      lines: string[];
+      caption: string;
+      line: number;
+    }
+  | { kind: 'clip-plot'; line: number };
+
+export interface Lesson {
+  /** `01-mdp/01-value-iteration`: the unit folder and the step folder. */
+  id: string;
+  unit: string;
+  step: string;
+  file: string;
+  title: string;
+  goals: string[];
+  prerequisites: string[];
+  minutes: number;
+  blocks: LessonBlock[];
+}
+
+const FIELDS = ['title', 'goals', 'prerequisites', 'minutes'] as const;
+
+/** `/lessons/01-mdp/01-value-iteration/index.md` → `01-mdp/01-value-iteration`. */
+export function lessonIdOf(path: string): string | undefined {
+  const match = /(?:^|\/)lessons\/(\d{2}-[a-z0-9-]+)\/(\d{2}-[a-z0-9-]+)\/index\.md$/.exec(path);
+  return match ? `${match[1]}/${match[2]}` : undefined;
+}
+
+export function parseLesson(file: string, text: string): Lesson {
+  const id = lessonIdOf(file);
+  if (!id) throw new LessonError(file, 1, 'a lesson lives at lessons/NN-unit/NN-step/index.md');
+  const front = parseFrontMatter(file, text);
+  for (const key of Object.keys(front.fields)) {
+    if (!(FIELDS as readonly string[]).includes(key)) {
+      throw new LessonError(
+        file,
+        front.lines[key] ?? 1,
+        `unknown front-matter key '${key}' (known: ${FIELDS.join(', ')})`,
+      );
+    }
+  }
+  const field = (key: (typeof FIELDS)[number]): FrontValue => {
+    const value = front.fields[key];
+    if (value === undefined) throw new LessonError(file, 1, `front matter needs '${key}'`);
+    return value;
+  };
+  const at = (key: string) => front.lines[key] ?? 1;
+  const title = field('title');
+  if (typeof title !== 'string' || title.trim() === '') {
+    throw new LessonError(file, at('title'), 'title must be a non-empty string');
+  }
+  const goals = stringList(file, at('goals'), 'goals', field('goals'));
+  if (goals.length === 0)
+    throw new LessonError(file, at('goals'), 'goals must list at least one goal');
+  const prerequisites = stringList(
+    file,
+    at('prerequisites'),
+    'prerequisites',
+    field('prerequisites'),
+  );
+  const minutes = field('minutes');
+  if (typeof minutes !== 'number' || !(minutes > 0) || minutes > 600) {
+    throw new LessonError(
+      file,
+      at('minutes'),
+      `minutes must be a number in (0, 600], got ${String(minutes)}`,
+    );
+  }
+  const [unit, step] = id.split('/') as [string, string];
+  return {
+    id,
+    unit,
+    step,
+    file,
+    title,
+    goals,
+    prerequisites,
+    minutes,
+    blocks: parseBody(file, front.body, front.bodyLine),
+  };
+}
+
+function stringList(file: string, line: number, key: string, value: FrontValue): string[] {
+  if (!Array.isArray(value)) throw new LessonError(file, line, `${key} must be a list`);
+  return value.map((item, index) => {
+    if (typeof item !== 'string') {
+      throw new LessonError(file, line, `${key}[${index}] must be a string, got ${item}`);
+    }
+    return item;
+  });
+}
+
+function parseBody(file: string, body: string, firstLine: number): LessonBlock[] {
+  const blocks: LessonBlock[] = [];
+  const lines = body.split('\n');
+  let segment: string[] = [];
+  let segmentLine = firstLine;
+  let fence: string | undefined;
+  const ids = new Set<string>();
+  const flush = (nextLine: number) => {
+    if (segment.join('').trim() !== '') {
+      blocks.push({
+        kind: 'markdown',
+        html: renderMarkdown(file, segmentLine, segment.join('\n')),
+        line: segmentLine,
+      });
+    }
+    segment = [];
+    segmentLine = nextLine;
+  };
+  lines.forEach((text, index) => {
+    const line = firstLine + index;
+    const fenceMark = /^\s*(```|~~~)/.exec(text)?.[1];
+    if (fenceMark && (fence === undefined || fence === fenceMark)) {
+      fence = fence === undefined ? fenceMark : undefined;
+    }
+    if (fence === undefined && !fenceMark && isDirectiveLine(text)) {
+      flush(line + 1);
+      const block = directiveBlock(file, parseDirective(file, line, text));
+      if ('id' in block) {
+        if (ids.has(block.id))
+          throw new LessonError(file, line, `'${block.id}' appears twice in this lesson`);
+        ids.add(block.id);
+      }
+      blocks.push(block);
+      return;
+    }
+    segment.push(text);
+  });
+  if (fence !== undefined)
+    throw new LessonError(file, firstLine + lines.length - 1, `code fence ${fence} is not closed`);
+  flush(firstLine + lines.length);
+  return blocks;
+}
+
+function directiveBlock(file: string, d: Directive): LessonBlock {
+  const fail = (reason: string): never => {
+    throw new LessonError(file, d.line, reason);
+  };
+  switch (d.name) {
+    case 'widget': {
+      const name = d.attrs.preset!;
+      if (!isPresetName(name))
+        fail(`unknown preset '${name}' (known: ${Object.keys(PRESETS).join(', ')})`);
+      const preset = PRESETS[name as PresetName];
+      const locked = (d.attrs.locked ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      for (const key of locked) {
+        if (!(preset.free as readonly string[]).includes(key)) {
+          fail(
+            `locked '${key}' is not a free setting of preset ${name} (free: ${preset.free.join(', ')})`,
+          );
+        }
+      }
+      const check = parseCheck(d.attrs.check ?? preset.check);
+      if (typeof check === 'string') fail(check);
+      return {
+        kind: 'widget',
+        id: name,
+        preset: name as PresetName,
+        label: d.attrs.label ?? preset.title,
+        free: preset.free.filter((key) => !locked.includes(key)),
+        check: check as Check,
+        line: d.line,
+      };
+    }
+    case 'predict': {
+      const { question, answer } = d.attrs as { question: string; answer: string };
+      if (question.trim() === '' || answer.trim() === '')
+        fail('predict needs a non-empty question and answer');
+      return { kind: 'predict', id: `predict-${d.line}`, question, answer, line: d.line };
+    }
+    case 'kernel': {
+      const file_ = d.attrs.file!;
+      const range = parseLineRange(d.attrs.lines!);
+      if (typeof range === 'string') fail(range);
+      const lines = kernelLines(file_, range as LineRange);
+      if (typeof lines === 'string') fail(lines);
+      return {
+        kind: 'kernel',
+        file: file_,
+        range: range as LineRange,
+        lines: lines as string[],
+        caption: d.attrs.caption ?? '',
+        line: d.line,
+      };
+    }
+    case 'clip-plot':
+      return { kind: 'clip-plot', line: d.line };
+  }
+}

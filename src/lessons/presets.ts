@@ -1,0 +1,100 @@
+/**
+ * The runs lesson widgets open, declared once: algorithm, environment or task, seed, the settings
+ * that differ from the algorithm's defaults, which settings the reader may change, the metric the
+ * widget charts, and the check it runs unless the lesson states its own.
+ *
+ * Defaults are not copied here: buildPresetSpec() fills them from the algorithm's catalog entry
+ * (the same metadata the lab's form uses), so a preset stays valid when a default changes.
+ */
+import type { RunSpec, Settings } from '../worker/run-protocol';
+
+export interface LessonPreset {
+  title: string;
+  algo: string;
+  env?: string;
+  task?: string;
+  seed: number;
+  /** Settings that differ from the algorithm's defaults. */
+  config: Settings;
+  /** Settings the reader may change; everything else is locked. */
+  free: readonly string[];
+  /** The metric the widget charts first. */
+  keyMetric: string;
+  /** The check used when the lesson's directive gives none. */
+  check: string;
+  backend: 'cpu' | 'auto';
+  sftSteps?: number;
+}
+
+export const PRESETS = {
+  'value-iteration-gridworld': {
+    title: 'Value iteration on GridWorld',
+    algo: 'value-iteration',
+    env: 'gridworld',
+    seed: 0,
+    config: { gamma: 0.9, theta: 1e-6 },
+    free: ['gamma', 'theta'],
+    keyMetric: 'values/max_delta',
+    check: 'values/converged>=1',
+    backend: 'cpu',
+  },
+  'q-learning-cliff': {
+    title: 'Q-learning on CliffWalking',
+    algo: 'q-learning',
+    env: 'cliffwalking',
+    seed: 1,
+    // Sutton & Barto Example 6.6: ε = 0.1, α = 0.5, undiscounted.
+    config: { alpha: 0.5, epsilon: 0.1, gamma: 1 },
+    free: ['epsilon', 'alpha'],
+    keyMetric: 'charts/episodic_return',
+    check: 'path<=13',
+    backend: 'cpu',
+  },
+  'sarsa-cliff': {
+    title: 'SARSA on CliffWalking',
+    algo: 'sarsa',
+    env: 'cliffwalking',
+    seed: 1,
+    config: { alpha: 0.5, epsilon: 0.1, gamma: 1 },
+    free: ['epsilon', 'alpha'],
+    keyMetric: 'charts/episodic_return',
+    check: 'charts/episodic_return>=-40',
+    backend: 'cpu',
+  },
+} as const satisfies Record<string, LessonPreset>;
+
+export type PresetName = keyof typeof PRESETS;
+
+export function isPresetName(name: string): name is PresetName {
+  return Object.hasOwn(PRESETS, name);
+}
+
+export function preset(name: PresetName): LessonPreset {
+  return PRESETS[name];
+}
+
+/**
+ * The full run spec of a preset: the algorithm's defaults, the preset's settings, then the
+ * reader's changes to free settings (`changes` keys outside `free` are refused).
+ */
+export function buildPresetSpec(
+  name: PresetName,
+  defaults: Settings,
+  changes: Settings = {},
+  free: readonly string[] = PRESETS[name].free,
+): RunSpec {
+  const p: LessonPreset = PRESETS[name];
+  for (const key of Object.keys(changes)) {
+    if (!free.includes(key)) throw new Error(`${key} is locked in preset ${name}`);
+  }
+  const spec: RunSpec = {
+    algo: p.algo,
+    seed: p.seed,
+    config: { ...defaults, ...p.config, ...changes },
+    backend: p.backend,
+  };
+  if (p.env !== undefined) spec.env = p.env;
+  if (p.task !== undefined) spec.task = p.task;
+  if (p.sftSteps !== undefined) spec.sftSteps = p.sftSteps;
+  return spec;
+}

@@ -1,0 +1,115 @@
+/**
+ * Every lesson file parses, every widget preset is a valid run spec, every kernel view shows
+ * lines that exist, and each environment preset reaches its check on CPU within a small budget,
+ * driven through the same registry the lab's workers use.
+ */
+import { describe, expect, it } from 'vitest';
+import { LESSONS } from '../../src/lessons/catalog';
+import { metricCheckPassed, pathCheckPassed } from '../../src/lessons/checks';
+import { KERNEL_SOURCES } from '../../src/lessons/kernels';
+import { buildPresetSpec, PRESETS, type PresetName } from '../../src/lessons/presets';
+import { ALGORITHMS } from '../../src/rl/registry';
+import type { Inspection } from '../../src/rl/inspection';
+import { checkRunSpec } from '../../src/worker/run-spec';
+import type { Settings } from '../../src/worker/run-protocol';
+import { clipPoint } from '../../src/lessons/clip-curve';
+
+const defaultsOf = (algo: string): Settings => ALGORITHMS[algo]!.defaults;
+
+describe('the lesson catalog', () => {
+  it('holds the first lessons, in order', () => {
+    expect(LESSONS.map((l) => l.id)).toEqual([
+      '01-mdp/01-value-iteration',
+      '01-mdp/02-q-learning-vs-sarsa',
+      '03-ppo/01-clipped-objective',
+    ]);
+  });
+
+  it.each(LESSONS.map((l) => [l.id, l] as const))(
+    '%s: widgets, kernels and references',
+    (_id, lesson) => {
+      expect(lesson.goals.length).toBeGreaterThan(0);
+      for (const block of lesson.blocks) {
+        if (block.kind === 'widget') {
+          const spec = buildPresetSpec(block.preset, defaultsOf(PRESETS[block.preset].algo));
+          expect(checkRunSpec(spec), `${lesson.file}:${block.line}`).toEqual([]);
+        }
+        if (block.kind === 'kernel') {
+          const source = KERNEL_SOURCES[block.file]!.split('\n');
+          expect(block.lines).toEqual(source.slice(block.range.first - 1, block.range.last));
+          expect(block.lines.every((l) => l !== undefined)).toBe(true);
+        }
+      }
+      const html = lesson.blocks.map((b) => (b.kind === 'markdown' ? b.html : '')).join('');
+      expect(html).toContain('References');
+    },
+  );
+
+  it('every preset is a valid run spec', () => {
+    for (const [name, p] of Object.entries(PRESETS)) {
+      expect(checkRunSpec(buildPresetSpec(name as PresetName, defaultsOf(p.algo))), name).toEqual(
+        [],
+      );
+    }
+    expect(() =>
+      buildPresetSpec('value-iteration-gridworld', defaultsOf('value-iteration'), { theta: 1 }, [
+        'gamma',
+      ]),
+    ).toThrow('theta is locked in preset value-iteration-gridworld');
+  });
+});
+
+/** Drives the preset's trainer until its check passes; returns updates and seconds taken. */
+async function reachCheck(name: PresetName, check: string, budget: number) {
+  const p = PRESETS[name];
+  const algo = ALGORITHMS[p.algo]!;
+  if (algo.family !== 'env') throw new Error('env presets only');
+  const spec = buildPresetSpec(name, algo.defaults);
+  const trainer = algo.create(p.env as never, spec.config, spec.seed);
+  const lesson = LESSONS.flatMap((l) => l.blocks).find(
+    (b) => b.kind === 'widget' && b.preset === name && b.check.text === check,
+  );
+  if (!lesson || lesson.kind !== 'widget') throw new Error(`no widget ${name} with ${check}`);
+  const series: Record<string, number[]> = {};
+  const started = performance.now();
+  for (let update = 1; update <= budget; update++) {
+    const metrics = await trainer.update();
+    for (const [key, value] of Object.entries(metrics)) (series[key] ??= []).push(value);
+    const c = lesson.check;
+    const passed =
+      c.kind === 'metric'
+        ? metricCheckPassed(c, series[c.metric] ?? [])
+        : pathCheckPassed(c, trainer.inspect!() as Extract<Inspection, { kind: 'grid' }>);
+    if (passed) return { update, seconds: (performance.now() - started) / 1000 };
+  }
+  return { update: Infinity, seconds: (performance.now() - started) / 1000 };
+}
+
+describe('presets reach their checks on CPU', () => {
+  it.each([
+    ['value-iteration-gridworld', 'values/converged>=1', 500],
+    ['q-learning-cliff', 'path<=13', 1000],
+    ['sarsa-cliff', 'charts/episodic_return>=-40', 1000],
+  ] as const)('%s reaches %s within %i updates', async (name, check, budget) => {
+    const { update, seconds } = await reachCheck(name, check, budget);
+    console.log(`${name}: ${check} after ${update} updates, ${seconds.toFixed(3)} s`);
+    expect(update).toBeLessThanOrEqual(budget);
+  });
+});
+
+describe('the clip plot uses the real op', () => {
+  // Worked by hand, ε = 0.2, c = 3: J = min(r·A, clip(r, 0.8, 1.2)·A), then for A < 0 max(J, c·A).
+  it.each([
+    [1.5, 1, null, 1.2, true, false], // A > 0, r > 1 + ε: clipped at 1.2·1
+    [0.5, 1, null, 0.5, false, false], // A > 0, r < 1 − ε: min picks r·A = 0.5
+    [0.5, -1, null, -0.8, true, false], // A < 0, r < 1 − ε: clipped at 0.8·(−1)
+    [2, -1, null, -2, false, false], // A < 0, r > 1 + ε: unbounded r·A = −2
+    [5, -1, 3, -3, false, true], // dual clip: max(−5, 3·(−1)) = −3
+    [2, -1, 3, -2, false, false], // r < c: dual clip inactive
+  ] as const)('r=%f A=%f c=%s → J=%f', (ratio, a, c, objective, clipped, dualHit) => {
+    const point = clipPoint(ratio, a, { epsilon: 0.2, dualClip: c });
+    expect(point.objective).toBeCloseTo(objective, 5);
+    expect(point.clipped).toBe(clipped);
+    expect(point.dualHit).toBe(dualHit);
+  });
+});
