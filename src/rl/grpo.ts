@@ -41,7 +41,14 @@ import { reinforcePlusPlus, reinforcePlusPlusBaseline } from '../ops/reinforce-p
 import { counterHash } from '../util/counter-rng';
 import { seededRandom } from '../util/random';
 import type { CurriculumScheduler } from './curriculum';
-import { packRows, rollout, rolloutLength, rolloutMetrics, type RolloutRow } from './token-rollout';
+import {
+  packRows,
+  responseWidth,
+  rollout,
+  rolloutLength,
+  rolloutMetrics,
+  type RolloutRow,
+} from './token-rollout';
 import { checkConfig, checkPartial, type ConfigSpec } from './hyperparams';
 import {
   inspectBatch,
@@ -453,7 +460,14 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     );
 
     // 5. μ optimizer steps against the behaviour policy's log-probs.
-    const aggregation = { mode: cfg.lossAggregation };
+    // verl and TRL normalise the token-sum modes by the response width (max_response_length /
+    // max_completion_length), not by our rows' full width, which also holds the prompt.
+    const width = responseWidth(task, cfg.maxNewTokens, T);
+    const aggregation = {
+      mode: cfg.lossAggregation,
+      lossScaleFactor: width,
+      maxCompletionLength: width,
+    };
     const lossMetrics: Metrics = {};
     let skipped: string | undefined;
     let lastLogp: Float32Array | undefined;
@@ -468,6 +482,8 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
       const pg = policyLoss(logp, oldLogp, tokenAdvantages, mask, B, T, {
         ...clipOptions(cfg),
         aggregation: cfg.lossAggregation,
+        lossScaleFactor: width,
+        maxCompletionLength: width,
       });
       const dLogp = pg.gradLogp;
       let klValue = 0;

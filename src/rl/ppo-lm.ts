@@ -33,7 +33,14 @@ import { whiten } from '../ops/whiten';
 import { counterHash } from '../util/counter-rng';
 import { seededRandom } from '../util/random';
 import { checkConfig, checkPartial, type ConfigSpec } from './hyperparams';
-import { packRows, rollout, rolloutLength, rolloutMetrics, type PackedRows } from './token-rollout';
+import {
+  packRows,
+  responseWidth,
+  rollout,
+  rolloutLength,
+  rolloutMetrics,
+  type PackedRows,
+} from './token-rollout';
 import { inspectBatch, type BatchArrays, type Inspection } from './inspection';
 import { RunControl, type Metrics, type Trainer } from './trainer';
 
@@ -350,7 +357,14 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
 
     // 4. Epochs × minibatches.
     const perMinibatch = B / cfg.minibatches;
-    const aggregation = { mode: cfg.lossAggregation };
+    // verl and TRL normalise the token-sum modes by the response width (max_response_length /
+    // max_completion_length), not by our rows' full width, which also holds the prompt.
+    const width = responseWidth(task, cfg.maxNewTokens, T);
+    const aggregation = {
+      mode: cfg.lossAggregation,
+      lossScaleFactor: width,
+      maxCompletionLength: width,
+    };
     const lossMetrics: Metrics = {};
     let epochsRun = 0;
     let skipped: string | undefined;
@@ -379,6 +393,8 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
           clipHigh: cfg.clipHigh,
           dualClip: null,
           aggregation: cfg.lossAggregation,
+          lossScaleFactor: width,
+          maxCompletionLength: width,
         });
         const vl = valueLoss(now.values!, part.oldValues, part.returns, part.mask, n, T, {
           cliprangeValue: cfg.cliprangeValue,

@@ -62,6 +62,15 @@ export function rolloutLength(context: number, task: TokenTask, maxNewTokens: nu
   return Math.min(context, task.maxChars + 1 + maxNewTokens);
 }
 
+/**
+ * The response width the token-sum loss modes divide by (verl: max_response_length; TRL:
+ * max_completion_length): the token budget of a single-turn completion; for an agent episode,
+ * whose response also holds tool results, the row's T positions.
+ */
+export function responseWidth(task: TokenTask, maxNewTokens: number, seq: number): number {
+  return isAgentTask(task) ? seq : Math.min(maxNewTokens, seq);
+}
+
 export async function rollout(request: RolloutRequest): Promise<RolloutRow[]> {
   const { tokenizer, task, samples, maxLength } = request;
   if (isAgentTask(task)) {

@@ -129,3 +129,30 @@ describe('GRPO inspection', () => {
     expect(sample!.advantage).toBe(0.5);
   });
 });
+
+describe('GRPO loss normalisation', () => {
+  it("dr-grpo divides by B × max_completion_length (maxNewTokens), as TRL's dr_grpo does", async () => {
+    const task = reverseTask({ minLength: 2, maxLength: 3, alphabet: 'abc' });
+    // The length penalty makes a completion that stops early (an <eos> drawn by chance) earn more
+    // than its group, so the group advantages are not all zero.
+    const rewards = { ...DEFAULT_REWARD_CONFIG, lengthPenalty: 0.2, lengthTarget: 1 };
+    const t = createGrpoTrainer(
+      { policy: model(task.maxChars + 16), tokenizer, task, seed: 5, rewards },
+      {
+        ...DEFAULT_GRPO_CONFIG,
+        groupSize: 8,
+        promptsPerUpdate: 2,
+        maxNewTokens: 12,
+        lossAggregation: 'dr-grpo',
+      },
+    );
+    const m = await t.update();
+    // One iteration: ratio 1, so each trained token's loss is −A; the batch sum divided by
+    // B · L_max with B = 16 rows and L_max = maxNewTokens = 12 (not the rows' width T).
+    const sum = t.lastSamples
+      .flatMap((s) => s.tokens.filter((k) => k.trained))
+      .reduce((acc, k) => acc - k.advantage, 0);
+    expect(Math.abs(sum)).toBeGreaterThan(1e-3);
+    expect(m['actor/pg_loss']).toBeCloseTo(sum / (16 * 12), 5);
+  });
+});

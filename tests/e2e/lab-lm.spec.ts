@@ -1,0 +1,106 @@
+import { expect, test, type Page } from '@playwright/test';
+import { SCREENSHOTS, collectErrors } from './support';
+
+/** Creates a language-model run on reverse (CPU backend, a short warm-up) and returns its card. */
+async function createLmRun(page: Page, algo: string, n: number) {
+  const form = page.getByRole('form', { name: 'New run' });
+  await form.getByLabel('Algorithm').selectOption(algo);
+  await form.getByLabel('Task').selectOption('reverse');
+  await form.getByLabel('Backend').selectOption('cpu');
+  const settings = form.locator('details').first();
+  if (!(await settings.getAttribute('open'))) await form.getByText(/^Settings/).click();
+  await form.getByLabel('sftSteps', { exact: true }).fill('5');
+  await form.getByRole('button', { name: 'Create run' }).click();
+  const card = page.getByRole('article', { name: `#${n} ${algo} on reverse` });
+  await expect(card.getByTestId('run-status')).toHaveText('idle', { timeout: 60_000 });
+  await expect(card.getByTestId('run-backend')).toContainText('CPU');
+  return card;
+}
+
+/** Points the primary chart holds for a run. */
+async function pointsOf(page: Page, id: string): Promise<number> {
+  const line = page.getByTestId('metric-chart').locator(`[data-run="${id}"]`).first();
+  return Number((await line.getAttribute('data-points')) ?? 0);
+}
+
+test('PPO and GRPO side by side: train, change lr live, inspect, reload, export and re-import', async ({
+  page,
+}) => {
+  test.setTimeout(240_000);
+  const errors = collectErrors(page);
+  await page.goto('/#/lab');
+  const grpo = await createLmRun(page, 'grpo', 1);
+  const ppo = await createLmRun(page, 'ppo', 2);
+
+  await grpo.getByRole('button', { name: 'Start' }).click();
+  await ppo.getByRole('button', { name: 'Start' }).click();
+  for (const id of ['run-1', 'run-2']) {
+    await expect.poll(() => pointsOf(page, id), { timeout: 90_000 }).toBeGreaterThan(2);
+  }
+
+  // A live learning-rate change on the GRPO run, marked on its charts.
+  await grpo.getByText('Hyperparameters').click();
+  await grpo.getByLabel('lr live', { exact: true }).fill('0.0005');
+  await grpo.getByRole('button', { name: 'Apply live changes' }).click();
+  await expect(
+    page.getByTestId('metric-chart').locator('[data-testid="event-marker"][data-run="run-1"]'),
+  ).toHaveCount(1, { timeout: 60_000 });
+
+  await grpo.getByRole('button', { name: 'Pause' }).click();
+  await ppo.getByRole('button', { name: 'Pause' }).click();
+  await expect(grpo.getByTestId('run-status')).toHaveText('paused');
+  await expect(ppo.getByTestId('run-status')).toHaveText('paused');
+
+  // The GRPO inspector: groups of samples, each token coloured by its advantage.
+  const inspector = page.getByRole('region', { name: 'Inspector' });
+  await inspector.getByLabel('Run').selectOption({ label: await labelOf(grpo) });
+  await inspector.getByTestId('inspect-load').click();
+  await expect(inspector.getByTestId('inspect-summary')).toContainText('GRPO update');
+  await expect(inspector.getByTestId('inspect-group').first()).toBeVisible();
+  await inspector.getByTestId('inspect-mode').selectOption({ label: 'ratio π/π_old (log scale)' });
+  await inspector
+    .getByTestId('inspect-group')
+    .first()
+    .screenshot({
+      path: `${SCREENSHOTS}/grpo-inspector.png`,
+    });
+  await page.screenshot({ path: `${SCREENSHOTS}/lab-lm.png`, fullPage: true });
+
+  // Export the GRPO run as JSON.
+  const share = page.getByRole('region', { name: 'Keep and share' });
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    share.getByRole('button', { name: /^Export #1 grpo on reverse.* as JSON$/ }).click(),
+  ]);
+  const file = await download.path();
+  const steps = Number((await grpo.getByTestId('run-steps').innerText()).match(/Update (\d+)/)![1]);
+
+  // Reload: both runs are back, stored, with their updates.
+  await page.reload();
+  const storedGrpo = page.getByRole('article', { name: '#1 grpo on reverse' });
+  const storedPpo = page.getByRole('article', { name: '#2 ppo on reverse' });
+  await expect(storedGrpo.getByTestId('run-status')).toHaveText('stored');
+  await expect(storedPpo.getByTestId('run-status')).toHaveText('stored');
+  await expect(storedGrpo.getByTestId('run-steps')).toContainText(`Update ${steps}`);
+  await expect.poll(() => pointsOf(page, 'run-1')).toBeGreaterThan(2);
+
+  // Re-import the exported file: a third run with the same history.
+  await page.getByTestId('import-file').setInputFiles(file!);
+  await expect(page.getByTestId('import-message')).toContainText(`${steps} updates`);
+  const imported = page.getByRole('article', { name: /^#3 .*grpo on reverse.*\(imported\)/ });
+  await expect(imported.getByTestId('run-status')).toHaveText('stored');
+
+  // A bad file is refused with the problem named, and nothing changes.
+  await page.getByTestId('import-file').setInputFiles({
+    name: 'broken.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from('{"format": "agent-rl-lab/lab-run", "version": 7}'),
+  });
+  await expect(page.getByTestId('import-error')).toContainText('broken.json was not imported');
+  await expect(page.getByRole('article')).toHaveCount(3);
+  expect(errors).toEqual([]);
+});
+
+async function labelOf(card: ReturnType<Page['getByRole']>): Promise<string> {
+  return (await card.getByRole('heading').innerText()).trim();
+}
