@@ -16,10 +16,10 @@ const any = (name: keyof typeof TOKEN_TASKS) =>
   TOKEN_TASKS[name] as TokenTaskDefinition<Record<string, unknown>>;
 
 describe('TOKEN_TASKS', () => {
-  it('lists the five tasks, each under its own name', () => {
+  it('lists the five single-turn and three agent tasks, each under its own name', () => {
     expect([...TOKEN_TASK_NAMES].sort()).toEqual(Object.keys(TOKEN_TASKS).sort());
     expect([...TOKEN_TASK_NAMES].sort()).toEqual(
-      ['addition', 'copy', 'countdown', 'reverse', 'sort'].sort(),
+      ['addition', 'copy', 'countdown', 'reverse', 'sort', 'multiply', 'shopping', 'facts'].sort(),
     );
     for (const name of TOKEN_TASK_NAMES) expect(TOKEN_TASKS[name].name).toBe(name);
   });
@@ -112,8 +112,8 @@ describe('TOKEN_TASKS', () => {
   });
 
   it('names the known tasks for an unknown one', () => {
-    expect(() => createTokenTask('multiply')).toThrow(
-      /createTokenTask: name must be one of 'copy', 'reverse', 'sort', 'addition', 'countdown', got 'multiply'/,
+    expect(() => createTokenTask('divide')).toThrow(
+      /createTokenTask: name must be one of 'copy', 'reverse', 'sort', 'addition', 'countdown', 'multiply', 'shopping', 'facts', got 'divide'/,
     );
     expect(() => createTokenTask('toString')).toThrow(OpInputError);
     expect(() => createTokenTask('__proto__')).toThrow(OpInputError);
