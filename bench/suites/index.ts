@@ -6,6 +6,7 @@ import { grpoSuite } from './grpo.bench';
 import { klLossSuite, valueLossSuite } from './kl-value-loss.bench';
 import { logSoftmaxSuite } from './log-softmax.bench';
 import { matmulSuite } from './matmul.bench';
+import { ortReferenceSuite } from './ort-reference.bench';
 import { policyLossSuite } from './policy-loss.bench';
 import { tokenLogprobsSuite } from './token-logprobs.bench';
 import { transformerStepSuite } from './transformer-step.bench';
@@ -25,4 +26,6 @@ export const SUITES: readonly BenchSuite[] = [
   matmulSuite,
   transformerStepSuite,
   generationSuite,
+  // The frozen reference policy's log-probs: our engine vs onnxruntime-web.
+  ortReferenceSuite,
 ];

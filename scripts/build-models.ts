@@ -1,0 +1,279 @@
+/**
+ * `npm run build:models [-- --only=reverse,copy] [--out=public/models] [--steps-scale=1]
+ *                                   [--progress-samples=1]`
+ *
+ * The shipped starting points: small transformers warmed up by supervised fine-tuning (SFT) on the
+ * lessons' token tasks, so a lesson starts RL at once instead of waiting for SFT. Deterministic:
+ * fixed seeds, fixed step counts, the CPU backend (single-threaded float32 in JavaScript), so a
+ * rebuild reproduces every file byte for byte (checked here; on another Node version Math.exp and
+ * Math.tanh, which JavaScript does not pin to the last bit, could move the last bits).
+ *
+ * For each model of MODELS, in public/models/:
+ *   <name>.ckpt  our checkpoint format (lm-checkpoint.ts): weights, config, tokenizer, step, seed,
+ *                and the recipe in meta. Weights only, no AdamW moments: RL starts a fresh
+ *                optimizer (as verl and TRL do after SFT), and the file is a third of the size.
+ *   <name>.onnx  the same weights as ONNX (export-transformer.ts), metadata alike.
+ * and manifest.json: per model the task and its options, the config, the SFT recipe, the greedy
+ * success rate on EVAL_PROMPTS fixed prompts, and bytes + sha256 of both files
+ * (tests/onnx/shipped-models.test.ts checks every entry against the files).
+ *
+ * Config (the lab's small model): width 64, 2 layers, 4 heads, tied embeddings, value head on (so
+ * PPO can start from the same file; GRPO ignores it), context = task.maxChars + 10, at most 256.
+ *
+ * --only builds a subset (the manifest keeps the other entries as they are); --steps-scale
+ * multiplies every step count (a quick look at timing; the manifest records the steps used);
+ * --progress-samples=64 prints a greedy success rate every 50 steps (for choosing step counts;
+ * the weights do not change).
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { CliArgs } from '../src/cli/args';
+import { createTokenTask, TOKEN_TASKS, type TokenTaskName } from '../src/envs/token-tasks/registry';
+import { encodeCheckpoint } from '../src/models/checkpoint';
+import { layoutToTensors } from '../src/models/layout-tensors';
+import { TRANSFORMER_KIND } from '../src/models/lm-checkpoint';
+import { CpuLanguageModel } from '../src/models/lm-cpu';
+import { CharTokenizer } from '../src/models/tokenizer';
+import type { TransformerConfig } from '../src/models/transformer-config';
+import { transformerLayout } from '../src/models/transformer-params';
+import { exportTransformerOnnx } from '../src/onnx/export-transformer';
+import { evaluateTask } from '../src/rl/evaluate';
+import { DEFAULT_SFT_CONFIG, runSft, type SftConfig } from '../src/rl/sft';
+
+/** Greedy success is measured on this many prompts, drawn with EVAL_SEED (the same for all). */
+export const EVAL_PROMPTS = 256;
+export const EVAL_SEED = 20_251_202;
+export const MANIFEST_VERSION = 1;
+
+export interface ShippedRecipe {
+  /** SFT optimizer steps. */
+  steps: number;
+  /** Sequences per step. */
+  batchSize: number;
+  /** AdamW learning rate (other optimizer settings: DEFAULT_SFT_CONFIG.optimizer). */
+  lr: number;
+  /** Seed of the initial weights and of the training prompts. */
+  seed: number;
+}
+
+interface ModelPlan {
+  /** File stem in public/models/. */
+  name: string;
+  task: TokenTaskName;
+  options: Record<string, unknown>;
+  recipe: ShippedRecipe;
+}
+
+/**
+ * The lessons' tasks. Options: the lab's defaults (what a lesson's form starts with; also what
+ * bench:learn trains), multiply at its first curriculum rung. Steps were chosen so that the whole
+ * build stays near ten minutes on two busy cores and every model starts RL with a success rate
+ * well between 0 and 1 (GRPO learns nothing from groups that all fail or all succeed).
+ */
+export const MODELS: readonly ModelPlan[] = [
+  {
+    name: 'reverse',
+    task: 'reverse',
+    options: { minLength: 3, maxLength: 6, alphabet: 'abcde' },
+    recipe: { steps: 200, batchSize: 32, lr: 3e-3, seed: 1 },
+  },
+  {
+    name: 'copy',
+    task: 'copy',
+    options: { minLength: 3, maxLength: 6, alphabet: 'abcde' },
+    recipe: { steps: 300, batchSize: 32, lr: 3e-3, seed: 1 },
+  },
+  {
+    name: 'addition',
+    task: 'addition',
+    options: { minDigits: 1, maxDigits: 2, reverseAnswer: false },
+    recipe: { steps: 400, batchSize: 32, lr: 3e-3, seed: 1 },
+  },
+  {
+    name: 'multiply',
+    task: 'multiply',
+    options: { minDigits: 1, maxDigits: 2, useTools: true },
+    recipe: { steps: 150, batchSize: 16, lr: 3e-3, seed: 1 },
+  },
+];
+
+/** The lab's small model for `maxChars` characters of task text. */
+export function shippedConfig(vocab: number, maxChars: number): TransformerConfig {
+  return {
+    vocab,
+    context: Math.min(256, maxChars + 10),
+    width: 64,
+    layers: 2,
+    heads: 4,
+    tiedEmbeddings: true,
+    valueHead: true,
+  };
+}
+
+export interface ShippedFile {
+  file: string;
+  bytes: number;
+  sha256: string;
+}
+
+export interface ManifestEntry {
+  name: string;
+  task: TokenTaskName;
+  taskOptions: Record<string, unknown>;
+  /** The built task's display name, e.g. "reverse(3–6)". */
+  taskLabel: string;
+  config: TransformerConfig;
+  recipe: ShippedRecipe & { backend: 'cpu'; optimizer: SftConfig['optimizer'] };
+  /** Greedy (temperature 0) success over `evalPrompts` prompts drawn with `evalSeed`. */
+  successRate: number;
+  evalPrompts: number;
+  evalSeed: number;
+  checkpoint: ShippedFile;
+  onnx: ShippedFile;
+}
+
+export interface Manifest {
+  version: number;
+  description: string;
+  models: ManifestEntry[];
+}
+
+export function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** SFT one model and write its two files; returns its manifest entry. */
+async function buildOne(
+  plan: ModelPlan,
+  outDir: string,
+  stepsScale: number,
+  progressSamples: number,
+): Promise<ManifestEntry> {
+  const started = performance.now();
+  const tokenizer = CharTokenizer.createDefault();
+  const task = createTokenTask(plan.task, plan.options);
+  // Every option, defaults filled in: the manifest stays exact if a task's defaults change later.
+  const taskOptions = { ...TOKEN_TASKS[plan.task].defaults, ...plan.options } as Record<
+    string,
+    unknown
+  >;
+  const config = shippedConfig(tokenizer.vocabSize, task.maxChars);
+  const layout = transformerLayout(config);
+  const recipe = { ...plan.recipe, steps: Math.max(1, Math.round(plan.recipe.steps * stepsScale)) };
+  const sft: SftConfig = {
+    ...DEFAULT_SFT_CONFIG,
+    steps: recipe.steps,
+    batchSize: recipe.batchSize,
+    seed: recipe.seed,
+    // A progress line every 50 steps, with runSft's own greedy check on `progressSamples` prompts
+    // (its evaluations draw from their own seeded stream: the training prompts are unchanged).
+    evalEvery: 50,
+    evalSamples: progressSamples,
+    optimizer: { ...DEFAULT_SFT_CONFIG.optimizer, lr: recipe.lr },
+  };
+  const model = new CpuLanguageModel(config, layout.initialize<Float32Array>(recipe.seed));
+  await runSft(model, tokenizer, task, sft, ({ step, metrics, evaluation }) => {
+    const loss = metrics[metrics.length - 1]?.loss;
+    const seconds = ((performance.now() - started) / 1000).toFixed(0);
+    const rate =
+      evaluation && progressSamples > 1
+        ? `  success ${(evaluation.successRate * 100).toFixed(0)}% of ${progressSamples}`
+        : '';
+    console.log(`  ${plan.name}: step ${step}  loss ${loss?.toFixed(4)}${rate}  ${seconds} s`);
+  });
+  const evaluation = await evaluateTask(model, tokenizer, task, {
+    samples: EVAL_PROMPTS,
+    seed: EVAL_SEED,
+  });
+  const params = await model.readParams();
+  model.dispose();
+
+  const meta = {
+    task: plan.task,
+    taskOptions: JSON.stringify(taskOptions),
+    successRate: evaluation.successRate,
+    recipe: JSON.stringify(recipe),
+  };
+  const ckpt = encodeCheckpoint({
+    model: { kind: TRANSFORMER_KIND, config },
+    tokenizer: tokenizer.spec,
+    step: recipe.steps,
+    seed: recipe.seed,
+    tensors: layoutToTensors(layout, params),
+    meta,
+  });
+  const onnx = exportTransformerOnnx(config, params, tokenizer.spec, {
+    meta: { ...meta, step: recipe.steps },
+    docString: `agent-rl-lab starting point: ${task.name}, SFT ${recipe.steps} steps`,
+  });
+  const files = { checkpoint: `${plan.name}.ckpt`, onnx: `${plan.name}.onnx` };
+  writeFileSync(join(outDir, files.checkpoint), ckpt);
+  writeFileSync(join(outDir, files.onnx), onnx);
+  const seconds = (performance.now() - started) / 1000;
+  console.log(
+    `${plan.name}: ${task.name}, ${recipe.steps} SFT steps → greedy success ` +
+      `${(evaluation.successRate * 100).toFixed(1)}% of ${EVAL_PROMPTS}; ` +
+      `${ckpt.length} + ${onnx.length} bytes (${seconds.toFixed(0)} s)`,
+  );
+  for (const e of evaluation.examples.slice(0, 3)) {
+    console.log(
+      `    ${JSON.stringify(e.prompt)} → ${JSON.stringify(e.completion)} ${e.correct ? 'ok' : 'wrong'}`,
+    );
+  }
+  return {
+    name: plan.name,
+    task: plan.task,
+    taskOptions,
+    taskLabel: task.name,
+    config,
+    recipe: { ...recipe, backend: 'cpu', optimizer: sft.optimizer },
+    successRate: evaluation.successRate,
+    evalPrompts: EVAL_PROMPTS,
+    evalSeed: EVAL_SEED,
+    checkpoint: { file: files.checkpoint, bytes: ckpt.length, sha256: sha256(ckpt) },
+    onnx: { file: files.onnx, bytes: onnx.length, sha256: sha256(onnx) },
+  };
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const args = new CliArgs(argv);
+  const only = args.optional('only')?.split(',').filter(Boolean);
+  const outDir = args.string('out', 'public/models');
+  const stepsScale = args.number('steps-scale', 1);
+  const progressSamples = args.number('progress-samples', 1);
+  args.checkAllUsed();
+  const unknown = (only ?? []).filter((n) => !MODELS.some((m) => m.name === n));
+  if (unknown.length > 0) {
+    throw new Error(
+      `--only: unknown model(s) ${unknown.join(', ')}; known: ${MODELS.map((m) => m.name).join(', ')}`,
+    );
+  }
+  mkdirSync(outDir, { recursive: true });
+  const manifestPath = join(outDir, 'manifest.json');
+  const previous: ManifestEntry[] =
+    only && existsSync(manifestPath)
+      ? (JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest).models
+      : [];
+  const started = performance.now();
+  const built = new Map<string, ManifestEntry>();
+  for (const plan of MODELS) {
+    if (only && !only.includes(plan.name)) continue;
+    built.set(plan.name, await buildOne(plan, outDir, stepsScale, progressSamples));
+  }
+  const models = MODELS.flatMap((m) => {
+    const entry = built.get(m.name) ?? previous.find((p) => p.name === m.name);
+    return entry ? [entry] : [];
+  });
+  const manifest: Manifest = {
+    version: MANIFEST_VERSION,
+    description:
+      'SFT-warmed starting checkpoints for the lessons, built by `npm run build:models` (scripts/build-models.ts)',
+    models,
+  };
+  writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+  console.log(
+    `wrote ${manifestPath} (${models.length} models) in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  );
+  return 0;
+}

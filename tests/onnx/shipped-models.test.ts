@@ -1,0 +1,104 @@
+/**
+ * The shipped starting checkpoints in public/models/ against their manifest: every file is under
+ * 2 MB with the recorded size and sha256; the checkpoint, the .onnx and the manifest agree on the
+ * config (the lab's small model, worked out below by hand), tokenizer and weights (bit for bit);
+ * and a greedy run on the first 32 of the manifest's evaluation prompts succeeds at least as often
+ * as the recorded 256-prompt rate − 0.15 (a cheap check that the weights are the trained ones).
+ *
+ * Context by hand, task.maxChars + 10 (capped at 256):
+ *   reverse / copy 3–6 letters   maxChars = 2·6 + 1 = 13       (6 letters, the separator, 6)  → 23
+ *   addition 1–2 digits          maxChars = 3·2 + 3 = 9        ('99+99=' and '198')           → 19
+ *   multiply 1–2 digits, tools   maxChars = 8·2 + 50 = 66      (a call, its result, answer)   → 76
+ */
+import { describe, expect, it } from 'vitest';
+import { sha256, type ManifestEntry } from '../../scripts/build-models';
+import { CpuLanguageModel } from '../../src/models/lm-cpu';
+import { CharTokenizer } from '../../src/models/tokenizer';
+import { importTransformerOnnx } from '../../src/onnx/import';
+import { evaluateTask } from '../../src/rl/evaluate';
+import { loadShipped, readShipped, shippedManifest } from './shipped';
+
+const MAX_BYTES = 2 * 1024 * 1024;
+const CHECK_PROMPTS = 32;
+const SLACK = 0.15;
+
+const EXPECTED_CONTEXT: Record<string, number> = {
+  reverse: 23,
+  copy: 23,
+  addition: 19,
+  multiply: 76,
+};
+
+const manifest = shippedManifest();
+
+describe('public/models/manifest.json', () => {
+  it('lists the four lessons’ tasks once each, with recipe and result', () => {
+    expect(manifest.version).toBe(1);
+    expect(manifest.models.map((m) => m.name).sort()).toEqual([
+      'addition',
+      'copy',
+      'multiply',
+      'reverse',
+    ]);
+    for (const m of manifest.models) {
+      expect(m.recipe.steps, m.name).toBeGreaterThan(0);
+      expect(m.recipe.backend).toBe('cpu');
+      expect(m.evalPrompts).toBe(256);
+      expect(m.successRate).toBeGreaterThanOrEqual(0);
+      expect(m.successRate).toBeLessThanOrEqual(1);
+      // A multiple of 1/256: a count of correct prompts.
+      expect(Number.isInteger(m.successRate * m.evalPrompts)).toBe(true);
+    }
+  });
+});
+
+describe.each(manifest.models.map((m) => [m.name, m] as [string, ManifestEntry]))(
+  'shipped model %s',
+  (name, entry) => {
+    it('files: under 2 MB, recorded size and sha256', () => {
+      for (const file of [entry.checkpoint, entry.onnx]) {
+        const bytes = readShipped(file.file);
+        expect(bytes.length, file.file).toBeLessThan(MAX_BYTES);
+        expect(bytes.length, file.file).toBe(file.bytes);
+        expect(sha256(bytes), file.file).toBe(file.sha256);
+      }
+    });
+
+    it('config: the lab’s small model with a value head; the .onnx holds the same weights', () => {
+      const shipped = loadShipped(name);
+      const vocab = CharTokenizer.createDefault().vocabSize;
+      const expected = {
+        vocab,
+        context: EXPECTED_CONTEXT[name],
+        width: 64,
+        layers: 2,
+        heads: 4,
+        tiedEmbeddings: true,
+        valueHead: true,
+      };
+      expect(entry.config).toEqual(expected);
+      expect(shipped.config).toEqual(expected);
+      expect(shipped.tokenizer).toEqual(CharTokenizer.createDefault().spec);
+      expect(shipped.checkpoint.step).toBe(entry.recipe.steps);
+      expect(shipped.checkpoint.seed).toBe(entry.recipe.seed);
+      expect(shipped.task.maxChars + 10).toBe(expected.context);
+
+      const onnx = importTransformerOnnx(readShipped(entry.onnx.file));
+      expect(onnx.config).toEqual(expected);
+      expect(onnx.tokenizerSpec).toEqual(shipped.tokenizer);
+      expect(new Uint32Array(onnx.params.buffer)).toEqual(new Uint32Array(shipped.params.buffer));
+      expect(onnx.meta.task).toBe(entry.task);
+    });
+
+    it(`greedy success on ${CHECK_PROMPTS} of the evaluation prompts ≥ recorded − ${SLACK}`, async () => {
+      const shipped = loadShipped(name);
+      const model = new CpuLanguageModel(shipped.config, shipped.params);
+      // The same seed draws the same prompts in the same order: these are the manifest's first 32.
+      const { successRate } = await evaluateTask(model, shipped.tokenizerObject, shipped.task, {
+        samples: CHECK_PROMPTS,
+        seed: entry.evalSeed,
+      });
+      expect(successRate).toBeGreaterThanOrEqual(entry.successRate - SLACK);
+    }, 20_000);
+  },
+);
