@@ -5,6 +5,7 @@
  */
 import { proxy } from 'comlink';
 import { halveSeries } from './chart';
+import { COLORBLIND_SAFE_PALETTE } from './compare-view';
 import {
   runNumber,
   STORED_RUN_VERSION,
@@ -46,8 +47,8 @@ export interface CatalogPort {
 
 export type { Series };
 
-/** Line colours, one per run in creation order (distinguishable, AA contrast on white). */
-export const RUN_COLORS = ['#2f5bea', '#d1495b', '#1f9d6b', '#b86e00', '#7b3fbf', '#00818a'];
+/** Line colours, one per run in creation order: colour-blind-safe, ≥ 3:1 contrast on white. */
+export const RUN_COLORS: readonly string[] = [...COLORBLIND_SAFE_PALETTE];
 
 /** Points kept per metric of a run; longer histories are halved (neighbours merged). */
 export const MAX_POINTS = 10_000;
