@@ -5,7 +5,7 @@
  */
 import { proxy } from 'comlink';
 import { halveSeries } from './chart';
-import { COLORBLIND_SAFE_PALETTE } from './compare-view';
+import { COLORBLIND_SAFE_PALETTE } from './palette';
 import {
   runNumber,
   STORED_RUN_VERSION,
