@@ -73,9 +73,17 @@ export function ticks(lo: number, hi: number, count = 5): number[] {
   if (!(raw > 0) || !Number.isFinite(raw)) return [lo];
   const power = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw) ?? raw;
+  const first = Math.ceil(lo / step) * step;
+  // By index, not by `v += step`: a step below the float resolution of v (a nearly flat series
+  // at a large value) would never advance v.
+  const n = Math.floor((hi - first) / step + 1e-9) + 1;
+  if (!(n >= 1) || n > 1000 || first + step === first) return [lo];
   const out: number[] = [];
-  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
-    out.push(Math.abs(v) < step * 1e-9 ? 0 : v);
+  for (let i = 0; i < n; i++) {
+    const v = first + i * step;
+    const tick = Math.abs(v) < step * 1e-9 ? 0 : v;
+    // Near float resolution two indices can round to one value: keep ticks distinct (they key lists).
+    if (out.length === 0 || tick !== out[out.length - 1]) out.push(tick);
   }
   return out;
 }

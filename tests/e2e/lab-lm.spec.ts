@@ -8,7 +8,9 @@ async function createLmRun(page: Page, algo: string, n: number) {
   await form.getByLabel('Task').selectOption('reverse');
   await form.getByLabel('Backend').selectOption('cpu');
   const settings = form.locator('details').first();
-  if (!(await settings.getAttribute('open'))) await form.getByText(/^Settings/).click();
+  if (!(await settings.evaluate((el) => (el as HTMLDetailsElement).open))) {
+    await form.getByText(/^Settings/).click();
+  }
   await form.getByLabel('sftSteps', { exact: true }).fill('5');
   await form.getByRole('button', { name: 'Create run' }).click();
   const card = page.getByRole('article', { name: `#${n} ${algo} on reverse` });
@@ -46,10 +48,13 @@ test('PPO and GRPO side by side: train, change lr live, inspect, reload, export 
     page.getByTestId('metric-chart').locator('[data-testid="event-marker"][data-run="run-1"]'),
   ).toHaveCount(1, { timeout: 60_000 });
 
-  await grpo.getByRole('button', { name: 'Pause' }).click();
-  await ppo.getByRole('button', { name: 'Pause' }).click();
-  await expect(grpo.getByTestId('run-status')).toHaveText('paused');
-  await expect(ppo.getByTestId('run-status')).toHaveText('paused');
+  // The charts above the cards redraw while the runs stream, so the cards can shift between two
+  // frames; dispatching the click does not wait for a still layout.
+  await grpo.getByRole('button', { name: 'Pause' }).dispatchEvent('click');
+  await ppo.getByRole('button', { name: 'Pause' }).dispatchEvent('click');
+  // A pause waits for the update in progress (seconds for a language model on the CPU).
+  await expect(grpo.getByTestId('run-status')).toHaveText('paused', { timeout: 60_000 });
+  await expect(ppo.getByTestId('run-status')).toHaveText('paused', { timeout: 60_000 });
 
   // The GRPO inspector: groups of samples, each token coloured by its advantage.
   const inspector = page.getByRole('region', { name: 'Inspector' });
@@ -82,6 +87,7 @@ test('PPO and GRPO side by side: train, change lr live, inspect, reload, export 
   await expect(storedGrpo.getByTestId('run-status')).toHaveText('stored');
   await expect(storedPpo.getByTestId('run-status')).toHaveText('stored');
   await expect(storedGrpo.getByTestId('run-steps')).toContainText(`Update ${steps}`);
+  expect(errors).toEqual([]);
   await expect.poll(() => pointsOf(page, 'run-1')).toBeGreaterThan(2);
 
   // Re-import the exported file: a third run with the same history.

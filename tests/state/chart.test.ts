@@ -74,3 +74,12 @@ describe('chart helpers', () => {
     expect(y).toEqual([2, 8, 9]);
   });
 });
+
+describe('ticks on a nearly flat series at a large value', () => {
+  it('ends (a step below float resolution cannot loop forever)', () => {
+    // At 1e17 one ulp is 16: a step of 5 cannot move v (the old loop never ended).
+    expect(ticks(1e17, 1e17 + 16)).toEqual([1e17]);
+    expect(ticks(1123.75, 1123.75 + 1e-12).length).toBeLessThanOrEqual(6);
+    expect(ticks(0, 10, 5)).toEqual([0, 2, 4, 6, 8, 10]);
+  });
+});
