@@ -29,7 +29,10 @@ import type {
 
 /** What the manager needs of a run worker (the comlink proxy in the app, a fake in tests). */
 export interface RunPort {
-  api: Pick<RunWorkerApi, 'start' | 'pause' | 'step' | 'setHyperparams' | 'inspect' | 'dispose'> & {
+  api: Pick<
+    RunWorkerApi,
+    'start' | 'pause' | 'step' | 'setHyperparams' | 'inspect' | 'exportOnnx' | 'dispose'
+  > & {
     createRun(
       spec: RunSpec,
       listener: (message: RunMessage) => void,
@@ -314,6 +317,12 @@ export class RunManager {
   async inspect(run: LabRun): Promise<Inspection | null> {
     if (!run.port) return null;
     return run.port.api.inspect();
+  }
+
+  /** A language-model run's policy as ONNX bytes (its worker starts, replaying, if stored). */
+  async exportOnnx(run: LabRun): Promise<Uint8Array | null> {
+    await this.ensureWorker(run);
+    return run.port!.api.exportOnnx();
   }
 
   /** A new run with the same spec except `change` (e.g. a setting that cannot change live). */

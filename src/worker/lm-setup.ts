@@ -4,6 +4,7 @@
  * supervised warm-up with progress, then the trainer from the registry.
  */
 import { acquireGpu, type GpuContext } from '../gpu/context';
+import { exportTransformerOnnx } from '../onnx/export-transformer';
 import { describeAdapter, describeUnavailable } from '../gpu/adapter-summary';
 import { createTokenTask } from '../envs/token-tasks/registry';
 import type { LanguageModel } from '../models/language-model';
@@ -20,6 +21,8 @@ import { SFT_STEPS } from './run-spec';
 
 export interface LmRun {
   trainer: Trainer<Settings>;
+  /** The policy now as an ONNX file (weights by layout name, config and tokenizer inside). */
+  exportOnnx(): Promise<Uint8Array>;
   dispose(): void;
 }
 
@@ -109,6 +112,9 @@ export async function setUpLmRun(
   const trainer = algo.create({ policy, reference, tokenizer, task, seed: spec.seed }, spec.config);
   return {
     trainer,
+    async exportOnnx() {
+      return exportTransformerOnnx(modelConfig, await policy.readParams(), tokenizer.spec);
+    },
     dispose() {
       policy.dispose();
       reference?.dispose();

@@ -39,6 +39,7 @@ export function createRunHost({
   let trainer: Trainer<Settings> | undefined;
   let listener: RunListener | undefined;
   let disposeModel = () => {};
+  let exportModel: (() => Promise<Uint8Array>) | undefined;
   let running = false;
   let loop: Promise<void> = Promise.resolve();
   let points: MetricPoint[] = [];
@@ -152,6 +153,7 @@ export function createRunHost({
           const run = await setUpLmRun(spec, algo, emit);
           trainer = run.trainer;
           disposeModel = run.dispose;
+          exportModel = run.exportOnnx;
         }
         if (replay) await replayRun(trainer, replay);
       } catch (error) {
@@ -203,6 +205,13 @@ export function createRunHost({
       const active = trainer;
       if (!active?.inspect) return null;
       return atBoundary(async () => (await active.inspect!()) ?? null);
+    },
+
+    async exportOnnx() {
+      const model = exportModel;
+      if (!trainer || !model) return null;
+      // Reading the weights is a sync point on the GPU: between updates, like an inspection.
+      return atBoundary(model);
     },
 
     async dispose(): Promise<void> {

@@ -105,6 +105,8 @@ export interface RunWorkerApi {
   setHyperparams(partial: Settings): Promise<HyperparamResult>;
   /** The last update token by token (language models), or null (none yet, or not an LM run). */
   inspect(): Promise<Inspection | null>;
+  /** Language models: the policy now as an ONNX file; null for other runs. */
+  exportOnnx(): Promise<Uint8Array | null>;
   /** Stops training and frees the model (GPU buffers included). */
   dispose(): Promise<void>;
 }

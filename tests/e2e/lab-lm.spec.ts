@@ -78,6 +78,16 @@ test('PPO and GRPO side by side: train, change lr live, inspect, reload, export 
     share.getByRole('button', { name: /^Export #1 grpo on reverse.* as JSON$/ }).click(),
   ]);
   const file = await download.path();
+  // And its policy as ONNX (the weights read between updates in the worker).
+  const [onnx] = await Promise.all([
+    page.waitForEvent('download'),
+    share
+      .getByRole('button', { name: /^Export the policy of #1 grpo on reverse.* as ONNX$/ })
+      .click(),
+  ]);
+  expect(onnx.suggestedFilename()).toMatch(/^run-1-grpo-on-reverse-seed-1\.onnx$/);
+  const { statSync } = await import('node:fs');
+  expect(statSync((await onnx.path())!).size).toBeGreaterThan(100_000);
   const steps = Number((await grpo.getByTestId('run-steps').innerText()).match(/Update (\d+)/)![1]);
 
   // Reload: both runs are back, stored, with their updates.

@@ -47,6 +47,10 @@ function fakeWorker(options: { refuse?: string; disposeThrows?: boolean } = {}) 
         calls.push('inspect');
         return null;
       },
+      async exportOnnx() {
+        calls.push('exportOnnx');
+        return null;
+      },
       async dispose() {
         calls.push('dispose');
         if (options.disposeThrows) throw new Error('already closed');

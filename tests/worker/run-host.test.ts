@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bucketPoints } from '../../src/worker/metric-buckets';
+import { importTransformerOnnx } from '../../src/onnx/import';
 import { createRunHost } from '../../src/worker/run-host';
 import type { MetricPoint, RunMessage, RunSpec } from '../../src/worker/run-protocol';
 import { checkRunSpec, runCatalog } from '../../src/worker/run-spec';
@@ -153,6 +154,11 @@ describe('run host: language models', () => {
     expect(inspection!.samples[0]!.tokens.length).toBeGreaterThan(0);
     // Plain data: it survives the structured clone a worker message makes.
     expect(structuredClone(inspection)).toEqual(inspection);
+    // The policy as ONNX: our importer reads it back with the run's config.
+    const onnx = await api.exportOnnx();
+    const back = importTransformerOnnx(onnx!);
+    expect(back.config).toMatchObject({ width: 64, layers: 2, valueHead: false });
+    expect(back.params.every(Number.isFinite)).toBe(true);
     await api.dispose();
   }, 60_000);
 });
@@ -278,6 +284,7 @@ describe('run host: inspecting between updates', () => {
     );
     const before = await api.inspect();
     expect(before).toMatchObject({ kind: 'cartpole', step: 0 });
+    expect(await api.exportOnnx()).toBeNull(); // environment runs have no transformer
     await api.start();
     const during = await api.inspect();
     await api.pause();

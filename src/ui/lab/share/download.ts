@@ -1,6 +1,8 @@
-/** Saves `text` as a file through a temporary link (the browser's download prompt). */
-export function download(name: string, text: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+/** Saves text or bytes as a file through a temporary link (the browser's download prompt). */
+export function download(name: string, data: string | Uint8Array, type: string): void {
+  // A copy: a Blob takes only bytes backed by a plain ArrayBuffer.
+  const part = typeof data === 'string' ? data : new Uint8Array(data);
+  const url = URL.createObjectURL(new Blob([part], { type }));
   const link = document.createElement('a');
   link.href = url;
   link.download = name;
