@@ -15,7 +15,7 @@
  */
 import {
   isWellFormed,
-  overlongPenalty,
+  lengthTerms,
   type RewardBreakdown,
   type RewardConfig,
 } from '../envs/token-tasks/rewards';
@@ -48,11 +48,7 @@ export function scoreEpisode(
   const format = config.formatWeight * (wellFormed ? 1 : 0);
   const callValidity = task.env.callValidityWeight * (calls === 0 ? 1 : valid / calls);
   const toolCost = -task.env.toolCost * calls;
-  const lengthPenalty = -config.lengthPenalty * Math.max(0, length - config.lengthTarget);
-  const overlong = config.overlongEnable
-    ? config.overlongPenaltyFactor *
-      overlongPenalty(length, config.overlongMaxLength, config.overlongBuffer)
-    : 0;
+  const { lengthPenalty, overlong } = lengthTerms(length, config);
   return {
     total: correct + format + callValidity + toolCost + lengthPenalty + overlong,
     correct,

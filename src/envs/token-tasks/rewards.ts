@@ -206,6 +206,23 @@ export function overlongPenalty(length: number, maxLength: number, buffer: numbe
   return -1;
 }
 
+/**
+ * The two length terms of a reward for `length` generated tokens, as added to the total (both
+ * ≤ 0): the penalty per token beyond lengthTarget, and DAPO's scaled overlong term (0 when off).
+ */
+export function lengthTerms(
+  length: number,
+  config: RewardConfig,
+): { lengthPenalty: number; overlong: number } {
+  return {
+    lengthPenalty: -config.lengthPenalty * Math.max(0, length - config.lengthTarget),
+    overlong: config.overlongEnable
+      ? config.overlongPenaltyFactor *
+        overlongPenalty(length, config.overlongMaxLength, config.overlongBuffer)
+      : 0,
+  };
+}
+
 /** Whether `completion` is well formed: ended with <eos>, no special tokens, only `answerChars`. */
 export function isWellFormed(completion: Completion, answerChars?: string): boolean {
   if (completion.truncated || completion.specialTokens > 0) return false;
@@ -229,12 +246,7 @@ export function scoreCompletion(
   const wellFormed = isWellFormed(completion, task.answerChars);
   const correct = config.correctWeight * (verified ? 1 : 0);
   const format = config.formatWeight * (wellFormed ? 1 : 0);
-  const lengthPenalty =
-    -config.lengthPenalty * Math.max(0, completion.length - config.lengthTarget);
-  const overlong = config.overlongEnable
-    ? config.overlongPenaltyFactor *
-      overlongPenalty(completion.length, config.overlongMaxLength, config.overlongBuffer)
-    : 0;
+  const { lengthPenalty, overlong } = lengthTerms(completion.length, config);
   return {
     total: correct + format + lengthPenalty + overlong,
     correct,
