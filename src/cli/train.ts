@@ -4,7 +4,8 @@
  *
  * Any algorithm of src/rl/registry.ts, headless in Node. Language-model algorithms (--task) run on
  * WebGPU through Dawn where an adapter exists, else on the CPU, and say which; --init=<checkpoint>
- * starts from a saved model, otherwise --sft-steps of supervised warm-up come first. Every setting
+ * starts from a saved model, otherwise --sft-steps of supervised warm-up come first. The frozen
+ * reference (KL term, DPO) runs on our engine, or with --reference=ort on onnxruntime-web. Every setting
  * of the algorithm (and of the task) is a --kebab-case flag generated from its spec. A progress bar
  * and a metrics line every --log-every updates; --out writes a run file the lab can import.
  */
@@ -23,6 +24,8 @@ import { algorithm, type EnvName, type LmAlgorithm } from '../rl/registry';
 import { MetricSeries, RUN_FILE_FORMAT, RUN_FILE_VERSION, serializeRunFile } from '../rl/run-file';
 import { DEFAULT_SFT_CONFIG, runSft } from '../rl/sft';
 import { timedUpdate, type Trainer } from '../rl/trainer';
+import { nodeOrtOptions } from '../onnx/ort-node';
+import { OrtReferenceModel } from '../onnx/ort-reference-model';
 import { CliArgs } from './args';
 import { createLanguageModel, type BackendChoice } from './backend';
 
@@ -73,14 +76,33 @@ export async function main(argv: string[]): Promise<number> {
     label = `${name} on ${env}`;
   } else {
     const lm = await setUpLanguageModel(args, algo, seed);
+    const referenceEngine = args.string('reference', 'engine');
+    if (referenceEngine !== 'engine' && referenceEngine !== 'ort') {
+      throw new OpInputError(
+        'train',
+        'reference',
+        `must be engine or ort, got '${referenceEngine}'`,
+      );
+    }
     args.checkAllUsed();
     const needsReference = algo.reference === 'always' || Number(config.klCoef ?? 0) > 0;
-    const reference = needsReference
-      ? (await createLanguageModel(lm.choice, lm.policy.config, await lm.policy.readParams())).model
-      : undefined;
+    let reference: LanguageModel | undefined;
+    backend = lm.description;
+    if (needsReference && referenceEngine === 'ort') {
+      // Node's onnxruntime-web build runs the wasm EP only.
+      reference = await OrtReferenceModel.fromParams(
+        lm.policy.config,
+        await lm.policy.readParams(),
+        lm.tokenizer.spec,
+        { ...nodeOrtOptions(), executionProviders: ['wasm'] },
+      );
+      backend += ', reference on onnxruntime-web (wasm)';
+    } else if (needsReference) {
+      const params = await lm.policy.readParams();
+      reference = (await createLanguageModel(lm.choice, lm.policy.config, params)).model;
+    }
     trainer = algo.create({ ...lm, reference, seed }, config);
     label = `${name} on ${lm.task.name}`;
-    backend = lm.description;
     finish = async () => {
       const final = await evaluateTask(lm.policy, lm.tokenizer, lm.task, {
         seed: seed + 1,

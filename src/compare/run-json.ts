@@ -2,7 +2,7 @@
  * A lab run as a file, and the importer for it. Export writes
  *
  *   { format: 'agent-rl-lab/lab-run', version: 1, exportedAt?, label?,
- *     spec: { algorithm, task, seed, config, taskOptions?, backend?, sftSteps? },
+ *     spec: { algorithm, task, seed, config, taskOptions?, backend?, sftSteps?, reference? },
  *     metrics: { name: [value per update, …] },        NaN/±Infinity as "NaN", "Infinity", …
  *     events: [RunEvent, …],
  *     checkpoint?: base64 of the checkpoint file's bytes }
@@ -78,6 +78,7 @@ export interface LabRunFile {
     taskOptions?: Settings;
     backend?: 'auto' | 'cpu';
     sftSteps?: number;
+    reference?: 'engine' | 'ort';
   };
   metrics: Record<string, JsonMetricValue[]>;
   events: RunEvent[];
@@ -91,6 +92,8 @@ export interface LabRunExport extends RunRecord {
   taskOptions?: Settings;
   backend?: 'auto' | 'cpu';
   sftSteps?: number;
+  /** Language models: the engine that scored the frozen reference ('engine' when left out). */
+  reference?: 'engine' | 'ort';
   /** The latest checkpoint file's bytes (src/models checkpoint format). */
   checkpoint?: Uint8Array;
   /** ISO time; left out when not given (keeps exports reproducible in tests). */
@@ -105,6 +108,7 @@ export interface ImportedRun extends RunRecord {
   taskOptions?: Settings;
   backend?: 'auto' | 'cpu';
   sftSteps?: number;
+  reference?: 'engine' | 'ort';
   checkpoint?: Uint8Array;
   exportedAt?: string;
   /** CLI run files only: the backend description, creation time and summary the CLI wrote. */
@@ -126,6 +130,7 @@ export function exportLabRun(run: LabRunExport): string {
       ...(run.taskOptions === undefined ? {} : { taskOptions: run.taskOptions }),
       ...(run.backend === undefined ? {} : { backend: run.backend }),
       ...(run.sftSteps === undefined ? {} : { sftSteps: run.sftSteps }),
+      ...(run.reference === undefined ? {} : { reference: run.reference }),
     },
     metrics: Object.fromEntries(
       Object.entries(run.metrics).map(([name, values]) => [name, values.map(jsonMetricValue)]),
@@ -187,7 +192,7 @@ function readLabRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
     spec,
     'spec',
     ['algorithm', 'task', 'seed', 'config'],
-    ['taskOptions', 'backend', 'sftSteps'],
+    ['taskOptions', 'backend', 'sftSteps', 'reference'],
   );
   const algo = knownAlgorithm(spec.algorithm, 'spec.algorithm', catalog);
   const task = expectOneOf(spec.task, 'spec.task', tasksFor(catalog, algo));
@@ -225,6 +230,12 @@ function readLabRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
       catalog.sftSteps.min,
       catalog.sftSteps.max,
     );
+  }
+  if (spec.reference !== undefined) {
+    if (algo.family !== 'lm') {
+      throw new ImportError('spec.reference', `is only for language-model runs, not ${algo.name}`);
+    }
+    run.reference = expectOneOf(spec.reference, 'spec.reference', ['engine', 'ort'] as const);
   }
   run.metrics = readMetrics(root.metrics);
   run.events = readEvents(root.events, algo, seriesLength(run.metrics), 'lab-run');

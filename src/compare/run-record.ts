@@ -102,5 +102,7 @@ export function taskOptionsSpec(catalog: CompareCatalog, task: string): Algorith
     spec: info.spec,
     defaults: info.defaults,
     envs: [],
+    exportsOnnx: false,
+    reference: null,
   };
 }

@@ -51,7 +51,8 @@
  */
 import type { Env } from '../envs/types';
 import { endedEpisodes, RecordEpisodeStatistics, SyncVectorEnv } from '../envs/vector';
-import { createCpuActorCritic, type ActorCritic } from '../models/mlp-policy';
+import { AgentLayout, createCpuActorCritic, type ActorCritic } from '../models/mlp-policy';
+import { exportActorCriticOnnx } from '../onnx/export-mlp';
 import type { OptimizerConfig } from '../models/optimizer';
 import { OpInputError } from '../ops/errors';
 import { explainedVariance } from '../ops/explained-variance';
@@ -476,6 +477,16 @@ class Ppo implements PpoTrainer {
   inspect(): Promise<CartPoleInspection> | undefined {
     if (!this.envs.id.includes('CartPole')) return undefined;
     return cartPoleEpisode(this.model, ALGORITHM, this.control.step);
+  }
+
+  /** Actor and critic as one ONNX file: obs (B, D) → logits (B, A), values (B). */
+  async exportOnnx(): Promise<Uint8Array> {
+    const { actorConfig, criticConfig } = this.model;
+    return exportActorCriticOnnx(
+      new AgentLayout(actorConfig, criticConfig),
+      await this.model.readParams(),
+      { meta: { env: this.envs.id, step: this.control.step } },
+    );
   }
 
   setHyperparams(partial: Partial<PpoConfig>): void {

@@ -57,6 +57,8 @@ export interface EnvAlgorithm {
   defaults: AnyConfig;
   /** Environments it accepts. */
   envs: readonly EnvName[];
+  /** Its trainers implement exportOnnx() (a network to export: PPO's MLP actor-critic). */
+  exportsOnnx?: true;
   create(env: EnvName, config: AnyConfig, seed: number): AnyTrainer;
 }
 
@@ -165,6 +167,7 @@ export const ALGORITHMS: Record<string, EnvAlgorithm | LmAlgorithm> = {
     spec: erase(PPO_CONFIG_SPEC),
     defaults: values({ ...DEFAULT_PPO_CONFIG, ...CARTPOLE_TUNED }),
     envs: ['cartpole'],
+    exportsOnnx: true,
     create: (_env, config, seed) => trainer(createPpo(() => new CartPole(), config as never, seed)),
   },
   grpo: {

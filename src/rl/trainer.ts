@@ -39,6 +39,11 @@ export interface Trainer<C> {
    * host does): it may use the model.
    */
   inspect?(): Inspection | undefined | Promise<Inspection | undefined>;
+  /**
+   * The policy now as an ONNX file, where the algorithm has a network to export (PPO's MLP
+   * actor-critic). Between updates only, like inspect().
+   */
+  exportOnnx?(): Promise<Uint8Array>;
 }
 
 /** The Trainer fields RunControl.expose() reads live from the control. */

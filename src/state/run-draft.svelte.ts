@@ -2,6 +2,7 @@
 import type {
   AlgorithmInfo,
   FieldError,
+  ReferenceEngine,
   RunCatalog,
   RunSpec,
   SettingValue,
@@ -15,6 +16,8 @@ export class RunDraft {
   seed = $state<number | null>(1);
   backend = $state<'auto' | 'cpu'>('auto');
   sftSteps = $state<number | null>(100);
+  /** Language models: the engine that scores the frozen reference (KL term, DPO). */
+  reference = $state<ReferenceEngine>('engine');
   /** Values as the inputs hold them (a cleared number input is null: refused by the check). */
   config = $state<Record<string, SettingValue | null>>({});
   /** The task's options (language models), from the task's defaults. */
@@ -52,6 +55,12 @@ export class RunDraft {
     this.sftSteps = recommended.sftSteps ?? this.catalog.sftSteps.default;
   }
 
+  /** The run will score a frozen reference: always (DPO), or when its KL term is on. */
+  get usesReference(): boolean {
+    const when = this.info?.reference;
+    return when === 'always' || (when === 'kl' && Number(this.config.klCoef ?? 0) > 0);
+  }
+
   get info(): AlgorithmInfo | undefined {
     return this.catalog.algorithms.find((a) => a.name === this.algo);
   }
@@ -79,6 +88,8 @@ export class RunDraft {
             task: this.task,
             taskOptions: { ...this.taskOptions } as Record<string, SettingValue>,
             sftSteps: this.sftSteps as number,
+            // Only where a reference is scored: a run file never names an engine it did not use.
+            ...(this.usesReference ? { reference: this.reference } : {}),
           }
         : { env: this.env }),
       seed: this.seed as number,

@@ -26,6 +26,9 @@ export function runToJson(run: ShareableRun, exportedAt?: string): string {
     label: run.label,
     backend: spec.backend,
     ...(spec.task !== undefined && spec.sftSteps !== undefined ? { sftSteps: spec.sftSteps } : {}),
+    ...(spec.task !== undefined && spec.reference !== undefined
+      ? { reference: spec.reference }
+      : {}),
     ...(spec.taskOptions ? { taskOptions: spec.taskOptions } : {}),
     ...(exportedAt ? { exportedAt } : {}),
   });
@@ -71,6 +74,7 @@ function specOf(run: ImportedRun | LinkedRun, catalog: CompareCatalog): RunSpec 
           task: run.task,
           ...(run.taskOptions ? { taskOptions: run.taskOptions } : {}),
           sftSteps: run.sftSteps ?? catalog.sftSteps.default,
+          ...('reference' in run && run.reference ? { reference: run.reference } : {}),
         }
       : { env: run.task }),
     seed: run.seed,

@@ -319,7 +319,7 @@ export class RunManager {
     return run.port.api.inspect();
   }
 
-  /** A language-model run's policy as ONNX bytes (its worker starts, replaying, if stored). */
+  /** A run's policy as ONNX bytes, null if it has none (its worker starts, replaying, if stored). */
   async exportOnnx(run: LabRun): Promise<Uint8Array | null> {
     await this.ensureWorker(run);
     return run.port!.api.exportOnnx();

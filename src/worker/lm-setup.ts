@@ -5,6 +5,8 @@
  */
 import { acquireGpu, type GpuContext } from '../gpu/context';
 import { exportTransformerOnnx } from '../onnx/export-transformer';
+import type { OrtSessionOptions } from '../onnx/ort-reference';
+import { OrtReferenceModel } from '../onnx/ort-reference-model';
 import { describeAdapter, describeUnavailable } from '../gpu/adapter-summary';
 import { createTokenTask } from '../envs/token-tasks/registry';
 import type { LanguageModel } from '../models/language-model';
@@ -67,6 +69,7 @@ export async function setUpLmRun(
   spec: RunSpec,
   algo: LmAlgorithm,
   emit: (message: RunMessage) => void,
+  ort: Pick<OrtSessionOptions, 'build' | 'wasmPaths'> = {},
 ): Promise<LmRun> {
   const task = createTokenTask(spec.task ?? 'reverse', spec.taskOptions ?? {});
   const tokenizer = CharTokenizer.createDefault();
@@ -106,9 +109,27 @@ export async function setUpLmRun(
   }
 
   const needsReference = algo.reference === 'always' || Number(spec.config.klCoef ?? 0) > 0;
-  const reference = needsReference
-    ? backend.make(modelConfig, await policy.readParams())
-    : undefined;
+  let reference: LanguageModel | undefined;
+  if (needsReference && spec.reference === 'ort') {
+    // onnxruntime-web on its own WebGPU device when this run has one (and the build has the EP),
+    // else its wasm EP on the CPU.
+    const webgpu = backend.kind === 'webgpu' && ort.build !== 'wasm';
+    const ortReference = await OrtReferenceModel.fromParams(
+      modelConfig,
+      await policy.readParams(),
+      tokenizer.spec,
+      { ...ort, executionProviders: webgpu ? ['webgpu', 'wasm'] : ['wasm'] },
+    );
+    reference = ortReference;
+    const engine = ortReference.backend === 'webgpu' ? 'WebGPU' : 'wasm';
+    emit({
+      type: 'backend',
+      kind: backend.kind,
+      line: `${backend.line} · reference on onnxruntime-web (${engine})`,
+    });
+  } else if (needsReference) {
+    reference = backend.make(modelConfig, await policy.readParams());
+  }
   const trainer = algo.create({ policy, reference, tokenizer, task, seed: spec.seed }, spec.config);
   return {
     trainer,

@@ -3,6 +3,7 @@
  * control messages (pause, live changes) get through between updates, and streams metrics to the
  * UI in batches. run.worker.ts exposes it; tests drive it directly in Node.
  */
+import type { OrtSessionOptions } from '../onnx/ort-reference';
 import { algorithm } from '../rl/registry';
 import { timedUpdate, type Trainer } from '../rl/trainer';
 import { setUpLmRun } from './lm-setup';
@@ -26,6 +27,11 @@ export interface RunHostOptions {
   sliceMs?: number;
   /** Most points per message; faster runs are averaged into this many buckets. */
   maxPoints?: number;
+  /**
+   * Where onnxruntime-web comes from for runs with `reference: 'ort'` (its build and wasm files).
+   * Browsers leave it out (Vite serves the files); Node passes nodeOrtOptions().
+   */
+  ort?: Pick<OrtSessionOptions, 'build' | 'wasmPaths'>;
 }
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -35,6 +41,7 @@ export function createRunHost({
   flushMs = 50,
   sliceMs = 12,
   maxPoints = 200,
+  ort,
 }: RunHostOptions = {}): RunWorkerApi {
   let trainer: Trainer<Settings> | undefined;
   let listener: RunListener | undefined;
@@ -144,13 +151,14 @@ export function createRunHost({
       try {
         if (algo.family === 'env') {
           trainer = algo.create(spec.env as never, spec.config, spec.seed);
+          exportModel = trainer.exportOnnx?.bind(trainer);
           emit({
             type: 'backend',
             kind: 'cpu',
             line: 'CPU — environment algorithms run on the CPU',
           });
         } else {
-          const run = await setUpLmRun(spec, algo, emit);
+          const run = await setUpLmRun(spec, algo, emit, ort);
           trainer = run.trainer;
           disposeModel = run.dispose;
           exportModel = run.exportOnnx;

@@ -48,7 +48,16 @@ export interface RunSpec {
   backend: 'auto' | 'cpu';
   /** Language models: supervised warm-up steps before RL (0 skips it). Default 100. */
   sftSteps?: number;
+  /**
+   * Language models: which engine scores the frozen reference policy for the KL term (and DPO):
+   * 'engine' (ours, on the run's backend; the default) or 'ort' (onnxruntime-web: its WebGPU EP
+   * when the run is on WebGPU, else wasm). Either gives the same numbers within float tolerance.
+   */
+  reference?: ReferenceEngine;
 }
+
+export type ReferenceEngine = 'engine' | 'ort';
+export const REFERENCE_ENGINES: readonly ReferenceEngine[] = ['engine', 'ort'];
 
 /**
  * Bring a new run to the state of a saved one (or of a step to fork at) by replaying it: the same
@@ -105,7 +114,10 @@ export interface RunWorkerApi {
   setHyperparams(partial: Settings): Promise<HyperparamResult>;
   /** The last update token by token (language models), or null (none yet, or not an LM run). */
   inspect(): Promise<Inspection | null>;
-  /** Language models: the policy now as an ONNX file; null for other runs. */
+  /**
+   * The policy now as an ONNX file (language models; PPO's MLP actor-critic); null for runs with
+   * no network to export.
+   */
   exportOnnx(): Promise<Uint8Array | null>;
   /** Stops training and frees the model (GPU buffers included). */
   dispose(): Promise<void>;
@@ -120,6 +132,10 @@ export interface AlgorithmInfo {
   defaults: Settings;
   /** Environment algorithms: the environments they accept. */
   envs: string[];
+  /** Its runs can download their policy as ONNX (language models, PPO's MLP actor-critic). */
+  exportsOnnx: boolean;
+  /** Language models: a frozen reference is scored always (DPO) or only when klCoef > 0. */
+  reference: 'always' | 'kl' | null;
 }
 
 export interface TaskInfo {

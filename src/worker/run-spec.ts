@@ -12,7 +12,13 @@ import {
 import { OpInputError } from '../ops/errors';
 import { checkField, type FieldSpec } from '../rl/hyperparams';
 import { ALGORITHMS } from '../rl/registry';
-import type { FieldError, RunCatalog, RunSpec, Settings } from './run-protocol';
+import {
+  REFERENCE_ENGINES,
+  type FieldError,
+  type RunCatalog,
+  type RunSpec,
+  type Settings,
+} from './run-protocol';
 
 export const SFT_STEPS = {
   default: 100,
@@ -30,6 +36,8 @@ export function runCatalog(): RunCatalog {
       spec: { ...algo.spec },
       defaults: { ...algo.defaults },
       envs: algo.family === 'env' ? [...algo.envs] : [],
+      exportsOnnx: algo.family === 'lm' || algo.exportsOnnx === true,
+      reference: algo.family === 'lm' ? algo.reference : null,
     })),
     tasks: TOKEN_TASK_NAMES.map((name) => {
       const task = TOKEN_TASKS[name] as TokenTaskDefinition<Record<string, Settings[string]>>;
@@ -86,6 +94,10 @@ export function checkRunSpec(spec: RunSpec): FieldError[] {
     attempt('sftSteps', () =>
       checkField(spec.algo, 'sftSteps', sft, spec.sftSteps ?? SFT_STEPS.default),
     );
+    if (spec.reference !== undefined && !REFERENCE_ENGINES.includes(spec.reference)) {
+      const message = `reference must be one of ${REFERENCE_ENGINES.join(', ')}, got '${String(spec.reference)}'`;
+      errors.push({ field: 'reference', message });
+    }
     if (spec.task && (TOKEN_TASK_NAMES as readonly string[]).includes(spec.task)) {
       const taskSpec = TOKEN_TASKS[spec.task as TokenTaskName].spec as Record<string, FieldSpec>;
       for (const [key, value] of Object.entries(spec.taskOptions ?? {})) {

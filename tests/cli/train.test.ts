@@ -50,6 +50,37 @@ describe('npm run train', () => {
     expect(run.summary.successRate).toBeGreaterThanOrEqual(0);
   }, 60_000);
 
+  it('scores the frozen reference on onnxruntime-web with --reference=ort', async () => {
+    quiet();
+    const dir = mkdtempSync(join(tmpdir(), 'train-'));
+    const flags = [
+      '--algo=grpo',
+      '--task=copy',
+      '--backend=cpu',
+      '--sft-steps=2',
+      '--updates=3',
+      '--group-size=2',
+      '--prompts-per-update=2',
+      '--width=16',
+      '--layers=1',
+      '--heads=2',
+      '--kl-coef=0.1',
+      '--lr=0.01',
+    ];
+    const read = (name: string) => JSON.parse(readFileSync(join(dir, name), 'utf8'));
+    expect(await main([...flags, '--reference=ort', `--out=${join(dir, 'ort.json')}`])).toBe(0);
+    expect(await main([...flags, `--out=${join(dir, 'ours.json')}`])).toBe(0);
+    const [ort, ours] = [read('ort.json'), read('ours.json')];
+    expect(ort.backend).toBe('CPU (requested), reference on onnxruntime-web (wasm)');
+    expect(ours.backend).toBe('CPU (requested)');
+    const kl = (run: { metrics: Record<string, number[]> }) => run.metrics['actor/kl_loss']!;
+    expect(kl(ours)[2]).toBeGreaterThan(1e-6);
+    kl(ours).forEach((k, i) =>
+      expect(Math.abs(kl(ort)[i]! - k)).toBeLessThanOrEqual(1e-5 + 1e-3 * k),
+    );
+    await expect(main([...flags, '--reference=trt'])).rejects.toThrow(/reference.*engine or ort/);
+  }, 60_000);
+
   it('refuses unknown flags, bad values and unknown algorithms, naming them', async () => {
     quiet();
     await expect(main(['--algo=sarsa', '--updates=1', '--alpah=0.1'])).rejects.toThrow(/--alpah/);

@@ -134,6 +134,12 @@ describe('parseLabRun', () => {
       'only for language-model runs',
     ],
     [
+      'an unknown reference engine',
+      (f) => void ((f.spec as Record<string, unknown>).reference = 'tensorrt'),
+      'spec.reference',
+      "must be one of 'engine', 'ort'",
+    ],
+    [
       'a boolean metric value',
       (f) => void (metrics(f)['reward/mean']![12] = true),
       "metrics['reward/mean'][12]",
@@ -263,6 +269,7 @@ describe('parseLabRun', () => {
             label: '#1 grpo',
             backend: 'cpu',
             sftSteps: 50,
+            reference: 'ort',
             ...(checkpoint ? { checkpoint } : {}),
           };
           const back = parseLabRun(exportLabRun(run), catalog);

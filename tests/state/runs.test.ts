@@ -73,6 +73,8 @@ const catalog: RunCatalog = {
       },
       defaults: { epsilon: 0.1, initialQ: 0 },
       envs: ['gridworld', 'cliffwalking'],
+      exportsOnnx: false,
+      reference: null,
     },
     {
       name: 'grpo',
@@ -84,6 +86,8 @@ const catalog: RunCatalog = {
       },
       defaults: { lr: 1e-3, maxNewTokens: 8 },
       envs: [],
+      exportsOnnx: true,
+      reference: 'kl',
     },
   ],
   tasks: [
@@ -287,6 +291,18 @@ describe('RunDraft', () => {
       config: { lr: 1e-3, maxNewTokens: 8 },
       backend: 'auto',
     });
+  });
+
+  it('names the reference engine only when the run scores a reference (KL on)', () => {
+    const draft = new RunDraft(catalog, { algo: 'grpo' });
+    draft.reference = 'ort';
+    expect(draft.usesReference).toBe(false);
+    expect(draft.spec.reference).toBeUndefined();
+    draft.config.klCoef = 0.05;
+    expect(draft.usesReference).toBe(true);
+    expect(draft.spec.reference).toBe('ort');
+    draft.select('q-learning');
+    expect(draft.usesReference).toBe(false);
   });
 
   it('falls back to the first environment the algorithm accepts', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bucketPoints } from '../../src/worker/metric-buckets';
-import { importTransformerOnnx } from '../../src/onnx/import';
+import { importOnnx, importTransformerOnnx } from '../../src/onnx/import';
+import { nodeOrtOptions } from '../../src/onnx/ort-node';
 import { createRunHost } from '../../src/worker/run-host';
 import type { MetricPoint, RunMessage, RunSpec } from '../../src/worker/run-protocol';
 import { checkRunSpec, runCatalog } from '../../src/worker/run-spec';
@@ -163,6 +164,54 @@ describe('run host: language models', () => {
   }, 60_000);
 });
 
+describe('run host: the frozen reference on onnxruntime-web', () => {
+  const grpo = runCatalog().algorithms.find((a) => a.name === 'grpo')!;
+  const klSpec = (reference: RunSpec['reference']): RunSpec => ({
+    algo: 'grpo',
+    task: 'copy',
+    seed: 3,
+    config: { ...grpo.defaults, klCoef: 0.1, lr: 3e-3, groupSize: 4, promptsPerUpdate: 2 },
+    backend: 'cpu',
+    sftSteps: 2,
+    reference,
+  });
+  /** KL and reward of updates 1..n of a run with this reference engine. */
+  async function trainWith(reference: RunSpec['reference'], n: number) {
+    const messages: RunMessage[] = [];
+    const api = createRunHost({ flushMs: 10, ort: nodeOrtOptions() });
+    await api.createRun(klSpec(reference), (m) => messages.push(m));
+    for (let i = 0; i < n; i++) await api.step();
+    await api.dispose();
+    const points = messages.flatMap((m) => (m.type === 'update' ? m.points : []));
+    const lines = messages.flatMap((m) => (m.type === 'backend' ? [m.line] : []));
+    return {
+      kl: points.map((p) => p.metrics['actor/kl_loss']!),
+      reward: points.map((p) => p.metrics['reward/mean']!),
+      line: lines.at(-1)!,
+    };
+  }
+
+  it('scores the KL term as our engine does (wasm EP), and says so on the backend line', async () => {
+    const ours = await trainWith('engine', 3);
+    const ort = await trainWith('ort', 3);
+    expect(ours.line).toBe('CPU — requested for this run');
+    expect(ort.line).toBe('CPU — requested for this run · reference on onnxruntime-web (wasm)');
+    // Same samples (the policy and its sampling do not depend on the reference engine) ...
+    expect(ort.reward).toEqual(ours.reward);
+    // ... and the same KL within float tolerance, once the policy has moved away from π_ref.
+    expect(ours.kl[2]).toBeGreaterThan(1e-6);
+    for (let i = 0; i < 3; i++) {
+      expect(Math.abs(ort.kl[i]! - ours.kl[i]!)).toBeLessThanOrEqual(1e-5 + 1e-3 * ours.kl[i]!);
+    }
+  }, 120_000);
+
+  it('refuses an unknown reference engine, naming the choices', () => {
+    expect(checkRunSpec(klSpec('trt' as never))).toEqual([
+      { field: 'reference', message: "reference must be one of engine, ort, got 'trt'" },
+    ]);
+  });
+});
+
 describe('run host: replay (resume a saved run, fork at a step)', () => {
   /** The metrics of update `step` as the host reported them, wall-clock rates left out. */
   const metricsAt = (messages: RunMessage[], step: number) => {
@@ -284,7 +333,11 @@ describe('run host: inspecting between updates', () => {
     );
     const before = await api.inspect();
     expect(before).toMatchObject({ kind: 'cartpole', step: 0 });
-    expect(await api.exportOnnx()).toBeNull(); // environment runs have no transformer
+    // The MLP actor-critic as ONNX, read back by our importer with the agent's shape.
+    const onnx = importOnnx((await api.exportOnnx())!);
+    if (onnx.format !== 'mlp-actor-critic') throw new Error('actor-critic expected');
+    expect(onnx.actorConfig).toMatchObject({ inputs: 4, outputs: 2 });
+    expect(onnx.criticConfig).toMatchObject({ inputs: 4, outputs: 1 });
     await api.start();
     const during = await api.inspect();
     await api.pause();
