@@ -3,8 +3,8 @@
  * `npm run train -- --algo=q-learning --env=cliffwalking --updates=500`
  *
  * Any algorithm of src/rl/registry.ts, headless in Node. Language-model algorithms (--task) run on
- * WebGPU through Dawn where an adapter exists, else on the CPU, and say which; --init=<checkpoint>
- * starts from a saved model, otherwise --sft-steps of supervised warm-up come first. The frozen
+ * WebGPU through Dawn where an adapter exists, else on the CPU, and say which; --init=<file>
+ * starts from a saved model (checkpoint or ONNX export), otherwise --sft-steps of supervised warm-up come first. The frozen
  * reference (KL term, DPO) runs on our engine, or with --reference=ort on onnxruntime-web. Every setting
  * of the algorithm (and of the task) is a --kebab-case flag generated from its spec. A progress bar
  * and a metrics line every --log-every updates; --out writes a run file the lab can import.
@@ -13,7 +13,6 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { TOKEN_TASK_NAMES, TOKEN_TASKS, type TokenTaskName } from '../envs/token-tasks/registry';
 import type { LanguageModel } from '../models/language-model';
-import { loadLanguageModel } from '../models/lm-checkpoint';
 import { CharTokenizer } from '../models/tokenizer';
 import type { TransformerConfig } from '../models/transformer-config';
 import { transformerLayout } from '../models/transformer-params';
@@ -26,6 +25,7 @@ import { DEFAULT_SFT_CONFIG, runSft } from '../rl/sft';
 import { timedUpdate, type Trainer } from '../rl/trainer';
 import { nodeOrtOptions } from '../onnx/ort-node';
 import { OrtReferenceModel } from '../onnx/ort-reference-model';
+import { readStartingPolicy } from '../onnx/starting-policy';
 import { CliArgs } from './args';
 import { createLanguageModel, type BackendChoice } from './backend';
 
@@ -179,16 +179,15 @@ async function setUpLanguageModel(args: CliArgs, algo: LmAlgorithm, seed: number
   };
   let params = transformerLayout(modelConfig).initialize<Float32Array>(seed);
   if (init) {
-    const loaded = loadLanguageModel(new Uint8Array(readFileSync(init)));
-    if (loaded.config.valueHead !== algo.valueHead) {
-      throw new OpInputError(
-        'train',
-        'init',
-        `the checkpoint ${algo.valueHead ? 'has no' : 'has a'} value head; this algorithm ${algo.valueHead ? 'needs' : 'does not use'} one`,
-      );
-    }
-    modelConfig = loaded.config;
-    params = loaded.params;
+    // A checkpoint or an ONNX export; the value head follows the algorithm (added or dropped).
+    const started = readStartingPolicy(new Uint8Array(readFileSync(init)), {
+      tokenizer: tokenizer.spec,
+      tokensNeeded: task.maxChars + 2,
+      valueHead: algo.valueHead,
+      seed,
+    });
+    modelConfig = started.config;
+    params = started.params;
   }
   const { model: policy, description } = await createLanguageModel(choice, modelConfig, params);
   if (!init && sftSteps > 0) {

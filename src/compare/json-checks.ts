@@ -149,3 +149,15 @@ export function expectSettings(
   }
   return out;
 }
+
+/**
+ * A shipped model's name (a-z, 0-9, -; at most 64 characters). Format only: whether such a model
+ * ships is the worker's run-spec check when the run starts.
+ */
+export function expectModelName(value: unknown, path: string): string {
+  const name = expectString(value, path, 64);
+  if (!/^[a-z0-9-]+$/.test(name)) {
+    throw new ImportError(path, `must be a model name (a-z, 0-9, -), got ${describeValue(name)}`);
+  }
+  return name;
+}

@@ -2,7 +2,8 @@
  * A lab run as a file, and the importer for it. Export writes
  *
  *   { format: 'agent-rl-lab/lab-run', version: 1, exportedAt?, label?,
- *     spec: { algorithm, task, seed, config, taskOptions?, backend?, sftSteps?, reference? },
+ *     spec: { algorithm, task, seed, config, taskOptions?, backend?, sftSteps?, reference?,
+ *             init?: { shipped: name } | { file: name, bytes: base64 } },
  *     metrics: { name: [value per update, …] },        NaN/±Infinity as "NaN", "Infinity", …
  *     events: [RunEvent, …],
  *     checkpoint?: base64 of the checkpoint file's bytes }
@@ -14,12 +15,14 @@
  * ImportError naming its JSON path. Nothing in a file is evaluated, and a refused file changes
  * nothing (there is no state here to change).
  */
+import type { StartFrom } from '../worker/run-protocol';
 import { base64ToBytes, bytesToBase64 } from './base64';
 import {
   child,
   describeValue,
   expectInt,
   expectKeys,
+  expectModelName,
   expectOneOf,
   expectRecord,
   expectSettings,
@@ -79,6 +82,7 @@ export interface LabRunFile {
     backend?: 'auto' | 'cpu';
     sftSteps?: number;
     reference?: 'engine' | 'ort';
+    init?: { shipped: string } | { file: string; bytes: string };
   };
   metrics: Record<string, JsonMetricValue[]>;
   events: RunEvent[];
@@ -94,6 +98,8 @@ export interface LabRunExport extends RunRecord {
   sftSteps?: number;
   /** Language models: the engine that scored the frozen reference ('engine' when left out). */
   reference?: 'engine' | 'ort';
+  /** Language models: the saved weights the run started from (else a random initialization). */
+  init?: StartFrom;
   /** The latest checkpoint file's bytes (src/models checkpoint format). */
   checkpoint?: Uint8Array;
   /** ISO time; left out when not given (keeps exports reproducible in tests). */
@@ -109,6 +115,7 @@ export interface ImportedRun extends RunRecord {
   backend?: 'auto' | 'cpu';
   sftSteps?: number;
   reference?: 'engine' | 'ort';
+  init?: StartFrom;
   checkpoint?: Uint8Array;
   exportedAt?: string;
   /** CLI run files only: the backend description, creation time and summary the CLI wrote. */
@@ -131,6 +138,7 @@ export function exportLabRun(run: LabRunExport): string {
       ...(run.backend === undefined ? {} : { backend: run.backend }),
       ...(run.sftSteps === undefined ? {} : { sftSteps: run.sftSteps }),
       ...(run.reference === undefined ? {} : { reference: run.reference }),
+      ...(run.init === undefined ? {} : { init: initToJson(run.init) }),
     },
     metrics: Object.fromEntries(
       Object.entries(run.metrics).map(([name, values]) => [name, values.map(jsonMetricValue)]),
@@ -192,7 +200,7 @@ function readLabRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
     spec,
     'spec',
     ['algorithm', 'task', 'seed', 'config'],
-    ['taskOptions', 'backend', 'sftSteps', 'reference'],
+    ['taskOptions', 'backend', 'sftSteps', 'reference', 'init'],
   );
   const algo = knownAlgorithm(spec.algorithm, 'spec.algorithm', catalog);
   const task = expectOneOf(spec.task, 'spec.task', tasksFor(catalog, algo));
@@ -236,6 +244,12 @@ function readLabRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
       throw new ImportError('spec.reference', `is only for language-model runs, not ${algo.name}`);
     }
     run.reference = expectOneOf(spec.reference, 'spec.reference', ['engine', 'ort'] as const);
+  }
+  if (spec.init !== undefined) {
+    if (algo.family !== 'lm') {
+      throw new ImportError('spec.init', `is only for language-model runs, not ${algo.name}`);
+    }
+    run.init = readInit(spec.init);
   }
   run.metrics = readMetrics(root.metrics);
   run.events = readEvents(root.events, algo, seriesLength(run.metrics), 'lab-run');
@@ -462,4 +476,33 @@ function readSummary(value: unknown): Record<string, number | string> {
       );
     }),
   );
+}
+
+function initToJson(init: StartFrom): { shipped: string } | { file: string; bytes: string } {
+  return init.kind === 'shipped'
+    ? { shipped: init.model }
+    : { file: init.name, bytes: bytesToBase64(init.bytes) };
+}
+
+/** Shipped names are checked against the catalog when the run starts (the worker's spec check). */
+function readInit(value: unknown): StartFrom {
+  const init = expectRecord(value, 'spec.init');
+  if ('shipped' in init) {
+    expectKeys(init, 'spec.init', ['shipped'], []);
+    return { kind: 'shipped', model: expectModelName(init.shipped, 'spec.init.shipped') };
+  }
+  expectKeys(init, 'spec.init', ['file', 'bytes'], []);
+  const name = expectString(init.file, 'spec.init.file', 256);
+  const text = expectString(init.bytes, 'spec.init.bytes', IMPORT_LIMITS.maxChars);
+  let bytes: Uint8Array;
+  try {
+    bytes = base64ToBytes(text);
+  } catch (error) {
+    throw new ImportError(
+      'spec.init.bytes',
+      error instanceof Error ? error.message : String(error),
+    );
+  }
+  if (bytes.length === 0) throw new ImportError('spec.init.bytes', 'must not be empty');
+  return { kind: 'file', name, bytes };
 }

@@ -17,6 +17,7 @@ import {
   child,
   describeValue,
   expectInt,
+  expectModelName,
   expectOneOf,
   expectRecord,
   expectSettings,
@@ -50,6 +51,11 @@ export interface LinkedRun {
   sftSteps?: number;
   /** Language models: the task's options that differ from its defaults. */
   taskOptions?: Settings;
+  /**
+   * Language models: the shipped checkpoint the run starts from. (A run started from a user's
+   * own file cannot travel in a link: it goes without, and the share panel says so.)
+   */
+  init?: { kind: 'shipped'; model: string };
 }
 
 /** A link that cannot be made or read; `run` is the index of the run at fault, if one is. */
@@ -72,6 +78,7 @@ interface CompactRun {
   c?: Settings;
   w?: number;
   o?: Settings;
+  i?: string;
 }
 
 const FIELD_NAMES: Record<keyof CompactRun, string> = {
@@ -81,6 +88,7 @@ const FIELD_NAMES: Record<keyof CompactRun, string> = {
   c: 'config',
   w: 'sftSteps',
   o: 'taskOptions',
+  i: 'init',
 };
 
 /**
@@ -111,6 +119,7 @@ export function encodeComparison(runs: readonly LinkedRun[], catalog: CompareCat
     if (run.taskOptions !== undefined && Object.keys(run.taskOptions).length > 0) {
       out.o = run.taskOptions;
     }
+    if (run.init !== undefined) out.i = run.init.model;
     // Every field must pass the decoder's checks, and the full config must be the one given.
     const read = readRun(out, i, catalog);
     for (const key of Object.keys(read.config)) {
@@ -233,6 +242,12 @@ function readRun(value: unknown, index: number, catalog: CompareCatalog): Linked
         throw new ImportError(at('o'), `is only for language-model runs, not ${algo.name}`);
       }
       linked.taskOptions = expectSettings(run.o, at('o'), options, false);
+    }
+    if (run.i !== undefined) {
+      if (algo.family !== 'lm') {
+        throw new ImportError(at('i'), `is only for language-model runs, not ${algo.name}`);
+      }
+      linked.init = { kind: 'shipped', model: expectModelName(run.i, at('i')) };
     }
     return linked;
   } catch (error) {

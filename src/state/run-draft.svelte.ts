@@ -6,6 +6,8 @@ import type {
   RunCatalog,
   RunSpec,
   SettingValue,
+  ShippedModelInfo,
+  StartFrom,
   TaskInfo,
 } from '../worker/run-protocol';
 
@@ -18,6 +20,10 @@ export class RunDraft {
   sftSteps = $state<number | null>(100);
   /** Language models: the engine that scores the frozen reference (KL term, DPO). */
   reference = $state<ReferenceEngine>('engine');
+  /** Language models: 'new' (random weights), 'shipped:<name>', or 'file' (startFile). */
+  start = $state<string>('new');
+  /** The checkpoint or ONNX file picked when start is 'file' (raw: bytes are not made reactive). */
+  startFile = $state.raw<{ name: string; bytes: Uint8Array } | undefined>(undefined);
   /** Values as the inputs hold them (a cleared number input is null: refused by the check). */
   config = $state<Record<string, SettingValue | null>>({});
   /** The task's options (language models), from the task's defaults. */
@@ -45,6 +51,7 @@ export class RunDraft {
    */
   selectTask(task: string): void {
     this.task = task;
+    this.start = 'new';
     const info = this.taskInfo;
     this.taskOptions = { ...(info?.defaults ?? {}) };
     const recommended = info?.recommended ?? {};
@@ -59,6 +66,48 @@ export class RunDraft {
   get usesReference(): boolean {
     const when = this.info?.reference;
     return when === 'always' || (when === 'kl' && Number(this.config.klCoef ?? 0) > 0);
+  }
+
+  /** The shipped checkpoints warmed up on the selected task. */
+  get startingModels(): ShippedModelInfo[] {
+    return this.catalog.startingModels.filter((m) => m.task === this.task);
+  }
+
+  /**
+   * Picks what the run starts from. A shipped checkpoint brings the task options it was warmed up
+   * with (its context fits them) and needs no warm-up; a new model gets the task's usual warm-up.
+   */
+  selectStart(start: string): void {
+    this.start = start;
+    const shipped = this.startingModels.find((m) => `shipped:${m.name}` === start);
+    if (shipped) {
+      this.taskOptions = { ...(this.taskInfo?.defaults ?? {}), ...shipped.taskOptions };
+      this.sftSteps = 0;
+    } else if (start === 'file') {
+      this.sftSteps = 0;
+    } else {
+      this.sftSteps = this.taskInfo?.recommended.sftSteps ?? this.catalog.sftSteps.default;
+    }
+  }
+
+  private get init(): StartFrom | undefined {
+    if (this.start.startsWith('shipped:')) {
+      return { kind: 'shipped', model: this.start.slice('shipped:'.length) };
+    }
+    if (this.start === 'file') {
+      // No file yet: an empty one, which the spec check refuses ("choose a file").
+      return { kind: 'file', ...(this.startFile ?? { name: '', bytes: new Uint8Array(0) }) };
+    }
+    return undefined;
+  }
+
+  /** The spec as a short string (a start file by name and size): re-check when it changes. */
+  get fingerprint(): string {
+    const file = this.startFile;
+    return JSON.stringify({
+      ...this.spec,
+      init: this.start === 'file' ? [file?.name, file?.bytes.length] : this.start,
+    });
   }
 
   get info(): AlgorithmInfo | undefined {
@@ -90,6 +139,7 @@ export class RunDraft {
             sftSteps: this.sftSteps as number,
             // Only where a reference is scored: a run file never names an engine it did not use.
             ...(this.usesReference ? { reference: this.reference } : {}),
+            ...(this.init ? { init: this.init } : {}),
           }
         : { env: this.env }),
       seed: this.seed as number,

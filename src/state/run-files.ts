@@ -29,6 +29,7 @@ export function runToJson(run: ShareableRun, exportedAt?: string): string {
     ...(spec.task !== undefined && spec.reference !== undefined
       ? { reference: spec.reference }
       : {}),
+    ...(spec.task !== undefined && spec.init !== undefined ? { init: spec.init } : {}),
     ...(spec.taskOptions ? { taskOptions: spec.taskOptions } : {}),
     ...(exportedAt ? { exportedAt } : {}),
   });
@@ -75,6 +76,7 @@ function specOf(run: ImportedRun | LinkedRun, catalog: CompareCatalog): RunSpec 
           ...(run.taskOptions ? { taskOptions: run.taskOptions } : {}),
           sftSteps: run.sftSteps ?? catalog.sftSteps.default,
           ...('reference' in run && run.reference ? { reference: run.reference } : {}),
+          ...(run.init ? { init: run.init } : {}),
         }
       : { env: run.task }),
     seed: run.seed,
@@ -122,6 +124,8 @@ export function comparisonToken(
         ? { sftSteps: spec.sftSteps }
         : {}),
       ...(spec.taskOptions ? { taskOptions: changedOptions(spec, catalog) } : {}),
+      // A user's own file cannot travel in a link (the share panel says so); shipped ones can.
+      ...(spec.init?.kind === 'shipped' ? { init: spec.init } : {}),
     })),
     catalog,
   );

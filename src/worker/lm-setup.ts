@@ -7,6 +7,7 @@ import { acquireGpu, type GpuContext } from '../gpu/context';
 import { exportTransformerOnnx } from '../onnx/export-transformer';
 import type { OrtSessionOptions } from '../onnx/ort-reference';
 import { OrtReferenceModel } from '../onnx/ort-reference-model';
+import { readStartingPolicy } from '../onnx/starting-policy';
 import { describeAdapter, describeUnavailable } from '../gpu/adapter-summary';
 import { createTokenTask } from '../envs/token-tasks/registry';
 import type { LanguageModel } from '../models/language-model';
@@ -18,7 +19,8 @@ import { transformerLayout } from '../models/transformer-params';
 import type { LmAlgorithm } from '../rl/registry';
 import { DEFAULT_SFT_CONFIG, runSft } from '../rl/sft';
 import type { Trainer } from '../rl/trainer';
-import type { RunMessage, RunSpec, Settings } from './run-protocol';
+import type { RunMessage, RunSpec, Settings, StartFrom } from './run-protocol';
+import { fetchShippedModel, shippedModel } from './shipped-models';
 import { SFT_STEPS } from './run-spec';
 
 export interface LmRun {
@@ -26,6 +28,24 @@ export interface LmRun {
   /** The policy now as an ONNX file (weights by layout name, config and tokenizer inside). */
   exportOnnx(): Promise<Uint8Array>;
   dispose(): void;
+}
+
+export interface LmRunOptions {
+  /** Where onnxruntime-web comes from for `reference: 'ort'` (Node: nodeOrtOptions()). */
+  ort?: Pick<OrtSessionOptions, 'build' | 'wasmPaths'>;
+  /** Reads a shipped checkpoint of public/models/ (default: fetched from the page's server). */
+  readShipped?: (file: string) => Promise<Uint8Array>;
+}
+
+/** The bytes a run starts from: a shipped checkpoint, or the file the user picked. */
+async function startBytes(
+  init: StartFrom,
+  readShipped: LmRunOptions['readShipped'] = fetchShippedModel,
+): Promise<Uint8Array> {
+  if (init.kind === 'file') return init.bytes;
+  const model = shippedModel(init.model);
+  if (!model) throw new Error(`init.model: no shipped model '${init.model}'`);
+  return readShipped(model.file);
 }
 
 type MakeModel = (config: TransformerConfig, params: Float32Array) => LanguageModel;
@@ -69,11 +89,12 @@ export async function setUpLmRun(
   spec: RunSpec,
   algo: LmAlgorithm,
   emit: (message: RunMessage) => void,
-  ort: Pick<OrtSessionOptions, 'build' | 'wasmPaths'> = {},
+  options: LmRunOptions = {},
 ): Promise<LmRun> {
+  const ort = options.ort ?? {};
   const task = createTokenTask(spec.task ?? 'reverse', spec.taskOptions ?? {});
   const tokenizer = CharTokenizer.createDefault();
-  const modelConfig: TransformerConfig = {
+  let modelConfig: TransformerConfig = {
     vocab: tokenizer.vocabSize,
     context: Math.min(256, task.maxChars + 2 + 8),
     width: 64,
@@ -82,7 +103,19 @@ export async function setUpLmRun(
     tiedEmbeddings: true,
     valueHead: algo.valueHead,
   };
-  const params = transformerLayout(modelConfig).initialize<Float32Array>(spec.seed);
+  let params: Float32Array;
+  if (spec.init) {
+    const started = readStartingPolicy(await startBytes(spec.init, options.readShipped), {
+      tokenizer: tokenizer.spec,
+      tokensNeeded: task.maxChars + 2,
+      valueHead: algo.valueHead,
+      seed: spec.seed,
+    });
+    modelConfig = started.config;
+    params = started.params;
+  } else {
+    params = transformerLayout(modelConfig).initialize<Float32Array>(spec.seed);
+  }
   const backend = await pickBackend(spec.backend);
   emit({ type: 'backend', kind: backend.kind, line: backend.line });
   const policy = backend.make(modelConfig, params);

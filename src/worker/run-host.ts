@@ -3,10 +3,9 @@
  * control messages (pause, live changes) get through between updates, and streams metrics to the
  * UI in batches. run.worker.ts exposes it; tests drive it directly in Node.
  */
-import type { OrtSessionOptions } from '../onnx/ort-reference';
 import { algorithm } from '../rl/registry';
 import { timedUpdate, type Trainer } from '../rl/trainer';
-import { setUpLmRun } from './lm-setup';
+import { setUpLmRun, type LmRunOptions } from './lm-setup';
 import { bucketPoints } from './metric-buckets';
 import type {
   HyperparamResult,
@@ -28,10 +27,10 @@ export interface RunHostOptions {
   /** Most points per message; faster runs are averaged into this many buckets. */
   maxPoints?: number;
   /**
-   * Where onnxruntime-web comes from for runs with `reference: 'ort'` (its build and wasm files).
-   * Browsers leave it out (Vite serves the files); Node passes nodeOrtOptions().
+   * Language-model runs: where onnxruntime-web (`reference: 'ort'`) and shipped checkpoints come
+   * from. Browsers leave it out (Vite serves both); Node passes nodeOrtOptions() and a file reader.
    */
-  ort?: Pick<OrtSessionOptions, 'build' | 'wasmPaths'>;
+  lm?: LmRunOptions;
 }
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -41,7 +40,7 @@ export function createRunHost({
   flushMs = 50,
   sliceMs = 12,
   maxPoints = 200,
-  ort,
+  lm,
 }: RunHostOptions = {}): RunWorkerApi {
   let trainer: Trainer<Settings> | undefined;
   let listener: RunListener | undefined;
@@ -158,7 +157,7 @@ export function createRunHost({
             line: 'CPU — environment algorithms run on the CPU',
           });
         } else {
-          const run = await setUpLmRun(spec, algo, emit, ort);
+          const run = await setUpLmRun(spec, algo, emit, lm);
           trainer = run.trainer;
           disposeModel = run.dispose;
           exportModel = run.exportOnnx;

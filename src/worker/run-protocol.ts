@@ -54,6 +54,30 @@ export interface RunSpec {
    * when the run is on WebGPU, else wasm). Either gives the same numbers within float tolerance.
    */
   reference?: ReferenceEngine;
+  /**
+   * Language models: start from saved weights instead of a random initialization — a shipped
+   * checkpoint (public/models/) or a checkpoint / ONNX file the user picked. The warm-up
+   * (sftSteps) still runs on top when it is above 0.
+   */
+  init?: StartFrom;
+}
+
+export type StartFrom =
+  { kind: 'shipped'; model: string } | { kind: 'file'; name: string; bytes: Uint8Array };
+
+/** A shipped starting checkpoint, as public/models/manifest.json records it. */
+export interface ShippedModelInfo {
+  name: string;
+  /** The token task it was warmed up on, and that task's options. */
+  task: string;
+  taskOptions: Settings;
+  /** The model's context in tokens: the task options a run picks must fit it. */
+  context: number;
+  /** Supervised steps it was warmed up with, and its greedy success after them (0–1). */
+  sftSteps: number;
+  successRate: number;
+  /** The checkpoint file in public/models/. */
+  file: string;
 }
 
 export type ReferenceEngine = 'engine' | 'ort';
@@ -155,6 +179,8 @@ export interface RunCatalog {
   tasks: TaskInfo[];
   /** Language models: the warm-up's default and valid range. */
   sftSteps: { default: number; min: number; max: number; doc: string };
+  /** Shipped starting checkpoints a language-model run can start from. */
+  startingModels: ShippedModelInfo[];
 }
 
 /** One invalid field of a run spec, e.g. { field: 'alpha', message: 'must be a number in (0, 1], got 2' }. */

@@ -11,6 +11,7 @@ import {
 } from '../envs/token-tasks/registry';
 import { OpInputError } from '../ops/errors';
 import { checkField, type FieldSpec } from '../rl/hyperparams';
+import { SHIPPED_MODELS, shippedModel } from './shipped-models';
 import { ALGORITHMS } from '../rl/registry';
 import {
   REFERENCE_ENGINES,
@@ -51,7 +52,53 @@ export function runCatalog(): RunCatalog {
       };
     }),
     sftSteps: SFT_STEPS,
+    startingModels: SHIPPED_MODELS.map((m) => ({ ...m, taskOptions: { ...m.taskOptions } })),
   };
+}
+
+/** Largest checkpoint or ONNX file a run may start from (the shipped ones are about 0.45 MB). */
+export const MAX_START_FILE_BYTES = 32 * 1024 * 1024;
+
+/** Problems of `init` that need no weights read (the worker reads the file when the run starts). */
+function checkStartFrom(spec: RunSpec): string | undefined {
+  const init = spec.init;
+  if (init === undefined) return undefined;
+  if (init.kind === 'shipped') {
+    const model = shippedModel(init.model);
+    if (!model) {
+      return `init.model must be one of ${SHIPPED_MODELS.map((m) => m.name).join(', ')}, got '${init.model}'`;
+    }
+    if (model.task !== spec.task) {
+      return `init.model '${model.name}' was warmed up on ${model.task}, not ${spec.task ?? ''}`;
+    }
+    let needed: number;
+    try {
+      needed = createTokenTask(model.task, spec.taskOptions ?? {}).maxChars + 2;
+    } catch {
+      return undefined; // bad task options are reported under task.*
+    }
+    if (needed > model.context) {
+      return (
+        `init.model '${model.name}' has a context of ${model.context} tokens; these task options ` +
+        `need ${needed} (at most the model's own: ${JSON.stringify(model.taskOptions)})`
+      );
+    }
+    return undefined;
+  }
+  if (init.kind === 'file') {
+    if (typeof init.name !== 'string' || init.name.length > 256) {
+      return 'init.name must be a file name of at most 256 characters';
+    }
+    if (init.name === '') return 'init: choose a checkpoint (.ckpt) or ONNX (.onnx) file';
+    if (!(init.bytes instanceof Uint8Array) || init.bytes.length === 0) {
+      return `init.bytes of ${init.name} must be a non-empty file`;
+    }
+    if (init.bytes.length > MAX_START_FILE_BYTES) {
+      return `init.bytes of ${init.name} must be at most ${MAX_START_FILE_BYTES} bytes, got ${init.bytes.length}`;
+    }
+    return undefined;
+  }
+  return `init.kind must be 'shipped' or 'file', got '${String((init as { kind: unknown }).kind)}'`;
 }
 
 /** Every problem of a spec, one per field (empty when valid); unknown settings are errors too. */
@@ -75,6 +122,12 @@ export function checkRunSpec(spec: RunSpec): FieldError[] {
   const seedRange = { kind: 'int', min: 0, max: 2 ** 31 - 1, live: false, doc: '' } as const;
   attempt('seed', () => checkField(spec.algo, 'seed', seedRange, spec.seed));
   if (algo.family === 'env') {
+    if (spec.init !== undefined) {
+      errors.push({
+        field: 'init',
+        message: `init is only for language-model runs, not ${spec.algo}`,
+      });
+    }
     if (!spec.env || !algo.envs.includes(spec.env as never)) {
       const message = `env must be one of ${algo.envs.join(', ')} for ${spec.algo}, got '${spec.env ?? ''}'`;
       errors.push({ field: 'env', message });
@@ -94,6 +147,8 @@ export function checkRunSpec(spec: RunSpec): FieldError[] {
     attempt('sftSteps', () =>
       checkField(spec.algo, 'sftSteps', sft, spec.sftSteps ?? SFT_STEPS.default),
     );
+    const startError = checkStartFrom(spec);
+    if (startError) errors.push({ field: 'init', message: startError });
     if (spec.reference !== undefined && !REFERENCE_ENGINES.includes(spec.reference)) {
       const message = `reference must be one of ${REFERENCE_ENGINES.join(', ')}, got '${String(spec.reference)}'`;
       errors.push({ field: 'reference', message });

@@ -2,6 +2,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/train';
 
@@ -79,6 +80,23 @@ describe('npm run train', () => {
       expect(Math.abs(kl(ort)[i]! - k)).toBeLessThanOrEqual(1e-5 + 1e-3 * k),
     );
     await expect(main([...flags, '--reference=trt'])).rejects.toThrow(/reference.*engine or ort/);
+  }, 60_000);
+
+  it('starts from a shipped ONNX export with --init (value head dropped for GRPO)', async () => {
+    const log = quiet();
+    log.mockClear(); // the spy is shared with the tests before
+    const out = join(mkdtempSync(join(tmpdir(), 'train-')), 'run.json');
+    const init = fileURLToPath(new URL('../../public/models/reverse.onnx', import.meta.url));
+    const flags = ['--task=reverse', '--backend=cpu', '--updates=1', `--init=${init}`];
+    const common = ['--group-size=2', '--prompts-per-update=2', `--out=${out}`];
+    expect(await main(['--algo=grpo', ...flags, ...common])).toBe(0);
+    expect(JSON.parse(readFileSync(out, 'utf8')).metrics['reward/mean']).toHaveLength(1);
+    // No warm-up line: the run starts from the file's weights.
+    expect(log.mock.calls.flat().join('\n')).not.toMatch(/warm-up/);
+    // A task longer than the model's context is refused with both lengths.
+    await expect(main(['--algo=grpo', ...flags, '--max-length=12'])).rejects.toThrow(
+      /context is 23 tokens, but the task needs up to 27/,
+    );
   }, 60_000);
 
   it('refuses unknown flags, bad values and unknown algorithms, naming them', async () => {

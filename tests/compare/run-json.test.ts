@@ -134,6 +134,32 @@ describe('parseLabRun', () => {
       'only for language-model runs',
     ],
     [
+      'a start for an env run',
+      (f) =>
+        void (f.spec = {
+          algorithm: 'sarsa',
+          task: 'cliffwalking',
+          seed: 1,
+          config: defaultsOf('sarsa'),
+          init: { shipped: 'reverse' },
+        }),
+      'spec.init',
+      'only for language-model runs',
+    ],
+    [
+      'a start file that is not base64',
+      (f) => void ((f.spec as Record<string, unknown>).init = { file: 'a.onnx', bytes: '**' }),
+      'spec.init.bytes',
+      '',
+    ],
+    [
+      'a start with both a shipped name and a file',
+      (f) =>
+        void ((f.spec as Record<string, unknown>).init = { shipped: 'reverse', file: 'a.onnx' }),
+      'spec.init.file',
+      'is not',
+    ],
+    [
       'an unknown reference engine',
       (f) => void ((f.spec as Record<string, unknown>).reference = 'tensorrt'),
       'spec.reference',
@@ -270,6 +296,9 @@ describe('parseLabRun', () => {
             backend: 'cpu',
             sftSteps: 50,
             reference: 'ort',
+            init: checkpoint?.length
+              ? { kind: 'file', name: 'start.onnx', bytes: checkpoint }
+              : { kind: 'shipped', model: 'reverse' },
             ...(checkpoint ? { checkpoint } : {}),
           };
           const back = parseLabRun(exportLabRun(run), catalog);

@@ -58,7 +58,13 @@ const linkedRun: fc.Arbitrary<LinkedRun> = fc.constantFrom(...catalog.algorithms
       )
       .map((changes) => ({ ...algo.defaults, ...changes })),
     ...(algo.family === 'lm'
-      ? { sftSteps: fc.integer({ min: catalog.sftSteps.min, max: catalog.sftSteps.max }) }
+      ? {
+          sftSteps: fc.integer({ min: catalog.sftSteps.min, max: catalog.sftSteps.max }),
+          init: fc.constantFrom(
+            { kind: 'shipped' as const, model: 'reverse' },
+            { kind: 'shipped' as const, model: 'multiply' },
+          ),
+        }
       : {}),
   });
 });
@@ -68,13 +74,20 @@ describe('URL state', () => {
     const runs = decodeComparison(
       token([
         { a: 'grpo', t: 'reverse', s: 1, c: { lr: 0.01 } },
-        { a: 'ppo', t: 'reverse', s: 2, w: 50 },
+        { a: 'ppo', t: 'reverse', s: 2, w: 50, i: 'reverse' },
       ]),
       catalog,
     );
     expect(runs).toEqual([
       { algorithm: 'grpo', task: 'reverse', seed: 1, config: { ...defaultsOf('grpo'), lr: 0.01 } },
-      { algorithm: 'ppo', task: 'reverse', seed: 2, config: defaultsOf('ppo'), sftSteps: 50 },
+      {
+        algorithm: 'ppo',
+        task: 'reverse',
+        seed: 2,
+        config: defaultsOf('ppo'),
+        sftSteps: 50,
+        init: { kind: 'shipped', model: 'reverse' },
+      },
     ]);
   });
 
@@ -201,6 +214,20 @@ describe('URL state', () => {
       'runs[0].sftSteps',
       0,
       'only for language-model runs',
+    ],
+    [
+      'a start for an env run',
+      token([{ a: 'sarsa', t: 'cliffwalking', s: 1, i: 'reverse' }]),
+      'runs[0].init',
+      0,
+      'only for language-model runs',
+    ],
+    [
+      'a start that is not a model name',
+      token([{ a: 'grpo', t: 'reverse', s: 1, i: '../x' }]),
+      'runs[0].init',
+      0,
+      'must be a model name (a-z, 0-9, -), got "../x"',
     ],
     [
       'warm-up steps out of range',

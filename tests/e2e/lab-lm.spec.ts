@@ -120,3 +120,39 @@ test('PPO and GRPO side by side: train, change lr live, inspect, reload, export 
 async function labelOf(card: ReturnType<Page['getByRole']>): Promise<string> {
   return (await card.getByRole('heading').innerText()).trim();
 }
+
+test('a run starts from a shipped checkpoint or from an ONNX file, without a warm-up', async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  const errors = collectErrors(page);
+  await page.goto('/#/lab');
+  const form = page.getByRole('form', { name: 'New run' });
+  await form.getByLabel('Algorithm').selectOption('grpo');
+  await form.getByLabel('Task').selectOption('reverse');
+  await form.getByLabel('Backend').selectOption('cpu');
+  await form.getByLabel('Start from').selectOption('shipped:reverse');
+  await form.getByRole('button', { name: 'Create run' }).click();
+  const shipped = page.getByRole('article', { name: '#1 grpo on reverse' });
+  await expect(shipped.getByTestId('run-status')).toHaveText('idle', { timeout: 60_000 });
+  await expect(shipped.getByTestId('run-start')).toHaveText(
+    'Started from the shipped reverse checkpoint',
+  );
+  await expect(shipped.getByText(/SFT steps: greedy success/)).toHaveCount(0);
+  await shipped.getByRole('button', { name: 'Step' }).click();
+  await expect(shipped.getByTestId('run-steps')).toContainText('Update 1', { timeout: 60_000 });
+
+  // A file: the form refuses to create the run until one is chosen.
+  await form.getByLabel('Task').selectOption('copy');
+  await form.getByLabel('Start from').selectOption('file');
+  await expect(
+    form.getByText('init: choose a checkpoint (.ckpt) or ONNX (.onnx) file'),
+  ).toBeVisible();
+  await form.getByLabel('Weights file', { exact: true }).setInputFiles('public/models/copy.onnx');
+  await expect(form.getByText(/init: choose/)).toHaveCount(0);
+  await form.getByRole('button', { name: 'Create run' }).click();
+  const fromFile = page.getByRole('article', { name: '#2 grpo on copy' });
+  await expect(fromFile.getByTestId('run-status')).toHaveText('idle', { timeout: 60_000 });
+  await expect(fromFile.getByTestId('run-start')).toHaveText('Started from copy.onnx');
+  expect(errors).toEqual([]);
+});

@@ -109,6 +109,17 @@ const catalog: RunCatalog = {
     },
   ],
   sftSteps: { default: 100, min: 0, max: 5000, doc: 'warm-up' },
+  startingModels: [
+    {
+      name: 'reverse',
+      task: 'reverse',
+      taskOptions: { maxLength: 5 },
+      context: 13,
+      sftSteps: 200,
+      successRate: 0.4,
+      file: 'reverse.ckpt',
+    },
+  ],
 };
 
 function setUp(workerOptions: Parameters<typeof fakeWorker>[0] = {}, store?: RunStorePort) {

@@ -2,8 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { bucketPoints } from '../../src/worker/metric-buckets';
 import { importOnnx, importTransformerOnnx } from '../../src/onnx/import';
 import { nodeOrtOptions } from '../../src/onnx/ort-node';
+import { loadLanguageModel } from '../../src/models/lm-checkpoint';
+import { transformerLayout } from '../../src/models/transformer-params';
+import { readShipped, shippedEntry } from '../onnx/shipped';
 import { createRunHost } from '../../src/worker/run-host';
-import type { MetricPoint, RunMessage, RunSpec } from '../../src/worker/run-protocol';
+import type { MetricPoint, RunMessage, RunSpec, Settings } from '../../src/worker/run-protocol';
 import { checkRunSpec, runCatalog } from '../../src/worker/run-spec';
 
 const spec: RunSpec = {
@@ -164,6 +167,111 @@ describe('run host: language models', () => {
   }, 60_000);
 });
 
+describe('run host: starting from saved weights', () => {
+  const grpo = runCatalog().algorithms.find((a) => a.name === 'grpo')!;
+  const ppo = runCatalog().algorithms.find((a) => a.name === 'ppo')!;
+  const reverse = shippedEntry('reverse');
+  const readShippedFile = async (file: string) => readShipped(file);
+  const startSpec = (over: Partial<RunSpec>): RunSpec => ({
+    algo: 'grpo',
+    task: 'reverse',
+    taskOptions: reverse.taskOptions as Settings,
+    seed: 2,
+    config: grpo.defaults,
+    backend: 'cpu',
+    sftSteps: 0,
+    init: { kind: 'shipped', model: 'reverse' },
+    ...over,
+  });
+
+  it('lists the shipped checkpoints in the catalog, from the manifest', () => {
+    const listed = runCatalog().startingModels.find((m) => m.name === 'reverse');
+    expect(listed).toEqual({
+      name: 'reverse',
+      task: 'reverse',
+      taskOptions: reverse.taskOptions,
+      context: reverse.config.context,
+      sftSteps: reverse.recipe.steps,
+      successRate: reverse.successRate,
+      file: 'reverse.ckpt',
+    });
+  });
+
+  it('GRPO from a shipped checkpoint: its weights, value head dropped, no warm-up', async () => {
+    const messages: RunMessage[] = [];
+    const api = createRunHost({ lm: { readShipped: readShippedFile } });
+    await api.createRun(startSpec({}), (m) => messages.push(m));
+    expect(messages.some((m) => m.type === 'warmup')).toBe(false);
+    const exported = importTransformerOnnx((await api.exportOnnx())!);
+    const shipped = loadLanguageModel(readShipped('reverse.ckpt'));
+    expect(exported.config).toEqual({ ...shipped.config, valueHead: false });
+    const layout = transformerLayout(exported.config);
+    const full = transformerLayout(shipped.config);
+    for (const entry of layout.entries) {
+      expect(layout.view(exported.params, entry.name)).toEqual(
+        full.view(shipped.params, entry.name),
+      );
+    }
+    await api.step(); // and it trains
+    await api.dispose();
+  }, 60_000);
+
+  it('PPO from an ONNX file the user picked: its weights and its value head', async () => {
+    const bytes = readShipped('copy.onnx');
+    const api = createRunHost();
+    await api.createRun(
+      startSpec({
+        algo: 'ppo',
+        task: 'copy',
+        config: ppo.defaults,
+        init: { kind: 'file', name: 'copy.onnx', bytes },
+      }),
+      () => {},
+    );
+    const exported = importTransformerOnnx((await api.exportOnnx())!);
+    expect(exported.params).toEqual(importTransformerOnnx(bytes).params);
+    await api.dispose();
+  }, 60_000);
+
+  it('refuses a damaged file when the run is created, naming the problem', async () => {
+    const api = createRunHost();
+    const bytes = readShipped('copy.onnx').subarray(0, 1000);
+    await expect(
+      api.createRun(
+        startSpec({ task: 'copy', init: { kind: 'file', name: 'x.onnx', bytes } }),
+        () => {},
+      ),
+    ).rejects.toThrow(/^onnx: ModelProto field 7 declares \d+ bytes/);
+  });
+
+  it.each([
+    [
+      { init: { kind: 'shipped', model: 'gpt' } },
+      "init.model must be one of reverse, copy, addition, multiply, got 'gpt'",
+    ],
+    [{ task: 'copy' }, "init.model 'reverse' was warmed up on reverse, not copy"],
+    [
+      { taskOptions: { ...reverse.taskOptions, maxLength: 12 } },
+      `init.model 'reverse' has a context of ${reverse.config.context} tokens; these task options need 27`,
+    ],
+    [
+      { init: { kind: 'file', name: 'x.onnx', bytes: new Uint8Array(0) } },
+      'init.bytes of x.onnx must be a non-empty file',
+    ],
+  ] as [Partial<RunSpec>, string][])('refuses %j before any work: %s', (over, message) => {
+    const errors = checkRunSpec(startSpec(over));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.field).toBe('init');
+    expect(errors[0]!.message.startsWith(message)).toBe(true);
+  });
+
+  it('refuses a start for environment algorithms', () => {
+    expect(checkRunSpec({ ...spec, init: { kind: 'shipped', model: 'reverse' } })).toEqual([
+      { field: 'init', message: 'init is only for language-model runs, not q-learning' },
+    ]);
+  });
+});
+
 describe('run host: the frozen reference on onnxruntime-web', () => {
   const grpo = runCatalog().algorithms.find((a) => a.name === 'grpo')!;
   const klSpec = (reference: RunSpec['reference']): RunSpec => ({
@@ -178,7 +286,7 @@ describe('run host: the frozen reference on onnxruntime-web', () => {
   /** KL and reward of updates 1..n of a run with this reference engine. */
   async function trainWith(reference: RunSpec['reference'], n: number) {
     const messages: RunMessage[] = [];
-    const api = createRunHost({ flushMs: 10, ort: nodeOrtOptions() });
+    const api = createRunHost({ flushMs: 10, lm: { ort: nodeOrtOptions() } });
     await api.createRun(klSpec(reference), (m) => messages.push(m));
     for (let i = 0; i < n; i++) await api.step();
     await api.dispose();
