@@ -8,6 +8,8 @@ import policyLossWgsl from '../../kernels/policy_loss_rows.wgsl?raw';
 import valueIterationTs from '../rl/value-iteration.ts?raw';
 import qLearningTs from '../rl/q-learning.ts?raw';
 import sarsaTs from '../rl/sarsa.ts?raw';
+import groupAdvantagesTs from '../ops/group-advantages.ts?raw';
+import groupAdvantagesWgsl from '../../kernels/group_advantages.wgsl?raw';
 
 export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   'src/ops/policy-loss.ts': policyLossTs,
@@ -15,6 +17,8 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   'src/rl/value-iteration.ts': valueIterationTs,
   'src/rl/q-learning.ts': qLearningTs,
   'src/rl/sarsa.ts': sarsaTs,
+  'src/ops/group-advantages.ts': groupAdvantagesTs,
+  'kernels/group_advantages.wgsl': groupAdvantagesWgsl,
 };
 
 export interface LineRange {

@@ -7,7 +7,14 @@ import { describe, expect, it } from 'vitest';
 import { LESSONS } from '../../src/lessons/catalog';
 import { metricCheckPassed, pathCheckPassed } from '../../src/lessons/checks';
 import { KERNEL_SOURCES } from '../../src/lessons/kernels';
-import { buildPresetSpec, PRESETS, type PresetName } from '../../src/lessons/presets';
+import {
+  buildPresetSpec,
+  PRESETS,
+  type LessonPreset,
+  type PresetName,
+} from '../../src/lessons/presets';
+import { createRunHost } from '../../src/worker/run-host';
+import { readShipped } from '../onnx/shipped';
 import { ALGORITHMS } from '../../src/rl/registry';
 import type { Inspection } from '../../src/rl/inspection';
 import { checkRunSpec } from '../../src/worker/run-spec';
@@ -22,6 +29,7 @@ describe('the lesson catalog', () => {
       '01-mdp/01-value-iteration',
       '01-mdp/02-q-learning-vs-sarsa',
       '03-ppo/01-clipped-objective',
+      '04-grpo/01-group-relative-advantages',
     ]);
   });
 
@@ -61,7 +69,7 @@ describe('the lesson catalog', () => {
 
 /** Drives the preset's trainer until its check passes; returns updates and seconds taken. */
 async function reachCheck(name: PresetName, check: string, budget: number) {
-  const p = PRESETS[name];
+  const p: LessonPreset = PRESETS[name];
   const algo = ALGORITHMS[p.algo]!;
   if (algo.family !== 'env') throw new Error('env presets only');
   const spec = buildPresetSpec(name, algo.defaults);
@@ -95,6 +103,49 @@ describe('presets reach their checks on CPU', () => {
     console.log(`${name}: ${check} after ${update} updates, ${seconds.toFixed(3)} s`);
     expect(update).toBeLessThanOrEqual(budget);
   });
+});
+
+describe('language-model presets reach their checks on CPU', () => {
+  // The lab's own path: the run host builds the run from the preset's spec (shipped start
+  // included) and steps it; the check reads the metric the widget charts.
+  it.each([['grpo-copy', 'reward/accuracy>=0.5', 60]] as const)(
+    '%s reaches %s within %i updates',
+    async (name, check, budget) => {
+      const widget = LESSONS.flatMap((l) => l.blocks).find(
+        (b) => b.kind === 'widget' && b.preset === name && b.check.text === check,
+      );
+      if (widget?.kind !== 'widget' || widget.check.kind !== 'metric') {
+        throw new Error(`no widget ${name} with a metric check ${check}`);
+      }
+      const metric = widget.check.metric;
+      const spec = {
+        ...buildPresetSpec(name, defaultsOf(PRESETS[name].algo)),
+        backend: 'cpu' as const,
+      };
+      const values: number[] = [];
+      const api = createRunHost({
+        flushMs: 1,
+        lm: { readShipped: async (file) => readShipped(file) },
+      });
+      await api.createRun(spec, (m) => {
+        if (m.type === 'update') for (const p of m.points) values.push(p.metrics[metric]!);
+      });
+      const started = performance.now();
+      let update = Infinity;
+      for (let u = 1; u <= budget; u++) {
+        await api.step();
+        if (metricCheckPassed(widget.check, values)) {
+          update = u;
+          break;
+        }
+      }
+      await api.dispose();
+      const seconds = (performance.now() - started) / 1000;
+      console.log(`${name}: ${check} after ${update} updates, ${seconds.toFixed(1)} s`);
+      expect(update).toBeLessThanOrEqual(budget);
+    },
+    300_000,
+  );
 });
 
 describe('the clip plot uses the real op', () => {
