@@ -337,6 +337,28 @@ export class RunManager {
     );
   }
 
+  /**
+   * Back to update 0: the run's worker is ended, its metrics, events and live changes are
+   * cleared, and a fresh trainer is built from its spec (the settings it was created with). The
+   * same label and colour; the stored copy is overwritten. (Fork at 0 keeps the old run instead.)
+   */
+  reset(run: LabRun): Promise<void> {
+    return this.command(run, async () => {
+      const port = run.port;
+      run.port = undefined;
+      if (port) await this.endWorker(port);
+      run.series = {};
+      run.events = [];
+      run.steps = 0;
+      run.config = { ...run.spec.config };
+      run.warmup = undefined;
+      run.replay = undefined;
+      run.backend = undefined;
+      run.storedBackend = undefined;
+      await this.ensureWorker(run);
+    });
+  }
+
   /** Stops the run, frees its model, ends its worker and forgets it. */
   async remove(run: LabRun): Promise<void> {
     this.runs = this.runs.filter((r) => r !== run);
@@ -344,8 +366,11 @@ export class RunManager {
     if (timer !== undefined) clearTimeout(timer);
     this.saveTimers.delete(run);
     void this.options.store?.remove(run.id).catch(() => {});
-    const port = run.port;
-    if (!port) return;
+    if (run.port) await this.endWorker(run.port);
+  }
+
+  /** Frees the worker's model and ends it. */
+  private async endWorker(port: RunPort): Promise<void> {
     try {
       await port.api.dispose();
     } catch {

@@ -79,3 +79,27 @@ test('the form names the field and its range when a setting is out of range', as
   await expect(page.getByRole('article')).toHaveCount(0);
   expect(errors).toEqual([]);
 });
+
+test('reset asks first, then takes a run back to update 0 with its first settings', async ({
+  page,
+}) => {
+  const errors = collectErrors(page);
+  await page.goto('/#/lab');
+  const run = await createRun(page, 'q-learning', 'cliffwalking', 1);
+  const reset = run.getByRole('button', { name: 'Reset', exact: true });
+  await expect(reset).toBeDisabled(); // nothing to reset yet
+  for (let i = 0; i < 3; i++) await run.getByRole('button', { name: 'Step' }).click();
+  await expect(run.getByTestId('run-steps')).toContainText('Update 3');
+  await reset.click();
+  const confirm = run.getByRole('group', { name: 'Confirm reset' });
+  await expect(confirm).toContainText('Its 3 updates and live changes are discarded');
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  await expect(run.getByTestId('run-steps')).toContainText('Update 3');
+  await reset.click();
+  await confirm.getByRole('button', { name: 'Reset to update 0' }).click();
+  await expect(run.getByTestId('run-steps')).toHaveText('Update 0');
+  await expect(run.getByTestId('run-status')).toHaveText('idle');
+  await run.getByRole('button', { name: 'Step' }).click();
+  await expect(run.getByTestId('run-steps')).toContainText('Update 1');
+  expect(errors).toEqual([]);
+});

@@ -269,6 +269,28 @@ describe('RunManager', () => {
     expect(manager.runs).toEqual([run, copy]);
   });
 
+  it('resets a run to update 0: a fresh worker from its spec, metrics and changes cleared', async () => {
+    const { manager, workers } = setUp();
+    const run = await manager.create(spec);
+    workers[0]!.send({
+      type: 'update',
+      points: [{ step: 1, metrics: { m: 1 } }],
+      events: [{ step: 1, kind: 'hyperparams', changes: { epsilon: 0.3 } }],
+      config: { epsilon: 0.3, initialQ: 0 },
+    });
+    expect(run.steps).toBe(1);
+    await manager.reset(run);
+    expect(workers[0]!.calls.slice(-2)).toEqual(['dispose', 'terminate']);
+    expect(workers).toHaveLength(2);
+    expect(workers[1]!.calls).toEqual(['createRun']); // no replay: from scratch
+    expect(run.steps).toBe(0);
+    expect(run.series).toEqual({});
+    expect(run.events).toEqual([]);
+    expect(run.config).toEqual({ epsilon: 0.1, initialQ: 0 });
+    expect(run.status).toBe('idle');
+    expect(manager.runs).toEqual([run]); // the same run, label and colour kept
+  });
+
   it('deletes a run: disposes it, ends its worker, even if dispose fails', async () => {
     const { manager, workers } = setUp({ disposeThrows: true });
     const a = await manager.create(spec);
