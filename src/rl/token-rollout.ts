@@ -114,7 +114,14 @@ export async function rollout(request: RolloutRequest): Promise<RolloutRow[]> {
   const L = generation.maxLength;
   return samples.map((sample, b) => {
     const start = b * L + generation.promptLengths[b]!;
-    const completion = readCompletion(tokenizer, generation.tokens.subarray(start, (b + 1) * L));
+    // The generated tokens follow the prompt contiguously: a completion cut at maxNewTokens is
+    // that many tokens long, not the rest of the row (its padding is not part of it).
+    let generated = 0;
+    for (let t = start; t < (b + 1) * L; t++) generated += generation.mask[t]!;
+    const completion = readCompletion(
+      tokenizer,
+      generation.tokens.subarray(start, start + generated),
+    );
     return {
       sample,
       tokens: generation.tokens.subarray(b * L, (b + 1) * L),

@@ -64,8 +64,9 @@ describe('GRPO inspection', () => {
 
   it('several iterations: ratios move off 1 and a tight clip range clips some tokens', async () => {
     const task = reverseTask({ minLength: 2, maxLength: 3, alphabet: 'abc' });
-    // A length penalty gives a random policy's prompts different rewards, and REINFORCE++ whitens
-    // across the batch, so the advantages (and with them the gradient) are not all zero.
+    // A length penalty gives a random policy's completions different rewards (the few that stop at
+    // an early <eos> are shorter than the ones cut at maxNewTokens), and REINFORCE++ whitens across
+    // the batch, so the advantages (and with them the gradient) are not all zero.
     const rewards = { ...DEFAULT_REWARD_CONFIG, lengthPenalty: 0.2, lengthTarget: 1 };
     const t = createGrpoTrainer(
       { policy: model(task.maxChars + 8), tokenizer, task, seed: 5, rewards },
@@ -73,7 +74,7 @@ describe('GRPO inspection', () => {
         ...DEFAULT_GRPO_CONFIG,
         groupSize: 4,
         promptsPerUpdate: 4,
-        maxNewTokens: 5,
+        maxNewTokens: 10,
         advantageEstimator: 'reinforce++',
         iterations: 4,
         lr: 3e-2,
@@ -82,6 +83,7 @@ describe('GRPO inspection', () => {
       },
     );
     await t.update();
+    expect(new Set(t.lastSamples.map((s) => s.reward)).size).toBeGreaterThan(1);
     const trained = t.lastSamples.flatMap((s) => s.tokens.filter((k) => k.trained));
     expect(trained.some((k) => k.ratio !== 1)).toBe(true);
     expect(trained.some((k) => k.clipped)).toBe(true);
