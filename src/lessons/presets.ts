@@ -81,6 +81,22 @@ export const PRESETS = {
     check: 'reward/accuracy>=0.5',
     backend: 'auto',
   },
+  'grpo-copy-collapse': {
+    title: 'GRPO on copy with a learning rate ten times too high',
+    algo: 'grpo',
+    task: 'copy',
+    taskOptions: { minLength: 3, maxLength: 6, alphabet: 'abcde' },
+    init: { kind: 'shipped', model: 'copy' },
+    sftSteps: 0,
+    seed: 1,
+    // Measured on CPU: answers run to the token limit and frac_reward_zero_std reaches 1 by
+    // update 15.
+    config: { lr: 3e-3 },
+    free: ['lr'],
+    keyMetric: 'frac_reward_zero_std',
+    check: 'frac_reward_zero_std>=0.9',
+    backend: 'auto',
+  },
 } as const satisfies Record<string, LessonPreset>;
 
 export type PresetName = keyof typeof PRESETS;

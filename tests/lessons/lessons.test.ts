@@ -30,6 +30,7 @@ describe('the lesson catalog', () => {
       '01-mdp/02-q-learning-vs-sarsa',
       '03-ppo/01-clipped-objective',
       '04-grpo/01-group-relative-advantages',
+      '07-reading-a-run/01-reading-a-run',
     ]);
   });
 
@@ -108,7 +109,10 @@ describe('presets reach their checks on CPU', () => {
 describe('language-model presets reach their checks on CPU', () => {
   // The lab's own path: the run host builds the run from the preset's spec (shipped start
   // included) and steps it; the check reads the metric the widget charts.
-  it.each([['grpo-copy', 'reward/accuracy>=0.5', 60]] as const)(
+  it.each([
+    ['grpo-copy', 'reward/accuracy>=0.5', 60],
+    ['grpo-copy-collapse', 'frac_reward_zero_std>=0.9', 40],
+  ] as const)(
     '%s reaches %s within %i updates',
     async (name, check, budget) => {
       const widget = LESSONS.flatMap((l) => l.blocks).find(
