@@ -6,6 +6,7 @@
  *         + formatWeight  · format                         ended with <answer>…</answer> in the
  *                                                          task's answer characters
  *         + callValidityWeight · valid calls / calls       (1 when no call was made: nothing invalid)
+ *         + callBonus · valid calls                        a per-call payment (invites flooding)
  *         − toolCost · calls                               the price of each call
  *         − lengthPenalty, + DAPO overlong term            on the tokens the model wrote
  *
@@ -28,6 +29,8 @@ export interface AgentRewardBreakdown extends RewardBreakdown {
   callValidity: number;
   /** −toolCost · calls (≤ 0). */
   toolCost: number;
+  /** callBonus · calls that ran (≥ 0). */
+  callBonus: number;
 }
 
 export function scoreEpisode(
@@ -48,14 +51,16 @@ export function scoreEpisode(
   const format = config.formatWeight * (wellFormed ? 1 : 0);
   const callValidity = task.env.callValidityWeight * (calls === 0 ? 1 : valid / calls);
   const toolCost = -task.env.toolCost * calls;
+  const callBonus = task.env.callBonus * valid;
   const { lengthPenalty, overlong } = lengthTerms(length, config);
   return {
-    total: correct + format + callValidity + toolCost + lengthPenalty + overlong,
+    total: correct + format + callValidity + callBonus + toolCost + lengthPenalty + overlong,
     correct,
     format,
     callValidity,
     // `+ 0` turns −0 into 0, so a term that is off reads as 0.
     toolCost: toolCost + 0,
+    callBonus,
     lengthPenalty: lengthPenalty + 0,
     overlongPenalty: overlong + 0,
     verified,
@@ -71,7 +76,7 @@ export function scoreEpisode(
  *   tools/failure_frequency   failed calls / calls (0 when no call was made)
  *   tools/episodes_with_calls  fraction of episodes that called at least one tool
  *   num_turns/mean, num_turns/max   model turns per episode
- *   reward/call_validity, reward/tool_cost   the two tool terms as added to the total
+ *   reward/call_validity, reward/call_bonus, reward/tool_cost   the tool terms as added to the total
  *   response_length/observation_mean         tool tokens per episode (not in response_length)
  */
 export function summarizeEpisodes(
@@ -94,6 +99,7 @@ export function summarizeEpisodes(
     'num_turns/max': episodes.reduce((m, e) => Math.max(m, e.turns), 0),
     'reward/call_validity': mean((i) => rewards[i]!.callValidity),
     'reward/tool_cost': mean((i) => rewards[i]!.toolCost),
+    'reward/call_bonus': mean((i) => rewards[i]!.callBonus),
     'response_length/observation_mean': mean((i) => episodes[i]!.observationTokens),
   };
 }

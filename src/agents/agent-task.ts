@@ -16,8 +16,13 @@ import type { TokenTask, TokenTaskSample } from '../envs/token-tasks/types';
 export interface AgentEnvOptions {
   /** Offer the task's tools (false: the model must answer from its weights — the no-tool baseline). */
   useTools?: boolean;
-  /** Reward subtracted per tool call, ≥ 0 (0 invites flooding; see the tool-use lessons). */
+  /** Reward subtracted per tool call, ≥ 0 (the counterweight to callBonus). */
   toolCost?: number;
+  /**
+   * Reward added per call that ran, ≥ 0: the naive "reward tool use" shaping. Anything paid per
+   * call invites flooding (calls up to maxCalls); the tool-use lesson shows it. Default 0.
+   */
+  callBonus?: number;
   /** Calls an episode may make; a call beyond it gets an error result and counts as failed. */
   maxCalls?: number;
   /** Model turns per episode (each ends at a call, an answer or <eos>). */
@@ -29,6 +34,7 @@ export interface AgentEnvOptions {
 export const DEFAULT_AGENT_ENV_OPTIONS: Readonly<Required<AgentEnvOptions>> = Object.freeze({
   useTools: true,
   toolCost: 0,
+  callBonus: 0,
   maxCalls: 4,
   maxTurns: 5,
   callValidityWeight: 0,
@@ -46,7 +52,14 @@ export const AGENT_ENV_SPEC: ConfigSpec<AgentEnvOptions> = {
     min: 0,
     max: 10,
     live: true,
-    doc: 'reward subtracted per tool call (0 makes calls free, which invites flooding)',
+    doc: 'reward subtracted per tool call (0 makes calls free)',
+  },
+  callBonus: {
+    kind: 'number',
+    min: 0,
+    max: 10,
+    live: true,
+    doc: 'reward added per call that ran: paying per call invites flooding (calls up to maxCalls)',
   },
   maxCalls: {
     kind: 'int',

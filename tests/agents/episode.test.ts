@@ -143,6 +143,31 @@ describe('agent rewards', () => {
     expect(metrics['num_turns/mean']).toBe(3);
   });
 
+  it('pays callBonus per call that ran, so three calls beat one (the flooding incentive)', async () => {
+    const task = multiplyTask({ callBonus: 0.3, toolCost: 0.05 });
+    const calls = [
+      '<call>calc(12*34)</call>',
+      '<call>calc(12*34)</call>',
+      '<call>calc(1/0)</call>',
+    ];
+    const [flood] = await runEpisodes({
+      ...request([...calls, '<answer>408</answer>'], { maxLength: 160 }),
+      task,
+    });
+    const [once] = await runEpisodes({
+      ...request([calls[0]!, '<answer>408</answer>'], { maxLength: 160 }),
+      task,
+    });
+    const flooded = scoreEpisode(task, flood!, DEFAULT_REWARD_CONFIG);
+    const single = scoreEpisode(task, once!, DEFAULT_REWARD_CONFIG);
+    // Three calls, two ran: correct 1 + bonus 0.3 · 2 − cost 0.05 · 3 = 1.45.
+    expect(flooded.callBonus).toBeCloseTo(0.6, 12);
+    expect(flooded.total).toBeCloseTo(1.45, 12);
+    // One call that ran: 1 + 0.3 − 0.05 = 1.25 — the same right answer earns less.
+    expect(single.total).toBeCloseTo(1.25, 12);
+    expect(summarizeEpisodes([flood!], [flooded])['reward/call_bonus']).toBeCloseTo(0.6, 12);
+  });
+
   it('a wrong answer earns no correctness; no answer fails the format', async () => {
     const task = multiplyTask();
     const cfg = { ...DEFAULT_REWARD_CONFIG, formatWeight: 1 };
