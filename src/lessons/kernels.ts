@@ -10,6 +10,7 @@ import qLearningTs from '../rl/q-learning.ts?raw';
 import sarsaTs from '../rl/sarsa.ts?raw';
 import groupAdvantagesTs from '../ops/group-advantages.ts?raw';
 import groupAdvantagesWgsl from '../../kernels/group_advantages.wgsl?raw';
+import agentEpisodeTs from '../agents/episode.ts?raw';
 
 export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   'src/ops/policy-loss.ts': policyLossTs,
@@ -19,6 +20,7 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   'src/rl/sarsa.ts': sarsaTs,
   'src/ops/group-advantages.ts': groupAdvantagesTs,
   'kernels/group_advantages.wgsl': groupAdvantagesWgsl,
+  'src/agents/episode.ts': agentEpisodeTs,
 };
 
 export interface LineRange {

@@ -30,6 +30,7 @@ describe('the lesson catalog', () => {
       '01-mdp/02-q-learning-vs-sarsa',
       '03-ppo/01-clipped-objective',
       '04-grpo/01-group-relative-advantages',
+      '06-tool-use/01-calls-and-masks',
       '07-reading-a-run/01-reading-a-run',
     ]);
   });
@@ -112,6 +113,7 @@ describe('language-model presets reach their checks on CPU', () => {
   it.each([
     ['grpo-copy', 'reward/accuracy>=0.5', 60],
     ['grpo-copy-collapse', 'frac_reward_zero_std>=0.9', 40],
+    ['grpo-multiply-tools', 'tools/call_frequency>=0.9', 12],
   ] as const)(
     '%s reaches %s within %i updates',
     async (name, check, budget) => {
