@@ -57,3 +57,27 @@ test('the PPO lesson plots the clipped objective from the policy-loss op', async
   await page.screenshot({ path: `${SCREENSHOTS}/lesson-ppo-clip.png`, fullPage: true });
   expect(errors).toEqual([]);
 });
+
+test('every lesson renders its math and references, and each widget opens its run', async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  const errors = collectErrors(page);
+  await page.goto('/#/learn');
+  const links = page.locator('[data-lesson] a');
+  const hrefs = await links.evaluateAll((as) => as.map((a) => a.getAttribute('href')!));
+  expect(hrefs.length).toBeGreaterThanOrEqual(6);
+  for (const href of hrefs) {
+    await page.goto(`/${href}`);
+    await expect(page.getByRole('heading', { level: 1 })).toBeFocused();
+    await expect(page.locator('.katex-error')).toHaveCount(0);
+    await expect(page.getByRole('heading', { name: 'References' })).toBeVisible();
+    for (const widget of await page.getByTestId('lesson-widget').all()) {
+      await widget.getByRole('button', { name: 'Open the run' }).click();
+      await expect(widget.getByTestId('widget-status')).toHaveText(/idle|paused/, {
+        timeout: 60_000,
+      });
+    }
+  }
+  expect(errors).toEqual([]);
+});
