@@ -9,6 +9,8 @@ import { renderEnv, renderNotes, renderTargets, SOFTWARE_LABEL } from './core/re
 import type { BenchOptions, EnvResult } from './core/types';
 import { runNode } from './env/node';
 import { IMPL } from './suites/token-logprobs.bench';
+import { UI_SUITE } from './ui/frame-stats';
+import { renderUiEnv, renderUiTarget } from './ui/report';
 
 export { runNode };
 
@@ -41,7 +43,9 @@ export interface RunMeta {
 
 /** Prints every table and the target check, saves the JSON record, returns its path. */
 export function finish(results: EnvResult[], meta: RunMeta): string {
-  for (const result of results) console.log(`\n${renderEnv(result)}`);
+  for (const result of results) {
+    console.log(`\n${result.env.name === 'chromium-ui' ? renderUiEnv(result) : renderEnv(result)}`);
+  }
   for (const failure of meta.failures) {
     console.log(`\n=== ${failure.env}: no results ===\n${failure.reason}`);
   }
@@ -52,6 +56,8 @@ export function finish(results: EnvResult[], meta: RunMeta): string {
       const software = results.some((r) => r.env.software) ? ` (${SOFTWARE_LABEL})` : '';
       console.log(`\nTargets at V = 32768${software}:\n${targets.map((t) => `  ${t}`).join('\n')}`);
     }
+    const ui = renderUiTarget(results, UI_SUITE);
+    if (ui.length > 0) console.log(`\nUI target:\n${ui.map((t) => `  ${t}`).join('\n')}`);
   }
   mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
   const date = new Date();

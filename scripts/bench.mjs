@@ -1,10 +1,12 @@
 // `npm run bench`: our kernels against tfjs-backend-webgpu and onnxruntime-web, in two
 // environments in one run: Node (Dawn, in a child process of its own) and headless Chromium
 // (a page served by a Vite dev server on 127.0.0.1, driven through Playwright). The TypeScript
-// benchmarks load through Vite so that `?raw` WGSL imports work. Tables print at the end and one
+// benchmarks load through Vite so that `?raw` WGSL imports work. Then the lab page's frame times
+// (suite ui-frames, bench/ui/frames.ts) on the same server. Tables print at the end and one
 // JSON file per run is saved under bench/results/ (bench/README.md).
 //
-//   npm run bench [-- --quick] [--node-only | --browser-only] [--suites=token-logprobs,log-softmax]
+//   npm run bench [-- --quick] [--node-only | --browser-only] [--no-ui]
+//                 [--suites=token-logprobs,log-softmax] [--suites=ui-frames]
 import { spawn } from 'node:child_process';
 import { createReadStream, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -20,9 +22,18 @@ const flag = (name) => args.includes(`--${name}`);
 /** @param {string} name */
 const value = (name) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 
+/** The UI frame bench's suite name (bench/ui/frame-stats.ts UI_SUITE). */
+const UI_SUITE = 'ui-frames';
+const requested = (value('suites') ?? '').split(',').filter(Boolean);
+const kernelSuites = requested.filter((name) => name !== UI_SUITE);
+// No --suites: everything. Otherwise the kernel suites named, and the UI bench if it is named.
+const runKernels = requested.length === 0 || kernelSuites.length > 0;
+const runUi =
+  !flag('node-only') && !flag('no-ui') && (requested.length === 0 || requested.includes(UI_SUITE));
+
 const options = {
   quick: flag('quick'),
-  suites: (value('suites') ?? '').split(',').filter(Boolean),
+  suites: kernelSuites,
 };
 
 /** @param {string} prefix */
@@ -57,7 +68,7 @@ async function main() {
   const results = [];
   /** @type {{ env: string, reason: string }[]} */
   const failures = [];
-  if (!flag('browser-only')) {
+  if (!flag('browser-only') && runKernels) {
     const out = `${root}bench/results/${Date.now()}-node.tmp.json`;
     try {
       const code = await runChild([`--child-node=${out}`, ...args]);
@@ -101,17 +112,28 @@ async function main() {
       await server.listen();
       const address = server.httpServer?.address();
       const port = typeof address === 'object' && address ? address.port : 5199;
-      try {
-        const driver = await server.ssrLoadModule('/bench/env/drive-chromium.ts');
-        const url = `http://127.0.0.1:${port}/bench/env/browser.html`;
-        results.push(await driver.runChromium(url, options, logger('chromium')));
-      } catch (error) {
-        failures.push({ env: 'chromium', reason: String(error) });
-        console.error(`[chromium] ${error}`);
+      if (runKernels) {
+        try {
+          const driver = await server.ssrLoadModule('/bench/env/drive-chromium.ts');
+          const url = `http://127.0.0.1:${port}/bench/env/browser.html`;
+          results.push(await driver.runChromium(url, options, logger('chromium')));
+        } catch (error) {
+          failures.push({ env: 'chromium', reason: String(error) });
+          console.error(`[chromium] ${error}`);
+        }
+      }
+      if (runUi) {
+        try {
+          const ui = await server.ssrLoadModule('/bench/ui/frames.ts');
+          results.push(await ui.runUiFrames(`http://127.0.0.1:${port}`, options, logger('ui')));
+        } catch (error) {
+          failures.push({ env: 'chromium-ui', reason: String(error) });
+          console.error(`[ui] ${error}`);
+        }
       }
     }
     const bench = await server.ssrLoadModule('/bench/run.ts');
-    bench.finish(results, { args, options, failures });
+    bench.finish(results, { args, options: { ...options, suites: requested }, failures });
   } finally {
     await server.close();
   }

@@ -72,7 +72,8 @@ export function renderSuite(suite: SuiteResult): string {
 
 export function renderEnv(result: EnvResult): string {
   const { env } = result;
-  const head = `=== ${env.name}: ${describeAdapter(env.adapter)} ===`;
+  const device = env.adapter ? describeAdapter(env.adapter) : 'no WebGPU device of ours';
+  const head = `=== ${env.name}: ${device} ===`;
   const lines = [head];
   if (env.software) lines.push(`(${SOFTWARE_LABEL})`);
   lines.push(`runtime: ${env.runtime}`, ...env.notes.map((n) => `note: ${n}`));

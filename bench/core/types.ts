@@ -7,12 +7,16 @@ import type { GpuContext } from '../../src/gpu/context';
 import type { OrtModule, OrtLogTap } from '../peers/ort';
 import type { TfjsModules } from '../peers/tfjs';
 
-export type EnvName = 'node-dawn' | 'chromium';
+/** 'chromium-ui': the lab page itself in headless Chromium, timed by its frames (bench/ui/). */
+export type EnvName = 'node-dawn' | 'chromium' | 'chromium-ui';
 
 export interface EnvInfo {
   name: EnvName;
-  /** Our device (requested with the adapter's limits). */
-  adapter: AdapterSummary;
+  /**
+   * Our device (requested with the adapter's limits). Absent for 'chromium-ui': its page requests
+   * no device of ours (the runs there train on the CPU, the charts are SVG).
+   */
+  adapter?: AdapterSummary;
   /** A software (fallback) adapter: results rank kernels, they are not GPU numbers. */
   software: boolean;
   /** navigator.userAgent in the browser, `node vX` in Node. */
@@ -40,6 +44,36 @@ export interface Measurement {
   bytes: number;
   /** Largest |result − CPU reference| of the validation run. */
   maxAbsErr?: number;
+  /** UI scenarios (bench/ui/): the frame statistics; `samples` then holds every frame interval. */
+  frames?: FrameStats;
+}
+
+/**
+ * Frame intervals of a page over a window: the time between consecutive requestAnimationFrame
+ * callbacks, in ms. Percentiles are nearest-rank (p95 = the ⌈0.95·n⌉-th smallest interval).
+ */
+export interface FrameStats {
+  /** Intervals measured (rAF callbacks − 1). */
+  intervals: number;
+  /** Length of the window, ms. */
+  windowMs: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+  /**
+   * Intervals over 16.7 and over 33.4 ms. rAF timestamps sit on the 60 Hz vsync grid (multiples
+   * of 16.67 ms, ±0.2 ms jitter), so an on-time 16.75 ms frame counts in the first and a frame
+   * one vsync late (33.3 ms) may miss the second: read them with `droppedFrames`.
+   */
+  over16_7: number;
+  over33_4: number;
+  /** Vsyncs without a new frame: Σ max(0, round(interval / 16.67 ms) − 1). */
+  droppedFrames: number;
+  /** Main-thread tasks over 50 ms (PerformanceObserver 'longtask'); null where unsupported. */
+  longTasks: { count: number; totalMs: number; maxMs: number } | null;
+  /** What else the scenario measured, e.g. { importToChartMs: 812, pointsPerSeries: 100000 }. */
+  details: Record<string, number>;
 }
 
 export interface SuiteResult {

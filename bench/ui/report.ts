@@ -1,0 +1,86 @@
+/** The printed tables of the UI frame bench (env 'chromium-ui'). Pure: no I/O. */
+import { formatMs, formatTable } from '../core/stats';
+import type { EnvResult, SuiteResult } from '../core/types';
+import { FRAME_BUDGET_MS, vsyncsOf } from './frame-stats';
+
+export function renderFrameSuite(suite: SuiteResult): string {
+  const footnotes: string[] = [];
+  const rows = suite.measurements.map((m) => {
+    const f = m.frames;
+    if (m.status !== 'ok' || !f) {
+      footnotes.push(`[${footnotes.length + 1}] ${m.impl}: ${m.reason ?? m.status}`);
+      return [m.impl, `${m.status} [${footnotes.length}]`, ...Array<string>(9).fill('–')];
+    }
+    const tasks = f.longTasks
+      ? `${f.longTasks.count} (${formatMs(f.longTasks.totalMs)} ms)`
+      : 'unsupported';
+    return [
+      m.impl,
+      String(f.intervals),
+      (f.windowMs / 1000).toFixed(1),
+      formatMs(f.p50),
+      formatMs(f.p95),
+      formatMs(f.p99),
+      formatMs(f.max),
+      String(f.over16_7),
+      String(f.over33_4),
+      String(f.droppedFrames),
+      tasks,
+    ];
+  });
+  const header = [
+    'scenario',
+    'frames',
+    's',
+    'p50 ms',
+    'p95 ms',
+    'p99 ms',
+    'max ms',
+    `>${FRAME_BUDGET_MS}`,
+    `>${(2 * FRAME_BUDGET_MS).toFixed(1)}`,
+    'dropped',
+    'long tasks',
+  ];
+  const details = suite.measurements
+    .filter((m) => m.frames && Object.keys(m.frames.details).length > 0)
+    .map(
+      (m) =>
+        `${m.impl.trim()}: ${Object.entries(m.frames!.details)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}`,
+    );
+  return [suite.title, formatTable(header, rows), ...footnotes, ...details].join('\n');
+}
+
+export function renderUiEnv(result: EnvResult): string {
+  const { env } = result;
+  const lines = [`=== ${env.name}: the lab page in headless Chromium ===`];
+  lines.push(`runtime: Chromium ${env.runtime}`, ...env.notes.map((n) => `note: ${n}`));
+  for (const suite of result.suites) lines.push('', renderFrameSuite(suite));
+  lines.push('', `(${result.seconds.toFixed(0)} s in this environment)`);
+  return lines.join('\n');
+}
+
+/** The issue's target, met or missed: p95 ≤ 16.7 ms with four runs training. */
+export function renderUiTarget(results: EnvResult[], suiteName: string): string[] {
+  const lines: string[] = [];
+  for (const { env, suites } of results) {
+    const row = suites
+      .find((s) => s.suite === suiteName)
+      ?.measurements.find((m) => m.impl === 'four runs training');
+    if (!row) continue;
+    if (row.status !== 'ok' || !row.frames) {
+      lines.push(`${env.name} four runs training: ${row.status}: ${row.reason ?? ''}`);
+      continue;
+    }
+    const p95 = row.frames.p95;
+    // Over by timestamp jitter only: the p95 frame still came at the next vsync.
+    const jitter = vsyncsOf(p95) === 1 ? ' (timestamp jitter: no vsync missed at p95)' : '';
+    const verdict =
+      p95 <= FRAME_BUDGET_MS ? 'met' : `MISSED by ${formatMs(p95 - FRAME_BUDGET_MS)} ms${jitter}`;
+    lines.push(
+      `${env.name} four runs training: p95 frame ${formatMs(p95)} ms (≤ ${FRAME_BUDGET_MS} ms: ${verdict})`,
+    );
+  }
+  return lines;
+}
