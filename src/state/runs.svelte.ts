@@ -149,6 +149,7 @@ export class LabRun {
         break;
       case 'update': {
         const series = this.series;
+        let last = this.steps;
         for (const { step, metrics } of message.points) {
           for (const [name, value] of Object.entries(metrics)) {
             const s = (series[name] ??= { x: [], y: [] });
@@ -156,8 +157,10 @@ export class LabRun {
             s.y.push(value);
             if (s.x.length > MAX_POINTS) halveSeries(s.x, s.y);
           }
-          this.steps = step;
+          last = step;
         }
+        // One state write per batch (not per point): each write wakes the runes' bookkeeping.
+        this.steps = last;
         this.series = { ...series };
         if (message.events.length) this.events = [...this.events, ...message.events];
         this.config = message.config;
