@@ -11,6 +11,7 @@ import sarsaTs from '../rl/sarsa.ts?raw';
 import groupAdvantagesTs from '../ops/group-advantages.ts?raw';
 import groupAdvantagesWgsl from '../../kernels/group_advantages.wgsl?raw';
 import agentEpisodeTs from '../agents/episode.ts?raw';
+import reinforceTs from '../rl/reinforce.ts?raw';
 
 export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   'src/ops/policy-loss.ts': policyLossTs,
@@ -21,6 +22,7 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   'src/ops/group-advantages.ts': groupAdvantagesTs,
   'kernels/group_advantages.wgsl': groupAdvantagesWgsl,
   'src/agents/episode.ts': agentEpisodeTs,
+  'src/rl/reinforce.ts': reinforceTs,
 };
 
 export interface LineRange {

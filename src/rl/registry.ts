@@ -45,6 +45,8 @@ export const ENVIRONMENTS = {
   'frozenlake-8x8': () => createFrozenLake({ map: '8x8' }),
   cliffwalking: () => createCliffWalking(),
   'bandit-10': () => new KArmedBandit({ arms: 10, seed: 1 }),
+  // Sutton & Barto's Figure 2.5 setting: true values around +4, where a baseline matters.
+  'bandit-10-plus4': () => new KArmedBandit({ arms: 10, seed: 1, qStarMean: 4 }),
   'contextual-bandit': () => new ContextualBandit({ seed: 1 }),
   cartpole: () => new CartPole(),
 } as const;
@@ -88,7 +90,12 @@ const TABULAR: readonly EnvName[] = [
   'frozenlake-8x8',
   'cliffwalking',
 ];
-const DISCRETE: readonly EnvName[] = [...TABULAR, 'bandit-10', 'contextual-bandit'];
+const DISCRETE: readonly EnvName[] = [
+  ...TABULAR,
+  'bandit-10',
+  'bandit-10-plus4',
+  'contextual-bandit',
+];
 
 function tabular(env: EnvName): TabularModel {
   return ENVIRONMENTS[env]() as unknown as TabularModel;

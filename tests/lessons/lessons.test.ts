@@ -28,6 +28,7 @@ describe('the lesson catalog', () => {
     expect(LESSONS.map((l) => l.id)).toEqual([
       '01-mdp/01-value-iteration',
       '01-mdp/02-q-learning-vs-sarsa',
+      '02-policy-gradient/01-reinforce-and-baselines',
       '03-ppo/01-clipped-objective',
       '04-grpo/01-group-relative-advantages',
       '06-tool-use/01-calls-and-masks',
@@ -100,6 +101,8 @@ describe('presets reach their checks on CPU', () => {
     ['value-iteration-gridworld', 'values/converged>=1', 500],
     ['q-learning-cliff', 'path<=13', 1000],
     ['sarsa-cliff', 'charts/episodic_return>=-40', 1000],
+    ['reinforce-bandit-none', 'charts/optimal_action_rate>=0.8', 100],
+    ['reinforce-bandit-mean', 'charts/optimal_action_rate>=0.8', 100],
   ] as const)('%s reaches %s within %i updates', async (name, check, budget) => {
     const { update, seconds } = await reachCheck(name, check, budget);
     console.log(`${name}: ${check} after ${update} updates, ${seconds.toFixed(3)} s`);
