@@ -93,9 +93,9 @@ export async function main(argv: string[]): Promise<number> {
     const make = async (config: TransformerConfig, params: Float32Array): Promise<LanguageModel> =>
       new CpuLanguageModel(config, params);
     results.agent = await agentToolsBenchmark(make, 'CPU', {
-      updates: quick ? 10 : 24,
+      updates: quick ? 10 : 60,
       sftSteps: quick ? 100 : 400,
-      evalEvery: quick ? 5 : 12,
+      evalEvery: quick ? 5 : 10,
     });
   }
 

@@ -8,7 +8,7 @@
  *         + callValidityWeight · valid calls / calls       (1 when no call was made: nothing invalid)
  *         + callBonus · valid calls                        a per-call payment (invites flooding)
  *         − toolCost · calls                               the price of each call
- *         − lengthPenalty, + DAPO overlong term            on the tokens the model wrote
+ *         − lengthPenalty, + lengthBonus, + DAPO overlong   on the tokens the model wrote
  *
  * Lengths count model tokens only: observation tokens are the environment's, not the policy's.
  * An episode that ran out of room is "truncated" (so mask_truncated_completions and verl's
@@ -17,6 +17,7 @@
 import {
   isWellFormed,
   lengthTerms,
+  verdicts,
   type RewardBreakdown,
   type RewardConfig,
 } from '../envs/token-tasks/rewards';
@@ -39,7 +40,10 @@ export function scoreEpisode(
   config: RewardConfig,
 ): AgentRewardBreakdown {
   const answer = episode.answer;
-  const verified = answer !== null && task.verify(episode.sample, answer) === 1;
+  const { verified, strictlyVerified } =
+    answer === null
+      ? { verified: false, strictlyVerified: false }
+      : verdicts(task, episode.sample, answer, config.verifierMatch);
   const truncated = episode.end === 'token-limit';
   const wellFormed =
     answer !== null &&
@@ -52,9 +56,17 @@ export function scoreEpisode(
   const callValidity = task.env.callValidityWeight * (calls === 0 ? 1 : valid / calls);
   const toolCost = -task.env.toolCost * calls;
   const callBonus = task.env.callBonus * valid;
-  const { lengthPenalty, overlong } = lengthTerms(length, config);
+  const { lengthPenalty, lengthBonus, overlong } = lengthTerms(length, config);
   return {
-    total: correct + format + callValidity + callBonus + toolCost + lengthPenalty + overlong,
+    total:
+      correct +
+      format +
+      callValidity +
+      callBonus +
+      toolCost +
+      lengthPenalty +
+      lengthBonus +
+      overlong,
     correct,
     format,
     callValidity,
@@ -62,8 +74,10 @@ export function scoreEpisode(
     toolCost: toolCost + 0,
     callBonus,
     lengthPenalty: lengthPenalty + 0,
+    lengthBonus,
     overlongPenalty: overlong + 0,
     verified,
+    strictlyVerified,
     wellFormed,
     truncated,
     length,

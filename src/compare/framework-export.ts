@@ -15,6 +15,7 @@
  * ppo_trainer.yaml.
  */
 import type { FieldSpec } from '../rl/hyperparams';
+import { REWARD_ROWS } from './framework-export-rewards';
 import { expectSettings } from './json-checks';
 import type { AlgorithmInfo, Settings } from './run-record';
 
@@ -352,6 +353,7 @@ export const GRPO_TABLE: FrameworkTable = {
         "verl has no switch to leave truncated completions out of the loss (DAPO's overlong reward shaping is the nearest)",
       ),
     },
+    ...REWARD_ROWS,
   },
 };
 
@@ -496,6 +498,7 @@ export const PPO_TABLE: FrameworkTable = {
       ),
       verl: choice('actor_rollout_ref.actor.loss_agg_mode', VERL_AGG, VERL_AGG_WHY, SUM_NORM_NOTE),
     },
+    ...REWARD_ROWS,
   },
 };
 

@@ -116,8 +116,9 @@ export function expectOneOf<T extends string>(
 
 /**
  * Settings of `algo` at `path`: an object whose every key is a setting of the algorithm and whose
- * every value passes that setting's FieldSpec. With `full`, every setting must be present (a
- * config); without, any subset (a live change, a diff).
+ * every value passes that setting's FieldSpec. With `full`, the result is a whole config: a
+ * setting the object lacks takes the algorithm's default; without, any subset (a live change, a
+ * diff).
  */
 export function expectSettings(
   value: unknown,
@@ -144,7 +145,12 @@ export function expectSettings(
   }
   if (full) {
     for (const key of Object.keys(algo.spec)) {
-      if (!Object.hasOwn(object, key)) throw new ImportError(child(path, key), 'is missing');
+      if (Object.hasOwn(object, key)) continue;
+      // A file written before this setting existed. A new setting's default is the behaviour the
+      // lab had without it (the reward settings, for one), so the default is what that run used.
+      const fallback = algo.defaults[key];
+      if (fallback === undefined) throw new ImportError(child(path, key), 'is missing');
+      out[key] = fallback;
     }
   }
   return out;

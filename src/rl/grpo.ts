@@ -24,8 +24,9 @@
  *   perf/tokens_per_s                              generated tokens / wall time of the update
  */
 import {
-  checkRewardConfig,
+  checkRewardRules,
   DEFAULT_REWARD_CONFIG,
+  REWARD_CONFIG_SPEC,
   type RewardConfig,
 } from '../envs/token-tasks/rewards';
 import type { TokenTask, TokenTaskSample } from '../envs/token-tasks/types';
@@ -66,7 +67,8 @@ export const ADVANTAGE_ESTIMATORS = [
 ] as const;
 export type AdvantageEstimator = (typeof ADVANTAGE_ESTIMATORS)[number];
 
-export interface GrpoConfig {
+/** GRPO's settings; the reward's (RewardConfig) are among them, so they can change live too. */
+export interface GrpoConfig extends RewardConfig {
   advantageEstimator: AdvantageEstimator;
   groupSize: number;
   promptsPerUpdate: number;
@@ -275,9 +277,11 @@ export const GRPO_CONFIG_SPEC: ConfigSpec<GrpoConfig> = {
     doc: 'Leave completions that hit the token limit without <eos> out of the loss',
     framework: 'TRL: mask_truncated_completions',
   },
+  ...REWARD_CONFIG_SPEC,
 };
 
 export const DEFAULT_GRPO_CONFIG: GrpoConfig = {
+  ...DEFAULT_REWARD_CONFIG,
   advantageEstimator: 'grpo',
   groupSize: 8,
   promptsPerUpdate: 8,
@@ -311,8 +315,6 @@ export interface GrpoSetup {
   tokenizer: CharTokenizer;
   task: TokenTask & { readonly answerChars?: string };
   seed: number;
-  /** Reward shaping on top of the verifier (format, length, DAPO overlong). Default: verifier only. */
-  rewards?: RewardConfig;
   /**
    * Move to harder rungs of the task as the pass rate allows: after each update the scheduler sees
    * `reward/accuracy`, and when it moves up, `taskAt(level)` replaces the task from the next update
@@ -342,10 +344,11 @@ function clipOptions(cfg: GrpoConfig) {
 }
 
 /** Checks that ranges alone cannot express. */
-function checkGrpoRules(config: Partial<GrpoConfig>): void {
-  if (config.dualClip !== undefined && config.dualClip !== 0 && config.dualClip <= 1) {
+function checkGrpoRules(config: GrpoConfig): void {
+  if (config.dualClip !== 0 && config.dualClip <= 1) {
     throw new OpInputError('grpo', 'dualClip', `must be 0 (off) or > 1, got ${config.dualClip}`);
   }
+  checkRewardRules(config, 'grpo');
 }
 
 export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTrainer {
@@ -359,9 +362,6 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
   let lastBatch: BatchArrays | undefined;
   let lastSamples: GrpoSample[] | undefined;
 
-  const rewardConfig = setup.rewards ?? DEFAULT_REWARD_CONFIG;
-  checkRewardConfig(rewardConfig);
-
   /** One generation round: P prompts × G completions, scored. */
   async function generateRound(cfg: GrpoConfig, round: number, maxLength: number) {
     const samples: TokenTaskSample[] = [];
@@ -373,7 +373,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
       policy,
       tokenizer,
       task,
-      rewards: rewardConfig,
+      rewards: cfg,
       samples,
       maxLength,
       maxNewTokens: cfg.maxNewTokens,
@@ -582,7 +582,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     update,
     setHyperparams(partial: Partial<GrpoConfig>) {
       checkPartial('grpo', GRPO_CONFIG_SPEC, partial, { liveOnly: true });
-      checkGrpoRules(partial);
+      checkGrpoRules({ ...control.config, ...partial });
       control.queue(partial);
     },
   });

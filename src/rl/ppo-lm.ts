@@ -15,8 +15,9 @@
  * perf/tokens_per_s.
  */
 import {
-  checkRewardConfig,
+  checkRewardRules,
   DEFAULT_REWARD_CONFIG,
+  REWARD_CONFIG_SPEC,
   type RewardConfig,
 } from '../envs/token-tasks/rewards';
 import type { TokenTask, TokenTaskSample } from '../envs/token-tasks/types';
@@ -44,7 +45,8 @@ import {
 import { inspectBatch, type BatchArrays, type Inspection } from './inspection';
 import { RunControl, type Metrics, type Trainer } from './trainer';
 
-export interface PpoLmConfig {
+/** PPO's settings; the reward's (RewardConfig) are among them, so they can change live too. */
+export interface PpoLmConfig extends RewardConfig {
   promptsPerUpdate: number;
   maxNewTokens: number;
   temperature: number;
@@ -239,9 +241,11 @@ export const PPO_LM_CONFIG_SPEC: ConfigSpec<PpoLmConfig> = {
     doc: 'How per-token losses become one number',
     framework: 'verl: loss_agg_mode',
   },
+  ...REWARD_CONFIG_SPEC,
 };
 
 export const DEFAULT_PPO_LM_CONFIG: PpoLmConfig = {
+  ...DEFAULT_REWARD_CONFIG,
   promptsPerUpdate: 32,
   maxNewTokens: 8,
   temperature: 1,
@@ -272,10 +276,10 @@ export interface PpoLmSetup {
   tokenizer: CharTokenizer;
   task: TokenTask & { readonly answerChars?: string };
   seed: number;
-  rewards?: RewardConfig;
 }
 
 function checkPpoLmRules(config: PpoLmConfig): void {
+  checkRewardRules(config, 'ppo');
   if (config.promptsPerUpdate % config.minibatches !== 0) {
     throw new OpInputError(
       'ppo',
@@ -293,8 +297,6 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
   }
   const control = new RunControl(initial);
   const { policy, tokenizer, task } = setup;
-  const rewardConfig = setup.rewards ?? DEFAULT_REWARD_CONFIG;
-  checkRewardConfig(rewardConfig);
   const promptRandom = seededRandom(setup.seed);
   // The last update's arrays, turned into per-token records when the inspector asks.
   let lastBatch: BatchArrays | undefined;
@@ -316,7 +318,7 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
       policy,
       tokenizer,
       task,
-      rewards: rewardConfig,
+      rewards: cfg,
       samples,
       maxLength: rolloutLength(policy.config.context, task, cfg.maxNewTokens),
       maxNewTokens: cfg.maxNewTokens,

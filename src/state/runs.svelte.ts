@@ -362,6 +362,22 @@ export class RunManager {
     });
   }
 
+  /**
+   * Ends the run's worker but keeps the run, as a stored run: its metrics and events stay, and
+   * training it again replays to where it stopped. A lesson parks its widgets' runs when the
+   * reader leaves, so that going through the lessons never reaches the limit of runs at once.
+   */
+  park(run: LabRun): Promise<void> {
+    return this.command(run, async () => {
+      const port = run.port;
+      if (!port) return;
+      run.port = undefined;
+      await this.endWorker(port);
+      run.status = 'stored';
+      this.scheduleSave(run, 0);
+    });
+  }
+
   /** Stops the run, frees its model, ends its worker and forgets it. */
   async remove(run: LabRun): Promise<void> {
     this.runs = this.runs.filter((r) => r !== run);

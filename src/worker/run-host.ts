@@ -17,7 +17,7 @@ import type {
   RunWorkerApi,
   Settings,
 } from './run-protocol';
-import { checkRunSpec } from './run-spec';
+import { checkRunSpec, withDefaultSettings } from './run-spec';
 
 export interface RunHostOptions {
   /** Metrics are sent at most once per this many ms (20 messages/s at the default 50). */
@@ -140,9 +140,10 @@ export function createRunHost({
   };
 
   return {
-    async createRun(spec: RunSpec, onMessage: RunListener, replay?: ReplayPlan): Promise<void> {
+    async createRun(given: RunSpec, onMessage: RunListener, replay?: ReplayPlan): Promise<void> {
       if (trainer) throw new Error('this worker already hosts a run');
       listener = onMessage;
+      const spec = withDefaultSettings(given);
       const errors = checkRunSpec(spec);
       if (errors.length) throw new Error(errors.map((e) => e.message).join('; '));
       emit({ type: 'status', status: 'warming' });

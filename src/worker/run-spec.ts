@@ -101,6 +101,16 @@ function checkStartFrom(spec: RunSpec): string | undefined {
   return `init.kind must be 'shipped' or 'file', got '${String((init as { kind: unknown }).kind)}'`;
 }
 
+/**
+ * The spec with every setting its algorithm has: a run stored before a setting existed lacks it,
+ * and a new setting's default is the behaviour the lab had without it (the reward settings, for
+ * one), so the default is what that run used. Unknown algorithms pass through for checkRunSpec.
+ */
+export function withDefaultSettings(spec: RunSpec): RunSpec {
+  const algo = ALGORITHMS[spec.algo];
+  return algo ? { ...spec, config: { ...algo.defaults, ...spec.config } } : spec;
+}
+
 /** Every problem of a spec, one per field (empty when valid); unknown settings are errors too. */
 export function checkRunSpec(spec: RunSpec): FieldError[] {
   const errors: FieldError[] = [];

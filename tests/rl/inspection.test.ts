@@ -67,11 +67,12 @@ describe('GRPO inspection', () => {
     // A length penalty gives a random policy's completions different rewards (the few that stop at
     // an early <eos> are shorter than the ones cut at maxNewTokens), and REINFORCE++ whitens across
     // the batch, so the advantages (and with them the gradient) are not all zero.
-    const rewards = { ...DEFAULT_REWARD_CONFIG, lengthPenalty: 0.2, lengthTarget: 1 };
     const t = createGrpoTrainer(
-      { policy: model(task.maxChars + 8), tokenizer, task, seed: 5, rewards },
+      { policy: model(task.maxChars + 8), tokenizer, task, seed: 5 },
       {
         ...DEFAULT_GRPO_CONFIG,
+        lengthPenalty: 0.2,
+        lengthTarget: 1,
         groupSize: 4,
         promptsPerUpdate: 4,
         maxNewTokens: 10,
@@ -137,11 +138,12 @@ describe('GRPO loss normalisation', () => {
     const task = reverseTask({ minLength: 2, maxLength: 3, alphabet: 'abc' });
     // The length penalty makes a completion that stops early (an <eos> drawn by chance) earn more
     // than its group, so the group advantages are not all zero.
-    const rewards = { ...DEFAULT_REWARD_CONFIG, lengthPenalty: 0.2, lengthTarget: 1 };
     const t = createGrpoTrainer(
-      { policy: model(task.maxChars + 16), tokenizer, task, seed: 5, rewards },
+      { policy: model(task.maxChars + 16), tokenizer, task, seed: 5 },
       {
         ...DEFAULT_GRPO_CONFIG,
+        lengthPenalty: 0.2,
+        lengthTarget: 1,
         groupSize: 8,
         promptsPerUpdate: 2,
         maxNewTokens: 12,

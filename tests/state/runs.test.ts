@@ -454,6 +454,35 @@ describe('RunManager: keeping runs', () => {
     expect(run.status).toBe('idle');
   });
 
+  it('parks a run: its worker ends, it stays as a stored run, and its place is free', async () => {
+    const { store, runs: saved } = memoryStore();
+    const { manager, workers } = setUp({}, store);
+    const runs = [];
+    for (let seed = 1; seed <= 4; seed++) runs.push(await manager.create({ ...spec, seed }));
+    workers[0]!.send({
+      type: 'update',
+      points: [{ step: 1, metrics: { 'charts/episodic_return': -90 } }],
+      events: [],
+      config: spec.config,
+    });
+    await manager.start(runs[0]!);
+    await expect(manager.create(spec)).rejects.toThrow('at most 4 runs at once');
+    await manager.park(runs[0]!);
+    expect(workers[0]!.calls.slice(-2)).toEqual(['dispose', 'terminate']);
+    expect(runs[0]!.status).toBe('stored');
+    expect(runs[0]!.series['charts/episodic_return']).toEqual({ x: [1], y: [-90] });
+    await wait(10);
+    expect(saved.get(runs[0]!.id)).toMatchObject({ steps: 1 });
+    // The freed place takes a new run; the parked one trains again by replay.
+    await manager.create({ ...spec, seed: 5 });
+    await manager.park(runs[1]!);
+    await manager.step(runs[0]!);
+    expect(workers.at(-1)!.calls).toEqual(['createRun replay {"steps":1,"changes":[]}', 'step']);
+    // Parking a run without a worker does nothing.
+    await manager.park(runs[1]!);
+    expect(runs[1]!.status).toBe('stored');
+  });
+
   it('says why runs are not kept when storage is unavailable', () => {
     const { manager } = setUp({}, { ...memoryStore().store, unavailable: 'no IndexedDB' });
     expect(manager.storageNote).toBe('no IndexedDB');

@@ -167,6 +167,44 @@ describe('run host: language models', () => {
   }, 60_000);
 });
 
+describe('run host: runs stored before a setting existed', () => {
+  it('a GRPO spec without the reward settings trains with their defaults (the verifier alone)', async () => {
+    const { api, updates, listener } = host();
+    const grpo = runCatalog().algorithms.find((a) => a.name === 'grpo')!;
+    const older = Object.fromEntries(
+      Object.entries(grpo.defaults).filter(
+        ([key]) => !['lengthBonus', 'verifierMatch'].includes(key),
+      ),
+    );
+    expect(
+      checkRunSpec({
+        algo: 'grpo',
+        task: 'copy',
+        seed: 1,
+        config: older,
+        sftSteps: 1,
+        backend: 'cpu',
+      }),
+    ).toEqual([
+      { field: 'lengthBonus', message: 'lengthBonus is missing' },
+      { field: 'verifierMatch', message: 'verifierMatch is missing' },
+    ]);
+    await api.createRun(
+      { algo: 'grpo', task: 'copy', seed: 1, config: older, backend: 'cpu', sftSteps: 1 },
+      listener,
+    );
+    await api.step();
+    const last = updates().at(-1)!;
+    if (last.type !== 'update') throw new Error('update expected');
+    expect(last.config).toMatchObject({ lengthBonus: 0, verifierMatch: 'full' });
+    const metrics = last.points[0]!.metrics;
+    // The verifier alone: the reward is the accuracy, and the full and configured verifiers agree.
+    expect(metrics['reward/mean']).toBe(metrics['reward/accuracy']);
+    expect(metrics['reward/strict_accuracy']).toBe(metrics['reward/accuracy']);
+    await api.dispose();
+  }, 60_000);
+});
+
 describe('run host: starting from saved weights', () => {
   const grpo = runCatalog().algorithms.find((a) => a.name === 'grpo')!;
   const ppo = runCatalog().algorithms.find((a) => a.name === 'ppo')!;

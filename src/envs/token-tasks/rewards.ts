@@ -7,7 +7,14 @@
  *         + formatWeight  · format(y)                       1 if y ended with <eos> before the
  *                                                         limit and uses only answer characters
  *         − lengthPenalty · max(0, |y| − lengthTarget)      per token beyond a target
+ *         + lengthBonus   · |y|                             per token written (see below)
  *         + overlongPenaltyFactor · R_overlong(|y|)         DAPO soft overlong punishment
+ *
+ * Two settings exist to be misused, for the reward-engineering lesson: `lengthBonus` stands in for
+ * a learned reward model that prefers long answers, and `verifierMatch: 'prefix'` is a flawed
+ * verifier that reads only the first |answer| characters (an unanchored pattern match), so
+ * whatever follows a right answer goes unpunished. Together they are gamed within a few updates.
+ * `reward/strict_accuracy` always reports the full verifier, so the gap stays visible.
  *
  * DAPO (Yu et al. 2025, eq. 13), with L_max = overlongMaxLength and L_cache = overlongBuffer:
  *
@@ -24,8 +31,9 @@
  * and trainers may leave it out of the loss (DAPO's overlong filtering) using the flag.
  *
  * Metrics (summarizeRewards, means over a batch): 'reward/mean', 'reward/correct',
- * 'reward/format', 'reward/length_penalty', 'reward/overlong_penalty' (each term as added to the
- * total), 'reward/accuracy' (fraction verified correct), 'response_length/mean',
+ * 'reward/format', 'reward/length_penalty', 'reward/length_bonus', 'reward/overlong_penalty'
+ * (each term as added to the total), 'reward/accuracy' (fraction the configured verifier passed),
+ * 'reward/strict_accuracy' (fraction the full verifier passed), 'response_length/mean',
  * 'response_length/max', 'response_length/clip_ratio' (fraction truncated, as verl names it).
  */
 import type { CharTokenizer } from '../../models/tokenizer';
@@ -45,6 +53,17 @@ export interface RewardConfig {
   lengthPenalty: number;
   /** Tokens (with <eos>) a completion may use before lengthPenalty applies, ≥ 0. Default 32. */
   lengthTarget: number;
+  /**
+   * Reward per generated token, ≥ 0 (0 turns it off): a stand-in for a reward model that likes
+   * long answers, to show length hacking. Default 0.
+   */
+  lengthBonus: number;
+  /**
+   * 'full': the task's verifier reads the whole answer. 'prefix': a deliberately flawed verifier
+   * that reads only the first |reference answer| characters, so text after a right answer is never
+   * punished (the reward-hacking lesson). Default 'full'.
+   */
+  verifierMatch: VerifierMatch;
   /** DAPO overlong shaping on/off (verl: reward_model.overlong_buffer.enable). Default false. */
   overlongEnable: boolean;
   /** L_max in tokens, ≥ 1 (verl: data.max_response_length; TRL: max_completion_len). Default 64. */
@@ -58,11 +77,16 @@ export interface RewardConfig {
   overlongPenaltyFactor: number;
 }
 
+export const VERIFIER_MATCHES = ['full', 'prefix'] as const;
+export type VerifierMatch = (typeof VERIFIER_MATCHES)[number];
+
 export const DEFAULT_REWARD_CONFIG: Readonly<RewardConfig> = Object.freeze({
   correctWeight: 1,
   formatWeight: 0,
   lengthPenalty: 0,
   lengthTarget: 32,
+  lengthBonus: 0,
+  verifierMatch: 'full',
   overlongEnable: false,
   overlongMaxLength: 64,
   overlongBuffer: 16,
@@ -99,6 +123,19 @@ export const REWARD_CONFIG_SPEC: ConfigSpec<RewardConfig> = {
     max: 4096,
     live: true,
     doc: 'tokens (with <eos>) a completion may use before the length penalty starts',
+  },
+  lengthBonus: {
+    kind: 'number',
+    min: 0,
+    max: 1,
+    live: true,
+    doc: 'reward per generated token (0 = off): stands in for a reward model that likes long answers',
+  },
+  verifierMatch: {
+    kind: 'choice',
+    options: VERIFIER_MATCHES,
+    live: true,
+    doc: "'prefix' is a flawed verifier that reads only the first |answer| characters (gameable)",
   },
   overlongEnable: {
     kind: 'boolean',
@@ -138,6 +175,17 @@ export function checkRewardConfig(config: RewardConfig, scope = 'rewards'): void
   for (const key of Object.keys(REWARD_CONFIG_SPEC) as (keyof RewardConfig)[]) {
     if (config[key] === undefined) throw new OpInputError(scope, key, 'is missing');
   }
+  checkRewardRules(config, scope);
+}
+
+/**
+ * The rule between reward fields that ranges cannot express (L_cache ≤ L_max); trainers whose
+ * config includes the reward fields call it on the config a change would produce.
+ */
+export function checkRewardRules(
+  config: Pick<RewardConfig, 'overlongBuffer' | 'overlongMaxLength'>,
+  scope = 'rewards',
+): void {
   if (config.overlongBuffer > config.overlongMaxLength) {
     throw new OpInputError(
       scope,
@@ -185,10 +233,14 @@ export interface RewardBreakdown {
   format: number;
   /** −lengthPenalty · tokens beyond lengthTarget (≤ 0). */
   lengthPenalty: number;
+  /** lengthBonus · tokens written (≥ 0). */
+  lengthBonus: number;
   /** overlongPenaltyFactor · R_overlong (≤ 0; 0 when off). */
   overlongPenalty: number;
-  /** The verifier said 1. */
+  /** The verifier, as configured (verifierMatch), said 1. */
   verified: boolean;
+  /** The full verifier said 1 (equal to `verified` unless verifierMatch is 'prefix'). */
+  strictlyVerified: boolean;
   /** The format check passed. */
   wellFormed: boolean;
   truncated: boolean;
@@ -207,15 +259,17 @@ export function overlongPenalty(length: number, maxLength: number, buffer: numbe
 }
 
 /**
- * The two length terms of a reward for `length` generated tokens, as added to the total (both
- * ≤ 0): the penalty per token beyond lengthTarget, and DAPO's scaled overlong term (0 when off).
+ * The length terms of a reward for `length` generated tokens, as added to the total: the penalty
+ * per token beyond lengthTarget (≤ 0), the bonus per token (≥ 0), and DAPO's scaled overlong term
+ * (≤ 0; 0 when off).
  */
 export function lengthTerms(
   length: number,
   config: RewardConfig,
-): { lengthPenalty: number; overlong: number } {
+): { lengthPenalty: number; lengthBonus: number; overlong: number } {
   return {
     lengthPenalty: -config.lengthPenalty * Math.max(0, length - config.lengthTarget),
+    lengthBonus: config.lengthBonus * length,
     overlong: config.overlongEnable
       ? config.overlongPenaltyFactor *
         overlongPenalty(length, config.overlongMaxLength, config.overlongBuffer)
@@ -232,6 +286,22 @@ export function isWellFormed(completion: Completion, answerChars?: string): bool
 }
 
 /**
+ * The verifier's verdict on `text` as configured, and the full verifier's. 'prefix' hands the
+ * task's verifier only the first |sample.answer| characters of the text.
+ */
+export function verdicts(
+  task: TokenTask,
+  sample: TokenTaskSample,
+  text: string,
+  match: VerifierMatch,
+): { verified: boolean; strictlyVerified: boolean } {
+  const strictlyVerified = task.verify(sample, text) === 1;
+  if (match === 'full') return { verified: strictlyVerified, strictlyVerified };
+  const head = text.slice(0, sample.answer.length);
+  return { verified: task.verify(sample, head) === 1, strictlyVerified };
+}
+
+/**
  * The reward of `completion` for `sample`. `task.answerChars`, where the task has it (every
  * task in this folder does), bounds the format check's characters. Call checkRewardConfig once
  * when the config is made or changed; this function does not repeat it.
@@ -242,19 +312,26 @@ export function scoreCompletion(
   completion: Completion,
   config: RewardConfig,
 ): RewardBreakdown {
-  const verified = task.verify(sample, completion.text) === 1;
+  const { verified, strictlyVerified } = verdicts(
+    task,
+    sample,
+    completion.text,
+    config.verifierMatch,
+  );
   const wellFormed = isWellFormed(completion, task.answerChars);
   const correct = config.correctWeight * (verified ? 1 : 0);
   const format = config.formatWeight * (wellFormed ? 1 : 0);
-  const { lengthPenalty, overlong } = lengthTerms(completion.length, config);
+  const { lengthPenalty, lengthBonus, overlong } = lengthTerms(completion.length, config);
   return {
-    total: correct + format + lengthPenalty + overlong,
+    total: correct + format + lengthPenalty + lengthBonus + overlong,
     correct,
     format,
     // `+ 0` turns −0 into 0 so that a penalty that is off reads as 0 in metrics and tests.
     lengthPenalty: lengthPenalty + 0,
+    lengthBonus,
     overlongPenalty: overlong + 0,
     verified,
+    strictlyVerified,
     wellFormed,
     truncated: completion.truncated,
     length: completion.length,
@@ -272,8 +349,10 @@ export function summarizeRewards(rewards: readonly RewardBreakdown[]): Record<st
     'reward/correct': mean((r) => r.correct),
     'reward/format': mean((r) => r.format),
     'reward/length_penalty': mean((r) => r.lengthPenalty),
+    'reward/length_bonus': mean((r) => r.lengthBonus),
     'reward/overlong_penalty': mean((r) => r.overlongPenalty),
     'reward/accuracy': mean((r) => (r.verified ? 1 : 0)),
+    'reward/strict_accuracy': mean((r) => (r.strictlyVerified ? 1 : 0)),
     'response_length/mean': mean((r) => r.length),
     'response_length/max': rewards.reduce((m, r) => Math.max(m, r.length), 0),
     'response_length/clip_ratio': mean((r) => (r.truncated ? 1 : 0)),

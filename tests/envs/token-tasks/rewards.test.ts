@@ -117,6 +117,8 @@ describe('scoreCompletion', () => {
     formatWeight: 0.5,
     lengthPenalty: 0.1,
     lengthTarget: 3,
+    lengthBonus: 0,
+    verifierMatch: 'full',
     overlongEnable: true,
     overlongMaxLength: 6,
     overlongBuffer: 2,
@@ -191,6 +193,53 @@ describe('scoreCompletion', () => {
   });
 });
 
+describe('the settings made to be gamed: lengthBonus and a prefix verifier', () => {
+  const task = copyTask();
+  const sample = { prompt: 'abc:', answer: 'abc' };
+  const gamed = { ...DEFAULT_REWARD_CONFIG, lengthBonus: 0.1, verifierMatch: 'prefix' as const };
+
+  it('pays per token written, and the prefix verifier ignores what follows a right answer', () => {
+    // "abcaaa" cut off at the limit: |y| = 6 (no <eos>). The prefix verifier reads "abc" → 1;
+    // the full verifier reads "abcaaa" → 0. Total 1 + 0.1·6 = 1.6.
+    const padded = scoreCompletion(task, sample, readCompletion(tok, ids('abcaaa', false)), gamed);
+    expect(padded).toMatchObject({ verified: true, strictlyVerified: false, correct: 1 });
+    expect(padded.lengthBonus).toBeCloseTo(0.6, 12);
+    expect(padded.total).toBeCloseTo(1.6, 12);
+    // The honest answer "abc<eos>": |y| = 4, both verifiers say 1. Total 1 + 0.4 = 1.4 < 1.6:
+    // under this reward, rambling after the answer pays.
+    const honest = scoreCompletion(task, sample, readCompletion(tok, ids('abc')), gamed);
+    expect(honest).toMatchObject({ verified: true, strictlyVerified: true });
+    expect(honest.total).toBeCloseTo(1.4, 12);
+    // With the full verifier the same padding costs the correctness term: 0 + 0.6 < 1.4.
+    const strict = { ...gamed, verifierMatch: 'full' as const };
+    const caught = scoreCompletion(task, sample, readCompletion(tok, ids('abcaaa', false)), strict);
+    expect(caught).toMatchObject({ verified: false, strictlyVerified: false, correct: 0 });
+    expect(caught.total).toBeCloseTo(0.6, 12);
+    // A short wrong answer stays wrong under the prefix verifier: "ab<eos>" reads "ab" ≠ "abc".
+    const short = scoreCompletion(task, sample, readCompletion(tok, ids('ab')), gamed);
+    expect(short).toMatchObject({ verified: false, strictlyVerified: false });
+  });
+
+  it('summarizes the bonus and both accuracies', () => {
+    const padded = scoreCompletion(task, sample, readCompletion(tok, ids('abcaaa', false)), gamed);
+    const honest = scoreCompletion(task, sample, readCompletion(tok, ids('abc')), gamed);
+    const summary = summarizeRewards([padded, honest]);
+    expect(summary['reward/accuracy']).toBe(1);
+    expect(summary['reward/strict_accuracy']).toBe(0.5);
+    expect(summary['reward/length_bonus']).toBeCloseTo(0.5, 12); // (0.6 + 0.4) / 2
+  });
+
+  it('property: the prefix verifier never passes less than the full one', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[abcde]{0,8}$/), (text) => {
+        const generated = text.length > 0 ? ids(text) : [tok.eos];
+        const r = scoreCompletion(task, sample, readCompletion(tok, generated), gamed);
+        return !r.strictlyVerified || r.verified;
+      }),
+    );
+  });
+});
+
 describe('summarizeRewards', () => {
   it('averages each term under verl-style names', () => {
     const task = copyTask();
@@ -204,8 +253,10 @@ describe('summarizeRewards', () => {
       'reward/correct': 0.5,
       'reward/format': 0.5,
       'reward/length_penalty': 0,
+      'reward/length_bonus': 0,
       'reward/overlong_penalty': 0,
       'reward/accuracy': 0.5,
+      'reward/strict_accuracy': 0.5,
       'response_length/mean': 3,
       'response_length/max': 4,
       'response_length/clip_ratio': 0.5,
