@@ -22,6 +22,10 @@ export const DIRECTIVES = {
   kernel: { required: ['file', 'lines'], optional: ['caption'] },
   /** The PPO clipped objective against the ratio, computed by the real policy-loss op. */
   'clip-plot': { required: [], optional: [] },
+  /** GAE advantages on one fixed trajectory with γ and λ sliders, computed by the real gae op. */
+  'gae-plot': { required: [], optional: [] },
+  /** GRPO's difficulty bias (std on/off) and length bias (loss aggregation), from the real ops. */
+  'group-bias': { required: [], optional: [] },
 } as const satisfies Record<string, DirectiveSchema>;
 
 export type DirectiveName = keyof typeof DIRECTIVES;

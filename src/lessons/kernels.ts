@@ -12,6 +12,11 @@ import groupAdvantagesTs from '../ops/group-advantages.ts?raw';
 import groupAdvantagesWgsl from '../../kernels/group_advantages.wgsl?raw';
 import agentEpisodeTs from '../agents/episode.ts?raw';
 import reinforceTs from '../rl/reinforce.ts?raw';
+import gaeTs from '../ops/gae.ts?raw';
+import gaeWgsl from '../../kernels/gae.wgsl?raw';
+import valueLossTs from '../ops/value-loss.ts?raw';
+import lossAggregationTs from '../ops/loss-aggregation.ts?raw';
+import lossAggregationReduceWgsl from '../../kernels/loss_aggregation_reduce.wgsl?raw';
 
 export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   'src/ops/policy-loss.ts': policyLossTs,
@@ -23,6 +28,11 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   'kernels/group_advantages.wgsl': groupAdvantagesWgsl,
   'src/agents/episode.ts': agentEpisodeTs,
   'src/rl/reinforce.ts': reinforceTs,
+  'src/ops/gae.ts': gaeTs,
+  'kernels/gae.wgsl': gaeWgsl,
+  'src/ops/value-loss.ts': valueLossTs,
+  'src/ops/loss-aggregation.ts': lossAggregationTs,
+  'kernels/loss_aggregation_reduce.wgsl': lossAggregationReduceWgsl,
 };
 
 export interface LineRange {

@@ -33,7 +33,9 @@ export type LessonBlock =
       caption: string;
       line: number;
     }
-  | { kind: 'clip-plot'; line: number };
+  | { kind: 'clip-plot'; line: number }
+  | { kind: 'gae-plot'; line: number }
+  | { kind: 'group-bias'; line: number };
 
 export interface Lesson {
   /** `01-mdp/01-value-iteration`: the unit folder and the step folder. */
@@ -219,5 +221,9 @@ function directiveBlock(file: string, d: Directive): LessonBlock {
     }
     case 'clip-plot':
       return { kind: 'clip-plot', line: d.line };
+    case 'gae-plot':
+      return { kind: 'gae-plot', line: d.line };
+    case 'group-bias':
+      return { kind: 'group-bias', line: d.line };
   }
 }

@@ -30,7 +30,9 @@ describe('the lesson catalog', () => {
       '01-mdp/02-q-learning-vs-sarsa',
       '02-policy-gradient/01-reinforce-and-baselines',
       '03-ppo/01-clipped-objective',
+      '03-ppo/02-gae-and-cartpole',
       '04-grpo/01-group-relative-advantages',
+      '04-grpo/02-std-and-length-bias',
       '06-tool-use/01-calls-and-masks',
       '07-reading-a-run/01-reading-a-run',
     ]);
@@ -103,11 +105,18 @@ describe('presets reach their checks on CPU', () => {
     ['sarsa-cliff', 'charts/episodic_return>=-40', 1000],
     ['reinforce-bandit-none', 'charts/optimal_action_rate>=0.8', 100],
     ['reinforce-bandit-mean', 'charts/optimal_action_rate>=0.8', 100],
-  ] as const)('%s reaches %s within %i updates', async (name, check, budget) => {
-    const { update, seconds } = await reachCheck(name, check, budget);
-    console.log(`${name}: ${check} after ${update} updates, ${seconds.toFixed(3)} s`);
-    expect(update).toBeLessThanOrEqual(budget);
-  });
+    // Measured: update 21, about 6 s on the 2-core CPU.
+    ['ppo-cartpole', 'charts/episodic_return>=150', 40],
+  ] as const)(
+    '%s reaches %s within %i updates',
+    async (name, check, budget) => {
+      const { update, seconds } = await reachCheck(name, check, budget);
+      console.log(`${name}: ${check} after ${update} updates, ${seconds.toFixed(3)} s`);
+      expect(update).toBeLessThanOrEqual(budget);
+    },
+    // PPO on CartPole trains a network: seconds, where the tabular presets take milliseconds.
+    60_000,
+  );
 });
 
 describe('language-model presets reach their checks on CPU', () => {
@@ -116,6 +125,8 @@ describe('language-model presets reach their checks on CPU', () => {
   it.each([
     ['grpo-copy', 'reward/accuracy>=0.5', 60],
     ['grpo-copy-collapse', 'frac_reward_zero_std>=0.9', 40],
+    // Measured on CPU: passes at update 19, about 22 s.
+    ['grpo-copy-drgrpo', 'reward/accuracy>=0.5', 40],
     ['grpo-multiply-tools', 'tools/call_frequency>=0.9', 12],
   ] as const)(
     '%s reaches %s within %i updates',
