@@ -17,6 +17,7 @@ import gaeWgsl from '../../kernels/gae.wgsl?raw';
 import valueLossTs from '../ops/value-loss.ts?raw';
 import lossAggregationTs from '../ops/loss-aggregation.ts?raw';
 import lossAggregationReduceWgsl from '../../kernels/loss_aggregation_reduce.wgsl?raw';
+import tokenRewardsTs from '../envs/token-tasks/rewards.ts?raw';
 
 export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   'src/ops/policy-loss.ts': policyLossTs,
@@ -33,6 +34,7 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   'src/ops/value-loss.ts': valueLossTs,
   'src/ops/loss-aggregation.ts': lossAggregationTs,
   'kernels/loss_aggregation_reduce.wgsl': lossAggregationReduceWgsl,
+  'src/envs/token-tasks/rewards.ts': tokenRewardsTs,
 };
 
 export interface LineRange {

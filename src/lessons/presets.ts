@@ -20,6 +20,8 @@ export interface LessonPreset {
   free: readonly string[];
   /** The metric the widget charts first. */
   keyMetric: string;
+  /** Metrics charted beside it, when the lesson's point is how two of them part ways. */
+  alsoChart?: readonly string[];
   /** The check used when the lesson's directive gives none. */
   check: string;
   backend: 'cpu' | 'auto';
@@ -166,6 +168,44 @@ export const PRESETS = {
     free: ['lr', 'temperature'],
     keyMetric: 'tools/call_frequency',
     check: 'tools/call_frequency>=0.9',
+    backend: 'auto',
+  },
+  'grpo-copy-gamed': {
+    title: 'GRPO on copy with a gameable reward: a length bonus and a prefix verifier',
+    algo: 'grpo',
+    ...FROM_SHIPPED_COPY,
+    seed: 1,
+    // 0.1 per token and room for 12: a right answer padded to the limit earns 1 + 1.2, the honest
+    // one at most 1 + 0.7. Measured on CPU at lr 1e-3 (the default): strict accuracy is 0 from
+    // update 7, every answer runs to the limit by update 14, and the check passes at update 16
+    // (about 15 s), while reward/mean climbs from 1.0 to about 1.6.
+    config: { maxNewTokens: 12, lengthBonus: 0.1, verifierMatch: 'prefix' },
+    free: ['lengthBonus', 'verifierMatch', 'lr'],
+    keyMetric: 'reward/strict_accuracy',
+    alsoChart: ['reward/mean', 'response_length/mean'],
+    check: 'reward/strict_accuracy<=0.05',
+    backend: 'auto',
+  },
+  'grpo-copy-counterweight': {
+    title: 'The same length bonus, with the full verifier and DAPO overlong shaping',
+    algo: 'grpo',
+    ...FROM_SHIPPED_COPY,
+    seed: 1,
+    // Right answers are at most 7 tokens (6 letters and <eos>): L_max 9 with a 2-token buffer
+    // charges nothing up to 7, −0.5 at 8 and −1 from 9 on, more than the 0.5 that padding to 12
+    // earns. Measured on CPU: response_length/mean stays between 4.9 and 6 over 30 updates, and
+    // strict accuracy follows reward/accuracy (0.2–0.7, as noisy as plain GRPO at this lr).
+    config: {
+      maxNewTokens: 12,
+      lengthBonus: 0.1,
+      overlongEnable: true,
+      overlongMaxLength: 9,
+      overlongBuffer: 2,
+    },
+    free: ['lengthBonus', 'overlongEnable', 'overlongBuffer', 'lr'],
+    keyMetric: 'response_length/mean',
+    alsoChart: ['reward/strict_accuracy', 'reward/overlong_penalty'],
+    check: 'response_length/mean<=7',
     backend: 'auto',
   },
 } as const satisfies Record<string, LessonPreset>;

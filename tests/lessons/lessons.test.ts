@@ -33,6 +33,7 @@ describe('the lesson catalog', () => {
       '03-ppo/02-gae-and-cartpole',
       '04-grpo/01-group-relative-advantages',
       '04-grpo/02-std-and-length-bias',
+      '05-reward-engineering/01-reward-hacking',
       '06-tool-use/01-calls-and-masks',
       '07-reading-a-run/01-reading-a-run',
     ]);
@@ -128,6 +129,10 @@ describe('language-model presets reach their checks on CPU', () => {
     // Measured on CPU: passes at update 19, about 22 s.
     ['grpo-copy-drgrpo', 'reward/accuracy>=0.5', 40],
     ['grpo-multiply-tools', 'tools/call_frequency>=0.9', 12],
+    // Measured on CPU: strict accuracy 0 from update 7; passes at update 16, about 15 s.
+    ['grpo-copy-gamed', 'reward/strict_accuracy<=0.05', 30],
+    // Passes at update 10 (the first full window): lengths stay at 4.9–6 tokens.
+    ['grpo-copy-counterweight', 'response_length/mean<=7', 12],
   ] as const)(
     '%s reaches %s within %i updates',
     async (name, check, budget) => {
