@@ -5,7 +5,12 @@
  * (checkField), so an import accepts exactly what the trainer would.
  */
 import { OpInputError } from '../ops/errors';
-import { checkField } from '../rl/hyperparams';
+import {
+  CURRICULUM_CONFIG_SPEC,
+  DEFAULT_CURRICULUM_CONFIG,
+  type CurriculumConfig,
+} from '../rl/curriculum';
+import { checkField, type FieldSpec } from '../rl/hyperparams';
 import type { AlgorithmInfo, Settings } from './run-record';
 
 /** A bad file or link: `path` names the value, the message says what is wrong with it. */
@@ -123,7 +128,7 @@ export function expectOneOf<T extends string>(
 export function expectSettings(
   value: unknown,
   path: string,
-  algo: AlgorithmInfo,
+  algo: Pick<AlgorithmInfo, 'name' | 'spec' | 'defaults'>,
   full: boolean,
 ): Settings {
   const object = expectRecord(value, path);
@@ -166,4 +171,17 @@ export function expectModelName(value: unknown, path: string): string {
     throw new ImportError(path, `must be a model name (a-z, 0-9, -), got ${describeValue(name)}`);
   }
   return name;
+}
+
+/** A curriculum's settings: exactly threshold and patience, each in its range. */
+export function expectCurriculum(value: unknown, path: string): CurriculumConfig {
+  const object = expectRecord(value, path);
+  expectKeys(object, path, ['threshold', 'patience'], []);
+  const settings = {
+    name: 'curriculum',
+    spec: CURRICULUM_CONFIG_SPEC as Record<string, FieldSpec>,
+    defaults: { ...DEFAULT_CURRICULUM_CONFIG },
+  };
+  const read = expectSettings(object, path, settings, false);
+  return { threshold: read.threshold as number, patience: read.patience as number };
 }

@@ -3,7 +3,8 @@
  *
  *   { format: 'agent-rl-lab/lab-run', version: 1, exportedAt?, label?,
  *     spec: { algorithm, task, seed, config, taskOptions?, backend?, sftSteps?, reference?,
- *             init?: { shipped: name } | { file: name, bytes: base64 } },
+ *             init?: { shipped: name } | { file: name, bytes: base64 },
+ *             curriculum?: { threshold, patience } },
  *     metrics: { name: [value per update, …] },        NaN/±Infinity as "NaN", "Infinity", …
  *     events: [RunEvent, …],
  *     checkpoint?: base64 of the checkpoint file's bytes }
@@ -21,6 +22,7 @@ import {
   child,
   describeValue,
   expectInt,
+  expectCurriculum,
   expectKeys,
   expectModelName,
   expectOneOf,
@@ -39,6 +41,8 @@ import {
   type RunRecord,
   type Settings,
 } from './run-record';
+
+import type { CurriculumConfig } from '../rl/curriculum';
 
 export { ImportError } from './json-checks';
 
@@ -83,6 +87,7 @@ export interface LabRunFile {
     sftSteps?: number;
     reference?: 'engine' | 'ort';
     init?: { shipped: string } | { file: string; bytes: string };
+    curriculum?: CurriculumConfig;
   };
   metrics: Record<string, JsonMetricValue[]>;
   events: RunEvent[];
@@ -100,6 +105,8 @@ export interface LabRunExport extends RunRecord {
   reference?: 'engine' | 'ort';
   /** Language models: the saved weights the run started from (else a random initialization). */
   init?: StartFrom;
+  /** Language models: the run trained through its task's curriculum, moving up so. */
+  curriculum?: CurriculumConfig;
   /** The latest checkpoint file's bytes (src/models checkpoint format). */
   checkpoint?: Uint8Array;
   /** ISO time; left out when not given (keeps exports reproducible in tests). */
@@ -116,6 +123,7 @@ export interface ImportedRun extends RunRecord {
   sftSteps?: number;
   reference?: 'engine' | 'ort';
   init?: StartFrom;
+  curriculum?: CurriculumConfig;
   checkpoint?: Uint8Array;
   exportedAt?: string;
   /** CLI run files only: the backend description, creation time and summary the CLI wrote. */
@@ -139,6 +147,7 @@ export function exportLabRun(run: LabRunExport): string {
       ...(run.sftSteps === undefined ? {} : { sftSteps: run.sftSteps }),
       ...(run.reference === undefined ? {} : { reference: run.reference }),
       ...(run.init === undefined ? {} : { init: initToJson(run.init) }),
+      ...(run.curriculum === undefined ? {} : { curriculum: { ...run.curriculum } }),
     },
     metrics: Object.fromEntries(
       Object.entries(run.metrics).map(([name, values]) => [name, values.map(jsonMetricValue)]),
@@ -200,7 +209,7 @@ function readLabRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
     spec,
     'spec',
     ['algorithm', 'task', 'seed', 'config'],
-    ['taskOptions', 'backend', 'sftSteps', 'reference', 'init'],
+    ['taskOptions', 'backend', 'sftSteps', 'reference', 'init', 'curriculum'],
   );
   const algo = knownAlgorithm(spec.algorithm, 'spec.algorithm', catalog);
   const task = expectOneOf(spec.task, 'spec.task', tasksFor(catalog, algo));
@@ -250,6 +259,12 @@ function readLabRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
       throw new ImportError('spec.init', `is only for language-model runs, not ${algo.name}`);
     }
     run.init = readInit(spec.init);
+  }
+  if (spec.curriculum !== undefined) {
+    if (!algo.curriculum) {
+      throw new ImportError('spec.curriculum', `is not a setting of ${algo.name}`);
+    }
+    run.curriculum = expectCurriculum(spec.curriculum, 'spec.curriculum');
   }
   run.metrics = readMetrics(root.metrics);
   run.events = readEvents(root.events, algo, seriesLength(run.metrics), 'lab-run');

@@ -104,5 +104,6 @@ export function taskOptionsSpec(catalog: CompareCatalog, task: string): Algorith
     envs: [],
     exportsOnnx: false,
     reference: null,
+    curriculum: false,
   };
 }

@@ -16,6 +16,7 @@ import { base64ToBytes, bytesToBase64 } from './base64';
 import {
   child,
   describeValue,
+  expectCurriculum,
   expectInt,
   expectModelName,
   expectOneOf,
@@ -23,6 +24,7 @@ import {
   expectSettings,
   ImportError,
 } from './json-checks';
+import type { CurriculumConfig } from '../rl/curriculum';
 import {
   findAlgorithm,
   taskOptionsSpec,
@@ -56,6 +58,8 @@ export interface LinkedRun {
    * own file cannot travel in a link: it goes without, and the share panel says so.)
    */
   init?: { kind: 'shipped'; model: string };
+  /** Language models: the run trains through its task's curriculum. */
+  curriculum?: CurriculumConfig;
 }
 
 /** A link that cannot be made or read; `run` is the index of the run at fault, if one is. */
@@ -79,6 +83,8 @@ interface CompactRun {
   w?: number;
   o?: Settings;
   i?: string;
+  /** Curriculum: [threshold, patience]. */
+  u?: [number, number];
 }
 
 const FIELD_NAMES: Record<keyof CompactRun, string> = {
@@ -89,6 +95,7 @@ const FIELD_NAMES: Record<keyof CompactRun, string> = {
   w: 'sftSteps',
   o: 'taskOptions',
   i: 'init',
+  u: 'curriculum',
 };
 
 /**
@@ -120,6 +127,9 @@ export function encodeComparison(runs: readonly LinkedRun[], catalog: CompareCat
       out.o = run.taskOptions;
     }
     if (run.init !== undefined) out.i = run.init.model;
+    if (run.curriculum !== undefined) {
+      out.u = [run.curriculum.threshold, run.curriculum.patience];
+    }
     // Every field must pass the decoder's checks, and the full config must be the one given.
     const read = readRun(out, i, catalog);
     for (const key of Object.keys(read.config)) {
@@ -248,6 +258,18 @@ function readRun(value: unknown, index: number, catalog: CompareCatalog): Linked
         throw new ImportError(at('i'), `is only for language-model runs, not ${algo.name}`);
       }
       linked.init = { kind: 'shipped', model: expectModelName(run.i, at('i')) };
+    }
+    if (run.u !== undefined) {
+      if (!algo.curriculum) {
+        throw new ImportError(at('u'), `is not a setting of ${algo.name}`);
+      }
+      if (!Array.isArray(run.u) || run.u.length !== 2) {
+        throw new ImportError(
+          at('u'),
+          `must be [threshold, patience], got ${describeValue(run.u)}`,
+        );
+      }
+      linked.curriculum = expectCurriculum({ threshold: run.u[0], patience: run.u[1] }, at('u'));
     }
     return linked;
   } catch (error) {

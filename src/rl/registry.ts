@@ -17,6 +17,7 @@ import { OpInputError } from '../ops/errors';
 import { createDpoTrainer, DEFAULT_DPO_CONFIG, DPO_CONFIG_SPEC } from './dpo';
 import { createGrpoTrainer, DEFAULT_GRPO_CONFIG, GRPO_CONFIG_SPEC } from './grpo';
 import type { ConfigSpec } from './hyperparams';
+import type { CurriculumScheduler } from './curriculum';
 import {
   createPolicyIteration,
   DEFAULT_POLICY_ITERATION_CONFIG,
@@ -70,6 +71,11 @@ export interface LmSetup {
   tokenizer: CharTokenizer;
   task: CharsetTask;
   seed: number;
+  /** The task's rungs, easiest first, and when to move up (algorithms with `curriculum`). */
+  curriculum?: {
+    scheduler: CurriculumScheduler;
+    taskAt(level: number): CharsetTask;
+  };
 }
 
 export interface LmAlgorithm {
@@ -81,6 +87,8 @@ export interface LmAlgorithm {
   valueHead: boolean;
   /** A frozen reference model is always needed (DPO), or only when klCoef > 0. */
   reference: 'always' | 'kl';
+  /** It can train through a task's curriculum (LmSetup.curriculum). */
+  curriculum?: true;
   create(setup: LmSetup, config: AnyConfig): AnyTrainer;
 }
 
@@ -184,6 +192,7 @@ export const ALGORITHMS: Record<string, EnvAlgorithm | LmAlgorithm> = {
     defaults: values(DEFAULT_GRPO_CONFIG),
     valueHead: false,
     reference: 'kl',
+    curriculum: true,
     create: (setup, config) => trainer(createGrpoTrainer(setup, config as never)),
   },
   ppo: {

@@ -28,6 +28,10 @@ export class RunDraft {
   config = $state<Record<string, SettingValue | null>>({});
   /** The task's options (language models), from the task's defaults. */
   taskOptions = $state<Record<string, SettingValue | null>>({});
+  /** Language models: train through the task's rungs (its options then come from the rungs). */
+  curriculumOn = $state(false);
+  curriculumThreshold = $state<number | null>(0.8);
+  curriculumPatience = $state<number | null>(5);
   errors = $state.raw<FieldError[]>([]);
   private checks = 0;
 
@@ -60,6 +64,16 @@ export class RunDraft {
       this.config.maxNewTokens = recommended.maxNewTokens ?? defaults.maxNewTokens ?? null;
     }
     this.sftSteps = recommended.sftSteps ?? this.catalog.sftSteps.default;
+  }
+
+  /** The algorithm can train through a curriculum and the task has more than one rung. */
+  get offersCurriculum(): boolean {
+    return this.info?.curriculum === true && (this.taskInfo?.levels.length ?? 0) > 1;
+  }
+
+  /** The curriculum is on and offered (the task options are then the rungs'). */
+  get usesCurriculum(): boolean {
+    return this.curriculumOn && this.offersCurriculum;
   }
 
   /** The run will score a frozen reference: always (DPO), or when its KL term is on. */
@@ -135,7 +149,15 @@ export class RunDraft {
       ...(lm
         ? {
             task: this.task,
-            taskOptions: { ...this.taskOptions } as Record<string, SettingValue>,
+            // With a curriculum the rungs set the task's options.
+            ...(this.usesCurriculum
+              ? {
+                  curriculum: {
+                    threshold: this.curriculumThreshold as number,
+                    patience: this.curriculumPatience as number,
+                  },
+                }
+              : { taskOptions: { ...this.taskOptions } as Record<string, SettingValue> }),
             sftSteps: this.sftSteps as number,
             // Only where a reference is scored: a run file never names an engine it did not use.
             ...(this.usesReference ? { reference: this.reference } : {}),

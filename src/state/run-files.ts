@@ -30,6 +30,7 @@ export function runToJson(run: ShareableRun, exportedAt?: string): string {
       ? { reference: spec.reference }
       : {}),
     ...(spec.task !== undefined && spec.init !== undefined ? { init: spec.init } : {}),
+    ...(spec.curriculum !== undefined ? { curriculum: spec.curriculum } : {}),
     ...(spec.taskOptions ? { taskOptions: spec.taskOptions } : {}),
     ...(exportedAt ? { exportedAt } : {}),
   });
@@ -77,6 +78,7 @@ function specOf(run: ImportedRun | LinkedRun, catalog: CompareCatalog): RunSpec 
           sftSteps: run.sftSteps ?? catalog.sftSteps.default,
           ...('reference' in run && run.reference ? { reference: run.reference } : {}),
           ...(run.init ? { init: run.init } : {}),
+          ...(run.curriculum ? { curriculum: { ...run.curriculum } } : {}),
         }
       : { env: run.task }),
     seed: run.seed,
@@ -126,6 +128,7 @@ export function comparisonToken(
       ...(spec.taskOptions ? { taskOptions: changedOptions(spec, catalog) } : {}),
       // A user's own file cannot travel in a link (the share panel says so); shipped ones can.
       ...(spec.init?.kind === 'shipped' ? { init: spec.init } : {}),
+      ...(spec.curriculum !== undefined ? { curriculum: spec.curriculum } : {}),
     })),
     catalog,
   );

@@ -9,7 +9,7 @@ import type { OrtSessionOptions } from '../onnx/ort-reference';
 import { OrtReferenceModel } from '../onnx/ort-reference-model';
 import { readStartingPolicy } from '../onnx/starting-policy';
 import { describeAdapter, describeUnavailable } from '../gpu/adapter-summary';
-import { createTokenTask } from '../envs/token-tasks/registry';
+import { CurriculumScheduler } from '../rl/curriculum';
 import type { LanguageModel } from '../models/language-model';
 import { CpuLanguageModel } from '../models/lm-cpu';
 import { GpuLanguageModel } from '../models/lm-gpu';
@@ -22,6 +22,7 @@ import type { Trainer } from '../rl/trainer';
 import type { RunMessage, RunSpec, Settings, StartFrom } from './run-protocol';
 import { fetchShippedModel, shippedModel } from './shipped-models';
 import { SFT_STEPS } from './run-spec';
+import { runTasks } from './run-tasks';
 
 export interface LmRun {
   trainer: Trainer<Settings>;
@@ -92,11 +93,12 @@ export async function setUpLmRun(
   options: LmRunOptions = {},
 ): Promise<LmRun> {
   const ort = options.ort ?? {};
-  const task = createTokenTask(spec.task ?? 'reverse', spec.taskOptions ?? {});
+  const tasks = runTasks(spec);
+  const task = tasks.first;
   const tokenizer = CharTokenizer.createDefault();
   let modelConfig: TransformerConfig = {
     vocab: tokenizer.vocabSize,
-    context: Math.min(256, task.maxChars + 2 + 8),
+    context: Math.min(256, tasks.maxChars + 2 + 8),
     width: 64,
     layers: 2,
     heads: 4,
@@ -107,7 +109,7 @@ export async function setUpLmRun(
   if (spec.init) {
     const started = readStartingPolicy(await startBytes(spec.init, options.readShipped), {
       tokenizer: tokenizer.spec,
-      tokensNeeded: task.maxChars + 2,
+      tokensNeeded: tasks.maxChars + 2,
       valueHead: algo.valueHead,
       seed: spec.seed,
     });
@@ -163,7 +165,14 @@ export async function setUpLmRun(
   } else if (needsReference) {
     reference = backend.make(modelConfig, await policy.readParams());
   }
-  const trainer = algo.create({ policy, reference, tokenizer, task, seed: spec.seed }, spec.config);
+  const curriculum = tasks.levels && {
+    scheduler: new CurriculumScheduler(tasks.levels.count, spec.curriculum),
+    taskAt: tasks.levels.taskAt,
+  };
+  const trainer = algo.create(
+    { policy, reference, tokenizer, task, seed: spec.seed, ...(curriculum ? { curriculum } : {}) },
+    spec.config,
+  );
   return {
     trainer,
     async exportOnnx() {

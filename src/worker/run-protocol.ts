@@ -4,6 +4,7 @@
  * checked on both sides. Only plain data crosses: specs, metric batches, events.
  */
 import type { FieldSpec } from '../rl/hyperparams';
+import type { CurriculumConfig } from '../rl/curriculum';
 import type {
   CartPoleInspection,
   GridInspection,
@@ -60,6 +61,12 @@ export interface RunSpec {
    * (sftSteps) still runs on top when it is above 0.
    */
   init?: StartFrom;
+  /**
+   * Language models, algorithms with `curriculum`: train through the task's rungs, easiest first
+   * (the rungs' options replace taskOptions, which must be left out), moving up once
+   * reward/accuracy has stayed at or above `threshold` for `patience` updates in a row.
+   */
+  curriculum?: CurriculumConfig;
 }
 
 export type StartFrom =
@@ -160,6 +167,8 @@ export interface AlgorithmInfo {
   exportsOnnx: boolean;
   /** Language models: a frozen reference is scored always (DPO) or only when klCoef > 0. */
   reference: 'always' | 'kl' | null;
+  /** Language models: it can train through a task's curriculum (RunSpec.curriculum). */
+  curriculum: boolean;
 }
 
 export interface TaskInfo {
@@ -171,6 +180,8 @@ export interface TaskInfo {
   defaults: Settings;
   /** Trainer settings the task needs (applied by the form when the task is picked). */
   recommended: { maxNewTokens?: number; sftSteps?: number };
+  /** The options of each rung of its curriculum, easiest first. */
+  levels: Settings[];
 }
 
 /** Everything the "New run" form is generated from. */

@@ -12,6 +12,8 @@ import {
 import { OpInputError } from '../ops/errors';
 import { checkField, type FieldSpec } from '../rl/hyperparams';
 import { SHIPPED_MODELS, shippedModel } from './shipped-models';
+import { CURRICULUM_CONFIG_SPEC } from '../rl/curriculum';
+import { runTasks } from './run-tasks';
 import { ALGORITHMS } from '../rl/registry';
 import {
   REFERENCE_ENGINES,
@@ -39,6 +41,7 @@ export function runCatalog(): RunCatalog {
       envs: algo.family === 'env' ? [...algo.envs] : [],
       exportsOnnx: algo.family === 'lm' || algo.exportsOnnx === true,
       reference: algo.family === 'lm' ? algo.reference : null,
+      curriculum: algo.family === 'lm' && algo.curriculum === true,
     })),
     tasks: TOKEN_TASK_NAMES.map((name) => {
       const task = TOKEN_TASKS[name] as TokenTaskDefinition<Record<string, Settings[string]>>;
@@ -49,6 +52,7 @@ export function runCatalog(): RunCatalog {
         spec: { ...task.spec },
         defaults: { ...task.defaults },
         recommended: { ...task.recommended },
+        levels: task.difficultyLevels.map((level) => ({ ...level })),
       };
     }),
     sftSteps: SFT_STEPS,
@@ -73,14 +77,17 @@ function checkStartFrom(spec: RunSpec): string | undefined {
     }
     let needed: number;
     try {
-      needed = createTokenTask(model.task, spec.taskOptions ?? {}).maxChars + 2;
+      needed = runTasks(spec).maxChars + 2;
     } catch {
       return undefined; // bad task options are reported under task.*
     }
     if (needed > model.context) {
+      const what = spec.curriculum
+        ? "the curriculum's hardest rung needs"
+        : 'these task options need';
       return (
-        `init.model '${model.name}' has a context of ${model.context} tokens; these task options ` +
-        `need ${needed} (at most the model's own: ${JSON.stringify(model.taskOptions)})`
+        `init.model '${model.name}' has a context of ${model.context} tokens; ${what} ` +
+        `${needed} (at most the model's own: ${JSON.stringify(model.taskOptions)})`
       );
     }
     return undefined;
@@ -99,6 +106,38 @@ function checkStartFrom(spec: RunSpec): string | undefined {
     return undefined;
   }
   return `init.kind must be 'shipped' or 'file', got '${String((init as { kind: unknown }).kind)}'`;
+}
+
+/** Problems of `curriculum`: the algorithm must support it, its fields in range, no task options. */
+function checkCurriculum(spec: RunSpec, supported: boolean): FieldError[] {
+  const curriculum = spec.curriculum!;
+  if (!supported) {
+    const which = Object.entries(ALGORITHMS)
+      .filter(([, a]) => a.family === 'lm' && a.curriculum)
+      .map(([name]) => name)
+      .join(', ');
+    return [{ field: 'curriculum', message: `curriculum is only for ${which}, not ${spec.algo}` }];
+  }
+  const errors: FieldError[] = [];
+  if (typeof curriculum !== 'object' || curriculum === null) {
+    return [{ field: 'curriculum', message: 'curriculum must be { threshold, patience }' }];
+  }
+  for (const [key, field] of Object.entries(CURRICULUM_CONFIG_SPEC) as [string, FieldSpec][]) {
+    try {
+      checkField('curriculum', key, field, (curriculum as unknown as Settings)[key]);
+    } catch (error) {
+      const message =
+        error instanceof OpInputError ? error.message.slice(error.op.length + 2) : String(error);
+      errors.push({ field: `curriculum.${key}`, message });
+    }
+  }
+  if (spec.taskOptions !== undefined && Object.keys(spec.taskOptions).length > 0) {
+    errors.push({
+      field: 'taskOptions',
+      message: "a curriculum sets the task's options rung by rung; leave taskOptions out",
+    });
+  }
+  return errors;
 }
 
 /**
@@ -162,6 +201,9 @@ export function checkRunSpec(spec: RunSpec): FieldError[] {
     if (spec.reference !== undefined && !REFERENCE_ENGINES.includes(spec.reference)) {
       const message = `reference must be one of ${REFERENCE_ENGINES.join(', ')}, got '${String(spec.reference)}'`;
       errors.push({ field: 'reference', message });
+    }
+    if (spec.curriculum !== undefined) {
+      for (const error of checkCurriculum(spec, algo.curriculum === true)) errors.push(error);
     }
     if (spec.task && (TOKEN_TASK_NAMES as readonly string[]).includes(spec.task)) {
       const taskSpec = TOKEN_TASKS[spec.task as TokenTaskName].spec as Record<string, FieldSpec>;

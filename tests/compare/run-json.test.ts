@@ -153,6 +153,35 @@ describe('parseLabRun', () => {
       'only for language-model runs',
     ],
     [
+      'a curriculum for an algorithm without one',
+      (f) =>
+        void Object.assign(spec(f), {
+          algorithm: 'ppo',
+          config: defaultsOf('ppo'),
+          curriculum: { threshold: 0.5, patience: 3 },
+        }),
+      'spec.curriculum',
+      'is not a setting of ppo',
+    ],
+    [
+      'a curriculum threshold out of range',
+      (f) =>
+        void ((f.spec as Record<string, unknown>).curriculum = { threshold: 1.5, patience: 3 }),
+      'spec.curriculum.threshold',
+      'must be a number in (0, 1], got 1.5',
+    ],
+    [
+      'a curriculum with an unknown field',
+      (f) =>
+        void ((f.spec as Record<string, unknown>).curriculum = {
+          threshold: 0.5,
+          patience: 3,
+          level: 2,
+        }),
+      'spec.curriculum.level',
+      'is not',
+    ],
+    [
       'a start file that is not base64',
       (f) => void ((f.spec as Record<string, unknown>).init = { file: 'a.onnx', bytes: '**' }),
       'spec.init.bytes',
@@ -302,6 +331,7 @@ describe('parseLabRun', () => {
             backend: 'cpu',
             sftSteps: 50,
             reference: 'ort',
+            curriculum: { threshold: lr, patience: updates + 1 },
             init: checkpoint?.length
               ? { kind: 'file', name: 'start.onnx', bytes: checkpoint }
               : { kind: 'shipped', model: 'reverse' },

@@ -66,6 +66,14 @@ const linkedRun: fc.Arbitrary<LinkedRun> = fc.constantFrom(...catalog.algorithms
           ),
         }
       : {}),
+    ...(algo.curriculum
+      ? {
+          curriculum: fc.record({
+            threshold: fc.double({ min: 0.01, max: 1, noNaN: true }),
+            patience: fc.integer({ min: 1, max: 1000 }),
+          }),
+        }
+      : {}),
   });
 });
 
@@ -221,6 +229,27 @@ describe('URL state', () => {
       'runs[0].init',
       0,
       'only for language-model runs',
+    ],
+    [
+      'a curriculum for an algorithm without one',
+      token([{ a: 'ppo', t: 'reverse', s: 1, u: [0.8, 5] }]),
+      'runs[0].curriculum',
+      0,
+      'is not a setting of ppo',
+    ],
+    [
+      'a curriculum that is not a pair',
+      token([{ a: 'grpo', t: 'reverse', s: 1, u: [0.8] }]),
+      'runs[0].curriculum',
+      0,
+      'must be [threshold, patience], got',
+    ],
+    [
+      'a curriculum patience out of range',
+      token([{ a: 'grpo', t: 'reverse', s: 1, u: [0.8, 0] }]),
+      'runs[0].curriculum.patience',
+      0,
+      'must be an integer in [1, 1000], got 0',
     ],
     [
       'a start that is not a model name',

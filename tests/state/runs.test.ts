@@ -75,6 +75,7 @@ const catalog: RunCatalog = {
       envs: ['gridworld', 'cliffwalking'],
       exportsOnnx: false,
       reference: null,
+      curriculum: false,
     },
     {
       name: 'grpo',
@@ -88,6 +89,7 @@ const catalog: RunCatalog = {
       envs: [],
       exportsOnnx: true,
       reference: 'kl',
+      curriculum: true,
     },
   ],
   tasks: [
@@ -98,6 +100,7 @@ const catalog: RunCatalog = {
       spec: { maxLength: { kind: 'int', min: 1, max: 32, live: true, doc: 'longest string' } },
       defaults: { maxLength: 6 },
       recommended: {},
+      levels: [{ maxLength: 3 }, { maxLength: 6 }],
     },
     {
       name: 'multiply',
@@ -106,6 +109,7 @@ const catalog: RunCatalog = {
       spec: { useTools: { kind: 'boolean', live: false, doc: 'offer the tools' } },
       defaults: { useTools: true },
       recommended: { maxNewTokens: 32, sftSteps: 400 },
+      levels: [{ useTools: true }],
     },
   ],
   sftSteps: { default: 100, min: 0, max: 5000, doc: 'warm-up' },
@@ -336,6 +340,27 @@ describe('RunDraft', () => {
     expect(draft.spec.reference).toBe('ort');
     draft.select('q-learning');
     expect(draft.usesReference).toBe(false);
+  });
+
+  it('offers a curriculum where the algorithm has one and the task has rungs', () => {
+    const draft = new RunDraft(catalog, { algo: 'grpo' });
+    draft.selectTask('reverse');
+    expect(draft.offersCurriculum).toBe(true);
+    expect(draft.spec.curriculum).toBeUndefined();
+    expect(draft.spec.taskOptions).toEqual({ maxLength: 6 });
+    draft.curriculumOn = true;
+    draft.curriculumThreshold = 0.6;
+    draft.curriculumPatience = 3;
+    // The rungs set the task's options, so the spec carries none.
+    expect(draft.spec.curriculum).toEqual({ threshold: 0.6, patience: 3 });
+    expect(draft.spec.taskOptions).toBeUndefined();
+    // One rung only (multiply here): nothing to climb, so no curriculum even if it was ticked.
+    draft.selectTask('multiply');
+    expect(draft.offersCurriculum).toBe(false);
+    expect(draft.spec.curriculum).toBeUndefined();
+    draft.selectTask('reverse');
+    draft.select('q-learning');
+    expect(draft.offersCurriculum).toBe(false);
   });
 
   it('falls back to the first environment the algorithm accepts', () => {

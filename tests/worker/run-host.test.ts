@@ -167,6 +167,65 @@ describe('run host: language models', () => {
   }, 60_000);
 });
 
+describe('run host: a curriculum', () => {
+  const grpo = () => runCatalog().algorithms.find((a) => a.name === 'grpo')!;
+  const spec = (over: Partial<RunSpec> = {}): RunSpec => ({
+    algo: 'grpo',
+    task: 'copy',
+    seed: 1,
+    config: grpo().defaults,
+    backend: 'cpu',
+    sftSteps: 60,
+    curriculum: { threshold: 0.1, patience: 1 },
+    ...over,
+  });
+
+  it('is checked: only for algorithms that have one, fields in range, no task options', () => {
+    expect(checkRunSpec(spec())).toEqual([]);
+    const dpo = runCatalog().algorithms.find((a) => a.name === 'dpo')!;
+    expect(checkRunSpec(spec({ algo: 'dpo', config: dpo.defaults }))).toEqual([
+      { field: 'curriculum', message: 'curriculum is only for grpo, not dpo' },
+    ]);
+    expect(
+      checkRunSpec(
+        spec({ curriculum: { threshold: 0, patience: 2.5 }, taskOptions: { maxLength: 4 } }),
+      ),
+    ).toEqual([
+      { field: 'curriculum.threshold', message: 'threshold must be a number in (0, 1], got 0' },
+      {
+        field: 'curriculum.patience',
+        message: 'patience must be an integer in [1, 1000], got 2.5',
+      },
+      {
+        field: 'taskOptions',
+        message: "a curriculum sets the task's options rung by rung; leave taskOptions out",
+      },
+    ]);
+    // The shipped copy model's context (it was warmed up on 3–6 letters) cannot hold the last
+    // rung (12–32 letters).
+    const [error] = checkRunSpec(spec({ init: { kind: 'shipped', model: 'copy' } }));
+    expect(error?.field).toBe('init');
+    expect(error?.message).toMatch(/the curriculum's hardest rung needs 6\d/);
+  });
+
+  it('starts on the easiest rung, moves up when the pass rate allows, and sizes the model for the last', async () => {
+    const { api, updates, listener } = host();
+    await api.createRun(spec(), listener);
+    for (let i = 0; i < 3; i++) await api.step();
+    const batches = updates().filter((m) => m.type === 'update');
+    const points = batches.flatMap((m) => (m.type === 'update' ? m.points : []));
+    const events = batches.flatMap((m) => (m.type === 'update' ? m.events : []));
+    // Copy of 1–3 letters after 60 warm-up steps passes more than 10% of the time at once, and so
+    // does 3–6 letters; 5–10 letters of a larger alphabet, new to the model, does not.
+    expect(points.map((p) => p.metrics['curriculum/level'])).toEqual([0, 1, 2]);
+    expect(events.filter((e) => e.kind === 'curriculum').map((e) => e.step)).toEqual([1, 2]);
+    // Context: the last rung's longest prompt and answer (32 + 1 + 32) + 2, plus the 8 spare slots.
+    const back = importTransformerOnnx((await api.exportOnnx())!);
+    expect(back.config.context).toBe(75);
+    await api.dispose();
+  }, 60_000);
+});
+
 describe('run host: runs stored before a setting existed', () => {
   it('a GRPO spec without the reward settings trains with their defaults (the verifier alone)', async () => {
     const { api, updates, listener } = host();

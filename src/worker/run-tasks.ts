@@ -1,0 +1,37 @@
+/**
+ * The token tasks a language-model run trains on: its one task built from its options, or — with a
+ * curriculum — every rung of the task's difficultyLevels, easiest first. The model's context must
+ * hold the longest of them, and the warm-up trains on the first.
+ */
+import {
+  createTokenTask,
+  createTokenTaskAtLevel,
+  TOKEN_TASKS,
+  type TokenTaskName,
+} from '../envs/token-tasks/registry';
+import type { CharsetTask } from '../envs/token-tasks/shared';
+import type { RunSpec } from './run-protocol';
+
+export interface RunTasks {
+  /** The task the run starts on (and warms up on). */
+  first: CharsetTask;
+  /** Longest prompt + answer over every task the run may reach, in characters. */
+  maxChars: number;
+  /** The curriculum's rungs (absent without a curriculum). */
+  levels?: { count: number; taskAt(level: number): CharsetTask };
+}
+
+/** Throws the task's own OpInputError for an unknown task or bad options. */
+export function runTasks(spec: Pick<RunSpec, 'task' | 'taskOptions' | 'curriculum'>): RunTasks {
+  const name = spec.task ?? 'reverse';
+  if (!spec.curriculum) {
+    const task = createTokenTask(name, spec.taskOptions ?? {});
+    return { first: task, maxChars: task.maxChars };
+  }
+  const first = createTokenTaskAtLevel(name as TokenTaskName, 0);
+  const count = TOKEN_TASKS[name as TokenTaskName].difficultyLevels.length;
+  const taskAt = (level: number) => createTokenTaskAtLevel(name as TokenTaskName, level);
+  let maxChars = 0;
+  for (let level = 0; level < count; level++) maxChars = Math.max(maxChars, taskAt(level).maxChars);
+  return { first, maxChars, levels: { count, taskAt } };
+}
