@@ -26,6 +26,10 @@ export const DIRECTIVES = {
   'gae-plot': { required: [], optional: [] },
   /** GRPO's difficulty bias (std on/off) and length bias (loss aggregation), from the real ops. */
   'group-bias': { required: [], optional: [] },
+  /** KL estimators k1/k2/k3 against the log-ratio, and their bias and spread when sampled. */
+  'kl-plot': { required: [], optional: [] },
+  /** One preference pair's DPO / cDPO / IPO loss and gradient weight, from the real dpoLoss op. */
+  'dpo-plot': { required: [], optional: [] },
 } as const satisfies Record<string, DirectiveSchema>;
 
 export type DirectiveName = keyof typeof DIRECTIVES;

@@ -18,6 +18,10 @@ import valueLossTs from '../ops/value-loss.ts?raw';
 import lossAggregationTs from '../ops/loss-aggregation.ts?raw';
 import lossAggregationReduceWgsl from '../../kernels/loss_aggregation_reduce.wgsl?raw';
 import tokenRewardsTs from '../envs/token-tasks/rewards.ts?raw';
+import klTs from '../ops/kl.ts?raw';
+import klWgsl from '../../kernels/kl.wgsl?raw';
+import dpoLossTs from '../ops/dpo-loss.ts?raw';
+import dpoTs from '../rl/dpo.ts?raw';
 
 export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   'src/ops/policy-loss.ts': policyLossTs,
@@ -35,6 +39,10 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   'src/ops/loss-aggregation.ts': lossAggregationTs,
   'kernels/loss_aggregation_reduce.wgsl': lossAggregationReduceWgsl,
   'src/envs/token-tasks/rewards.ts': tokenRewardsTs,
+  'src/ops/kl.ts': klTs,
+  'kernels/kl.wgsl': klWgsl,
+  'src/ops/dpo-loss.ts': dpoLossTs,
+  'src/rl/dpo.ts': dpoTs,
 };
 
 export interface LineRange {

@@ -35,7 +35,9 @@ export type LessonBlock =
     }
   | { kind: 'clip-plot'; line: number }
   | { kind: 'gae-plot'; line: number }
-  | { kind: 'group-bias'; line: number };
+  | { kind: 'group-bias'; line: number }
+  | { kind: 'kl-plot'; line: number }
+  | { kind: 'dpo-plot'; line: number };
 
 export interface Lesson {
   /** `01-mdp/01-value-iteration`: the unit folder and the step folder. */
@@ -225,5 +227,9 @@ function directiveBlock(file: string, d: Directive): LessonBlock {
       return { kind: 'gae-plot', line: d.line };
     case 'group-bias':
       return { kind: 'group-bias', line: d.line };
+    case 'kl-plot':
+      return { kind: 'kl-plot', line: d.line };
+    case 'dpo-plot':
+      return { kind: 'dpo-plot', line: d.line };
   }
 }

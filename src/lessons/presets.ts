@@ -118,8 +118,11 @@ export const PRESETS = {
     title: 'GRPO on copy, from the shipped checkpoint',
     algo: 'grpo',
     ...FROM_SHIPPED_COPY,
-    seed: 1,
-    // lr 3e-4: at 3e-3 this small policy collapses to 0% within 20 updates (measured).
+    seed: 4,
+    // lr 3e-4: at 3e-3 this small policy collapses to 0% within 20 updates (measured). Seed 4:
+    // the shipped model starts near 45% and one update's success swings 0.1–0.8 with the prompts
+    // drawn, so the check's seed is one where a control at lr 1e-9 (same prompts) never reaches
+    // it in 30 updates; GRPO does at update 16 (on seed 1 the control passed at update 23).
     config: { lr: 3e-4 },
     free: ['lr', 'temperature', 'stdNormalization', 'advantageEstimator'],
     keyMetric: 'reward/accuracy',
@@ -143,14 +146,32 @@ export const PRESETS = {
     title: 'Dr. GRPO on copy: no std divisor, a constant loss normalizer',
     algo: 'grpo',
     ...FROM_SHIPPED_COPY,
-    seed: 1,
+    seed: 4,
     // Dr. GRPO: verl norm_adv_by_std_in_grpo=False, TRL scale_rewards='none' and loss_type
-    // 'dr_grpo'. Measured on CPU (seed 1): reward/accuracy ≥ 0.5 over the last 10 updates at
-    // update 19, about 22 s; grpo-copy (std on, token-mean) also passes at update 19.
+    // 'dr_grpo'. Measured on CPU (seed 4, as grpo-copy): reward/accuracy ≥ 0.5 over the last 10
+    // updates at update 16, as grpo-copy; a control at lr 1e-9 never in 30 updates.
     config: { lr: 3e-4, stdNormalization: 'none', lossAggregation: 'dr-grpo' },
     free: ['lr', 'stdNormalization', 'lossAggregation'],
     keyMetric: 'reward/accuracy',
     check: 'reward/accuracy>=0.5',
+    backend: 'auto',
+  },
+  'grpo-copy-kl': {
+    title: 'GRPO on copy at a learning rate that collapses it, held by a KL to the start',
+    algo: 'grpo',
+    ...FROM_SHIPPED_COPY,
+    seed: 1,
+    // grpo-copy-collapse's lr, with verl's GRPO KL: use_kl_loss, kl_loss_type low_var_kl (k3),
+    // kl_loss_coef 0.5. Measured on CPU (seed 1, 30 updates): actor/kl_loss stays between 0.13
+    // and 1.12, frac_reward_zero_std never settles at 1; the check passes at update 10 (the first
+    // full window, mean 0.61). With klCoef 1e-6 (a reference, no pull) the same run collapses:
+    // kl_loss 0.6–1.7 by update 10 and 1.6–3.7 after it, accuracy 0 from update 12. With k1 it
+    // collapses faster still (accuracy 0 at updates 2–13); k2 holds it but reads 0.7–4.2.
+    config: { lr: 3e-3, klCoef: 0.5, klEstimator: 'k3', klPenalty: 'loss' },
+    free: ['lr', 'klCoef', 'klEstimator'],
+    keyMetric: 'actor/kl_loss',
+    alsoChart: ['reward/accuracy', 'frac_reward_zero_std'],
+    check: 'actor/kl_loss<=0.8',
     backend: 'auto',
   },
   'grpo-multiply-tools': {
@@ -177,7 +198,7 @@ export const PRESETS = {
     seed: 1,
     // 0.1 per token and room for 12: a right answer padded to the limit earns 1 + 1.2, the honest
     // one at most 1 + 0.7. Measured on CPU at lr 1e-3 (the default): strict accuracy is 0 from
-    // update 7, every answer runs to the limit by update 14, and the check passes at update 16
+    // update 7, every answer runs to the limit by update 14, and the check passes at update 13–16
     // (about 15 s), while reward/mean climbs from 1.0 to about 1.6.
     config: { maxNewTokens: 12, lengthBonus: 0.1, verifierMatch: 'prefix' },
     free: ['lengthBonus', 'verifierMatch', 'lr'],
@@ -187,25 +208,42 @@ export const PRESETS = {
     backend: 'auto',
   },
   'grpo-copy-counterweight': {
-    title: 'The same length bonus, with the full verifier and DAPO overlong shaping',
+    title: 'The same gameable reward, with DAPO overlong shaping as a counterweight',
     algo: 'grpo',
     ...FROM_SHIPPED_COPY,
     seed: 1,
     // Right answers are at most 7 tokens (6 letters and <eos>): L_max 9 with a 2-token buffer
-    // charges nothing up to 7, −0.5 at 8 and −1 from 9 on, more than the 0.5 that padding to 12
-    // earns. Measured on CPU: response_length/mean stays between 4.9 and 6 over 30 updates, and
-    // strict accuracy follows reward/accuracy (0.2–0.7, as noisy as plain GRPO at this lr).
+    // charges nothing up to 7, −0.5 at 8 and −1 from 9 on, more than the 0.5 that padding on to
+    // 12 earns. Measured on CPU (30 updates): response_length/mean stays at 5.9–6.9, but strict
+    // accuracy still falls (0.38 → 0.13 by update 20): within the free 7 tokens the prefix
+    // verifier is still gamed. Without the shaping the same run passes 7 tokens by update 7.
     config: {
       maxNewTokens: 12,
       lengthBonus: 0.1,
+      verifierMatch: 'prefix',
       overlongEnable: true,
       overlongMaxLength: 9,
       overlongBuffer: 2,
     },
-    free: ['lengthBonus', 'overlongEnable', 'overlongBuffer', 'lr'],
+    free: ['lengthBonus', 'overlongEnable', 'overlongBuffer', 'verifierMatch', 'lr'],
     keyMetric: 'response_length/mean',
     alsoChart: ['reward/strict_accuracy', 'reward/overlong_penalty'],
     check: 'response_length/mean<=7',
+    backend: 'auto',
+  },
+  'dpo-copy': {
+    title: "DPO on copy, from the policy's own right and wrong answers",
+    algo: 'dpo',
+    ...FROM_SHIPPED_COPY,
+    seed: 4,
+    // grpo-copy's lr, seed and 8 prompts × 8 samples per update; β 0.1 (TRL's default). Measured
+    // on CPU (seed 4): reward/success_rate ≥ 0.5 over the last 10 updates at update 16, as
+    // grpo-copy; a control at lr 1e-9 never in 30 updates (on seed 1 the control passed at 23).
+    config: { lr: 3e-4 },
+    free: ['beta', 'lossType', 'lr'],
+    keyMetric: 'reward/success_rate',
+    alsoChart: ['rewards/margins', 'rewards/accuracies'],
+    check: 'reward/success_rate>=0.5',
     backend: 'auto',
   },
 } as const satisfies Record<string, LessonPreset>;

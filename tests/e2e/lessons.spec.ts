@@ -112,6 +112,69 @@ test('the GAE lesson plots advantages from the gae op and reacts to the λ slide
   expect(errors).toEqual([]);
 });
 
+test('the KL lesson plots k1/k2/k3 from the KL op and reacts to the distance slider', async ({
+  page,
+}) => {
+  const errors = collectErrors(page);
+  await page.goto('/#/learn/04-grpo/03-kl-to-reference');
+  const plot = page.getByTestId('kl-plot');
+  // x = ln 2: k1 = −ln 2 = −0.693, k2 = (ln 2)²/2 = 0.240, k3 = 1 − ln 2 = 0.307.
+  await expect(plot.getByTestId('kl-curves')).toHaveAttribute(
+    'aria-label',
+    /At x = ln 2: k1 = −0\.693, k2 = 0\.240, k3 = 0\.307/,
+  );
+  const samples = plot.getByTestId('kl-samples');
+  await expect(samples).toHaveAttribute('aria-label', /tilted s = 0\.50 away/);
+  // s = 0: π_θ is π_ref, so the KL and every token's estimate are exactly 0.
+  await plot.getByLabel(/^distance s =/).fill('0');
+  await expect(samples).toHaveAttribute(
+    'aria-label',
+    /s = 0\.00 away from π_ref: exact KL = 0\.000\. Over 200 sampled tokens, k1 mean 0\.000 ± 0\.000/,
+  );
+  await expect(plot.getByTestId('kl-exact')).toHaveText('0.000');
+  await plot.getByLabel(/^distance s =/).fill('2');
+  await expect(samples).toHaveAttribute('aria-label', /s = 2\.00 away/);
+  await expect(samples).not.toHaveAttribute('aria-label', /exact KL = 0\.000/);
+  const before = await samples.getAttribute('aria-label');
+  await plot.getByRole('button', { name: /Draw 200 new tokens/ }).click();
+  await expect(samples).not.toHaveAttribute('aria-label', before!);
+  await page.screenshot({ path: `${SCREENSHOTS}/lesson-grpo-kl.png`, fullPage: true });
+  expect(errors).toEqual([]);
+});
+
+test("the DPO lesson plots one pair's loss from the dpoLoss op and reacts to β and the loss", async ({
+  page,
+}) => {
+  const errors = collectErrors(page);
+  await page.goto('/#/learn/04-grpo/04-dpo-offline-contrast');
+  const plot = page.getByTestId('dpo-plot');
+  const loss = plot.getByTestId('dpo-loss');
+  const weight = plot.getByTestId('dpo-weight');
+  // β = 0.1, marked pair z = 5: m = 0.5, ℓ = ln(1 + e^−0.5) = 0.474077, w = σ(−0.5) = 0.377541;
+  // at z = 0: ℓ = ln 2 = 0.693, w = 0.5.
+  await expect(loss).toHaveAttribute(
+    'aria-label',
+    /β = 0\.10: ℓ = 0\.693 at z = 0; at the marked pair z = 5\.0 \(margin m = 0\.50\) ℓ = 0\.474/,
+  );
+  await expect(weight).toHaveAttribute('aria-label', /w = 0\.500 at z = 0 and w = 0\.378/);
+  // β = 1: m = 5, ℓ = ln(1 + e^−5) = 0.006715, w = σ(−5) = 0.006693.
+  await plot.getByLabel(/^β =/).fill('1');
+  await expect(loss).toHaveAttribute('aria-label', /β = 1\.00: .*ℓ = 0\.007; no minimum/);
+  await expect(weight).toHaveAttribute('aria-label', /w = 0\.007 at the marked pair/);
+  // IPO at β = 1: target gap 1/(2β) = 0.5; ℓ(5) = 4.5² = 20.25; w = −2·4.5/1 = −9.
+  await plot.getByLabel('loss', { exact: true }).selectOption('ipo');
+  await expect(loss).toHaveAttribute(
+    'aria-label',
+    /IPO loss .*ℓ = 20\.250; minimum ℓ = 0 at z = 1\/\(2β\) = 0\.50/,
+  );
+  await expect(weight).toHaveAttribute('aria-label', /w = −9\.000 at the marked pair/);
+  // cDPO, ε = 0.1: minimum where σ(z) = 0.9, z = ln 9 = 2.197, ℓ = H(0.1) = 0.325.
+  await plot.getByLabel('loss', { exact: true }).selectOption('cdpo');
+  await expect(loss).toHaveAttribute('aria-label', /minimum ℓ = 0\.325 at z = 2\.20/);
+  await page.screenshot({ path: `${SCREENSHOTS}/lesson-dpo.png`, fullPage: true });
+  expect(errors).toEqual([]);
+});
+
 test('every lesson renders its math and references, and each widget opens its run', async ({
   page,
 }) => {

@@ -33,6 +33,8 @@ describe('the lesson catalog', () => {
       '03-ppo/02-gae-and-cartpole',
       '04-grpo/01-group-relative-advantages',
       '04-grpo/02-std-and-length-bias',
+      '04-grpo/03-kl-to-reference',
+      '04-grpo/04-dpo-offline-contrast',
       '05-reward-engineering/01-reward-hacking',
       '06-tool-use/01-calls-and-masks',
       '07-reading-a-run/01-reading-a-run',
@@ -120,56 +122,76 @@ describe('presets reach their checks on CPU', () => {
   );
 });
 
-describe('language-model presets reach their checks on CPU', () => {
-  // The lab's own path: the run host builds the run from the preset's spec (shipped start
-  // included) and steps it; the check reads the metric the widget charts.
-  it.each([
-    ['grpo-copy', 'reward/accuracy>=0.5', 60],
-    ['grpo-copy-collapse', 'frac_reward_zero_std>=0.9', 40],
-    // Measured on CPU: passes at update 19, about 22 s.
-    ['grpo-copy-drgrpo', 'reward/accuracy>=0.5', 40],
-    ['grpo-multiply-tools', 'tools/call_frequency>=0.9', 12],
-    // Measured on CPU: strict accuracy 0 from update 7; passes at update 16, about 15 s.
-    ['grpo-copy-gamed', 'reward/strict_accuracy<=0.05', 30],
-    // Passes at update 10 (the first full window): lengths stay at 4.9–6 tokens.
-    ['grpo-copy-counterweight', 'response_length/mean<=7', 12],
-  ] as const)(
-    '%s reaches %s within %i updates',
-    async (name, check, budget) => {
-      const widget = LESSONS.flatMap((l) => l.blocks).find(
-        (b) => b.kind === 'widget' && b.preset === name && b.check.text === check,
-      );
-      if (widget?.kind !== 'widget' || widget.check.kind !== 'metric') {
-        throw new Error(`no widget ${name} with a metric check ${check}`);
-      }
-      const metric = widget.check.metric;
-      const spec = {
-        ...buildPresetSpec(name, defaultsOf(PRESETS[name].algo)),
-        backend: 'cpu' as const,
-      };
-      const values: number[] = [];
-      const api = createRunHost({
-        flushMs: 1,
-        lm: { readShipped: async (file) => readShipped(file) },
-      });
-      await api.createRun(spec, (m) => {
-        if (m.type === 'update') for (const p of m.points) values.push(p.metrics[metric]!);
-      });
-      const started = performance.now();
-      let update = Infinity;
-      for (let u = 1; u <= budget; u++) {
-        await api.step();
-        if (metricCheckPassed(widget.check, values)) {
-          update = u;
-          break;
-        }
-      }
-      await api.dispose();
-      const seconds = (performance.now() - started) / 1000;
-      console.log(`${name}: ${check} after ${update} updates, ${seconds.toFixed(1)} s`);
-      expect(update).toBeLessThanOrEqual(budget);
+/**
+ * Drives a language-model preset through the lab's own path (the run host builds the run from the
+ * preset's spec, shipped start included, and steps it) until the widget's check passes; returns
+ * the update it passed at (Infinity: not within `budget`). `change` alters settings first: the
+ * controls below.
+ */
+async function updatesToCheck(
+  name: PresetName,
+  check: string,
+  budget: number,
+  change: Settings = {},
+): Promise<number> {
+  const widget = LESSONS.flatMap((l) => l.blocks).find(
+    (b) => b.kind === 'widget' && b.preset === name && b.check.text === check,
+  );
+  if (widget?.kind !== 'widget' || widget.check.kind !== 'metric') {
+    throw new Error(`no widget ${name} with a metric check ${check}`);
+  }
+  const metric = widget.check.metric;
+  const preset = buildPresetSpec(name, defaultsOf(PRESETS[name].algo));
+  const spec = { ...preset, config: { ...preset.config, ...change }, backend: 'cpu' as const };
+  const values: number[] = [];
+  const api = createRunHost({ flushMs: 1, lm: { readShipped: async (file) => readShipped(file) } });
+  await api.createRun(spec, (m) => {
+    if (m.type === 'update') for (const p of m.points) values.push(p.metrics[metric]!);
+  });
+  const started = performance.now();
+  let update = Infinity;
+  for (let u = 1; u <= budget; u++) {
+    await api.step();
+    if (metricCheckPassed(widget.check, values)) {
+      update = u;
+      break;
+    }
+  }
+  await api.dispose();
+  const seconds = (performance.now() - started) / 1000;
+  const what = Object.keys(change).length ? ` with ${JSON.stringify(change)}` : '';
+  console.log(`${name}${what}: ${check} after ${update} updates, ${seconds.toFixed(1)} s`);
+  return update;
+}
+
+describe('language-model presets reach their checks on CPU, and a control does not', () => {
+  // Each check must need what the lesson teaches: the same run with the control's change (a
+  // learning rate too small to move the policy, the KL pull off, …) and the same prompts must
+  // not pass it within the same budget.
+  it.each<[PresetName, string, number, Settings | null]>([
+    // Measured on CPU (seed 4): passes at update 16; at lr 1e-9 the window never reaches 0.5.
+    ['grpo-copy', 'reward/accuracy>=0.5', 30, { lr: 1e-9 }],
+    // lr 3e-3 collapses by update 15; the preset's sane lr (3e-4) keeps the groups informative.
+    ['grpo-copy-collapse', 'frac_reward_zero_std>=0.9', 40, { lr: 3e-4 }],
+    ['grpo-copy-drgrpo', 'reward/accuracy>=0.5', 30, { lr: 1e-9 }],
+    // lr 3e-3 with a k3 KL in the loss (klCoef 0.5): passes at update 10, the first full window;
+    // with the pull all but off (klCoef 1e-6, the reference still scored) the KL runs away.
+    ['grpo-copy-kl', 'actor/kl_loss<=0.8', 12, { klCoef: 1e-6 }],
+    // No control: the check is the habit the warm-up gave (one call per episode; a control at lr
+    // 1e-9 holds it too, as the lesson says). It fails if calls stop parsing or running.
+    ['grpo-multiply-tools', 'tools/call_frequency>=0.9', 12, null],
+    // Strict accuracy 0 from update 7; passes at update 13–16. Without learning nothing is gamed.
+    ['grpo-copy-gamed', 'reward/strict_accuracy<=0.05', 30, { lr: 1e-9 }],
+    // Lengths stay at 5.9–6.9 tokens; without the overlong term the gamed run passes 7 by update 7.
+    ['grpo-copy-counterweight', 'response_length/mean<=7', 12, { overlongEnable: false }],
+    ['dpo-copy', 'reward/success_rate>=0.5', 30, { lr: 1e-9 }],
+  ])(
+    '%s reaches %s within %i updates; not with %o',
+    async (name, check, budget, control) => {
+      expect(await updatesToCheck(name, check, budget)).toBeLessThanOrEqual(budget);
+      if (control) expect(await updatesToCheck(name, check, budget, control)).toBe(Infinity);
     },
-    300_000,
+    600_000,
   );
 });
 
