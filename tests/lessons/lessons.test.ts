@@ -174,9 +174,9 @@ describe('language-model presets reach their checks on CPU, and a control does n
     // lr 3e-3 collapses by update 15; the preset's sane lr (3e-4) keeps the groups informative.
     ['grpo-copy-collapse', 'frac_reward_zero_std>=0.9', 40, { lr: 3e-4 }],
     ['grpo-copy-drgrpo', 'reward/accuracy>=0.5', 30, { lr: 1e-9 }],
-    // lr 3e-3 with a k3 KL in the loss (klCoef 0.5): passes at update 10, the first full window;
-    // with the pull all but off (klCoef 1e-6, the reference still scored) the KL runs away.
-    ['grpo-copy-kl', 'actor/kl_loss<=0.8', 12, { klCoef: 1e-6 }],
+    // lr 3e-3 with a k3 KL in the loss (klCoef 0.5): accuracy holds at 0.2–0.36; with the pull
+    // all but off (klCoef 1e-6, the reference still scored) the run collapses to 0 by update 12.
+    ['grpo-copy-kl', 'reward/accuracy>=0.25', 30, { klCoef: 1e-6 }],
     // No control: the check is the habit the warm-up gave (one call per episode; a control at lr
     // 1e-9 holds it too, as the lesson says). It fails if calls stop parsing or running.
     ['grpo-multiply-tools', 'tools/call_frequency>=0.9', 12, null],
