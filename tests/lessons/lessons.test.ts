@@ -13,8 +13,6 @@ import {
   type LessonPreset,
   type PresetName,
 } from '../../src/lessons/presets';
-import { createRunHost } from '../../src/worker/run-host';
-import { readShipped } from '../onnx/shipped';
 import { ALGORITHMS } from '../../src/rl/registry';
 import type { Inspection } from '../../src/rl/inspection';
 import { checkRunSpec } from '../../src/worker/run-spec';
@@ -119,79 +117,6 @@ describe('presets reach their checks on CPU', () => {
     },
     // PPO on CartPole trains a network: seconds, where the tabular presets take milliseconds.
     60_000,
-  );
-});
-
-/**
- * Drives a language-model preset through the lab's own path (the run host builds the run from the
- * preset's spec, shipped start included, and steps it) until the widget's check passes; returns
- * the update it passed at (Infinity: not within `budget`). `change` alters settings first: the
- * controls below.
- */
-async function updatesToCheck(
-  name: PresetName,
-  check: string,
-  budget: number,
-  change: Settings = {},
-): Promise<number> {
-  const widget = LESSONS.flatMap((l) => l.blocks).find(
-    (b) => b.kind === 'widget' && b.preset === name && b.check.text === check,
-  );
-  if (widget?.kind !== 'widget' || widget.check.kind !== 'metric') {
-    throw new Error(`no widget ${name} with a metric check ${check}`);
-  }
-  const metric = widget.check.metric;
-  const preset = buildPresetSpec(name, defaultsOf(PRESETS[name].algo));
-  const spec = { ...preset, config: { ...preset.config, ...change }, backend: 'cpu' as const };
-  const values: number[] = [];
-  const api = createRunHost({ flushMs: 1, lm: { readShipped: async (file) => readShipped(file) } });
-  await api.createRun(spec, (m) => {
-    if (m.type === 'update') for (const p of m.points) values.push(p.metrics[metric]!);
-  });
-  const started = performance.now();
-  let update = Infinity;
-  for (let u = 1; u <= budget; u++) {
-    await api.step();
-    if (metricCheckPassed(widget.check, values)) {
-      update = u;
-      break;
-    }
-  }
-  await api.dispose();
-  const seconds = (performance.now() - started) / 1000;
-  const what = Object.keys(change).length ? ` with ${JSON.stringify(change)}` : '';
-  console.log(`${name}${what}: ${check} after ${update} updates, ${seconds.toFixed(1)} s`);
-  return update;
-}
-
-describe('language-model presets reach their checks on CPU, and a control does not', () => {
-  // Each check must need what the lesson teaches: the same run with the control's change (a
-  // learning rate too small to move the policy, the KL pull off, …) and the same prompts must
-  // not pass it within the same budget.
-  it.each<[PresetName, string, number, Settings | null]>([
-    // Measured on CPU (seed 4): passes at update 16; at lr 1e-9 the window never reaches 0.5.
-    ['grpo-copy', 'reward/accuracy>=0.5', 30, { lr: 1e-9 }],
-    // lr 3e-3 collapses by update 15; the preset's sane lr (3e-4) keeps the groups informative.
-    ['grpo-copy-collapse', 'frac_reward_zero_std>=0.9', 40, { lr: 3e-4 }],
-    ['grpo-copy-drgrpo', 'reward/accuracy>=0.5', 30, { lr: 1e-9 }],
-    // lr 3e-3 with a k3 KL in the loss (klCoef 0.5): accuracy holds at 0.2–0.36; with the pull
-    // all but off (klCoef 1e-6, the reference still scored) the run collapses to 0 by update 12.
-    ['grpo-copy-kl', 'reward/accuracy>=0.25', 30, { klCoef: 1e-6 }],
-    // No control: the check is the habit the warm-up gave (one call per episode; a control at lr
-    // 1e-9 holds it too, as the lesson says). It fails if calls stop parsing or running.
-    ['grpo-multiply-tools', 'tools/call_frequency>=0.9', 12, null],
-    // Strict accuracy 0 from update 7; passes at update 13–16. Without learning nothing is gamed.
-    ['grpo-copy-gamed', 'reward/strict_accuracy<=0.05', 30, { lr: 1e-9 }],
-    // Lengths stay at 5.9–6.9 tokens; without the overlong term the gamed run passes 7 by update 7.
-    ['grpo-copy-counterweight', 'response_length/mean<=7', 12, { overlongEnable: false }],
-    ['dpo-copy', 'reward/success_rate>=0.5', 30, { lr: 1e-9 }],
-  ])(
-    '%s reaches %s within %i updates; not with %o',
-    async (name, check, budget, control) => {
-      expect(await updatesToCheck(name, check, budget)).toBeLessThanOrEqual(budget);
-      if (control) expect(await updatesToCheck(name, check, budget, control)).toBe(Infinity);
-    },
-    600_000,
   );
 });
 
