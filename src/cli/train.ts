@@ -6,7 +6,8 @@
  * WebGPU through Dawn where an adapter exists, else on the CPU, and say which; --init=<file>
  * starts from a saved model (checkpoint or ONNX export), otherwise --sft-steps of supervised warm-up come first. The frozen
  * reference (KL term, DPO) runs on our engine, or with --reference=ort on onnxruntime-web. Every setting
- * of the algorithm (and of the task) is a --kebab-case flag generated from its spec. A progress bar
+ * of the algorithm (and of the task) is a --kebab-case flag generated from its spec; --curriculum
+ * [--curriculum-threshold=0.8 --curriculum-patience=5] trains GRPO through the task's rungs. A progress bar
  * and a metrics line every --log-every updates; --out writes a run file the lab can import.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -18,7 +19,13 @@ import type { TransformerConfig } from '../models/transformer-config';
 import { transformerLayout } from '../models/transformer-params';
 import { OpInputError } from '../ops/errors';
 import { evaluateTask } from '../rl/evaluate';
-import { configFromFlags, kebab, type ConfigSpec } from '../rl/hyperparams';
+import {
+  CURRICULUM_CONFIG_SPEC,
+  CurriculumScheduler,
+  DEFAULT_CURRICULUM_CONFIG,
+  type CurriculumConfig,
+} from '../rl/curriculum';
+import { checkConfig, configFromFlags, kebab, type ConfigSpec } from '../rl/hyperparams';
 import { algorithm, type EnvName, type LmAlgorithm } from '../rl/registry';
 import { MetricSeries, RUN_FILE_FORMAT, RUN_FILE_VERSION, serializeRunFile } from '../rl/run-file';
 import { DEFAULT_SFT_CONFIG, runSft } from '../rl/sft';
@@ -26,6 +33,8 @@ import { timedUpdate, type Trainer } from '../rl/trainer';
 import { nodeOrtOptions } from '../onnx/ort-node';
 import { OrtReferenceModel } from '../onnx/ort-reference-model';
 import { readStartingPolicy } from '../onnx/starting-policy';
+import type { Settings } from '../worker/run-protocol';
+import { runTasks } from '../worker/run-tasks';
 import { CliArgs } from './args';
 import { createLanguageModel, type BackendChoice } from './backend';
 
@@ -161,16 +170,19 @@ async function setUpLanguageModel(args: CliArgs, algo: LmAlgorithm, seed: number
     );
   }
   const definition = TOKEN_TASKS[taskName as TokenTaskName];
-  const taskSpec = definition.spec as ConfigSpec<Record<string, unknown>>;
-  const task = definition.create(configFromFlags(taskName, taskSpec, args.all()) as never);
+  const taskSpec = definition.spec as ConfigSpec<Settings>;
+  const taskOptions = configFromFlags(taskName, taskSpec, args.all()) as Settings;
   markUsed(args, taskSpec);
+  const curriculum = curriculumFromFlags(args, algo, Object.keys(taskOptions));
+  const tasks = runTasks({ task: taskName, taskOptions, ...(curriculum ? { curriculum } : {}) });
+  const task = tasks.first;
   const choice = args.string('backend', 'auto') as BackendChoice;
   const init = args.optional('init');
   const sftSteps = args.number('sft-steps', 300);
   const tokenizer = CharTokenizer.createDefault();
   let modelConfig: TransformerConfig = {
     vocab: tokenizer.vocabSize,
-    context: Math.min(256, task.maxChars + 2 + 8),
+    context: Math.min(256, tasks.maxChars + 2 + 8),
     width: args.number('width', 64),
     layers: args.number('layers', 2),
     heads: args.number('heads', 4),
@@ -182,7 +194,7 @@ async function setUpLanguageModel(args: CliArgs, algo: LmAlgorithm, seed: number
     // A checkpoint or an ONNX export; the value head follows the algorithm (added or dropped).
     const started = readStartingPolicy(new Uint8Array(readFileSync(init)), {
       tokenizer: tokenizer.spec,
-      tokensNeeded: task.maxChars + 2,
+      tokensNeeded: tasks.maxChars + 2,
       valueHead: algo.valueHead,
       seed,
     });
@@ -199,7 +211,53 @@ async function setUpLanguageModel(args: CliArgs, algo: LmAlgorithm, seed: number
     });
     console.log(`warm-up done: greedy success ${(sft.final.successRate * 100).toFixed(1)}%`);
   }
-  return { policy: policy as LanguageModel, tokenizer, task, description, choice };
+  const schedule = tasks.levels && {
+    scheduler: new CurriculumScheduler(tasks.levels.count, curriculum),
+    taskAt: tasks.levels.taskAt,
+  };
+  return {
+    policy: policy as LanguageModel,
+    tokenizer,
+    task,
+    ...(schedule ? { curriculum: schedule } : {}),
+    description,
+    choice,
+  };
+}
+
+/**
+ * `--curriculum` (with optional `--curriculum-threshold`, `--curriculum-patience`): train through
+ * the task's rungs. Refused for algorithms without one, and beside task option flags (the rungs set
+ * the options).
+ */
+function curriculumFromFlags(
+  args: CliArgs,
+  algo: LmAlgorithm,
+  taskFlags: readonly string[],
+): CurriculumConfig | undefined {
+  const on = args.optional('curriculum');
+  const threshold = args.optional('curriculum-threshold');
+  const patience = args.optional('curriculum-patience');
+  if (on === undefined && threshold === undefined && patience === undefined) return undefined;
+  if (on !== undefined && on !== 'true') {
+    throw new OpInputError('train', 'curriculum', `is a switch (--curriculum), got '${on}'`);
+  }
+  if (!algo.curriculum) {
+    throw new OpInputError('train', 'curriculum', 'is only for algorithms with one (grpo)');
+  }
+  if (taskFlags.length > 0) {
+    throw new OpInputError(
+      'train',
+      'curriculum',
+      `sets the task's options rung by rung; leave out --${taskFlags.map(kebab).join(', --')}`,
+    );
+  }
+  const config: CurriculumConfig = {
+    threshold: threshold === undefined ? DEFAULT_CURRICULUM_CONFIG.threshold : Number(threshold),
+    patience: patience === undefined ? DEFAULT_CURRICULUM_CONFIG.patience : Number(patience),
+  };
+  checkConfig('curriculum', CURRICULUM_CONFIG_SPEC, config);
+  return config;
 }
 
 /** Marks a spec's flags as known, so checkAllUsed() only reports typos. */

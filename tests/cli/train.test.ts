@@ -99,6 +99,37 @@ describe('npm run train', () => {
     );
   }, 60_000);
 
+  it("trains through the task's curriculum with --curriculum", async () => {
+    quiet();
+    const out = join(mkdtempSync(join(tmpdir(), 'train-')), 'run.json');
+    const common = ['--task=copy', '--backend=cpu', '--width=16', '--layers=1', '--heads=2'];
+    const code = await main([
+      '--algo=grpo',
+      ...common,
+      '--sft-steps=2',
+      '--updates=2',
+      '--group-size=2',
+      '--prompts-per-update=2',
+      '--curriculum',
+      '--curriculum-threshold=0.5',
+      '--curriculum-patience=3',
+      `--out=${out}`,
+    ]);
+    expect(code).toBe(0);
+    const run = JSON.parse(readFileSync(out, 'utf8'));
+    // Two updates on the first rung (a patience of 3 cannot move up yet).
+    expect(run.metrics['curriculum/level']).toEqual([0, 0]);
+    await expect(
+      main(['--algo=grpo', ...common, '--updates=1', '--curriculum', '--max-length=4']),
+    ).rejects.toThrow("curriculum sets the task's options rung by rung; leave out --max-length");
+    await expect(main(['--algo=ppo', ...common, '--updates=1', '--curriculum'])).rejects.toThrow(
+      'curriculum is only for algorithms with one (grpo)',
+    );
+    await expect(
+      main(['--algo=grpo', ...common, '--updates=1', '--curriculum-patience=0']),
+    ).rejects.toThrow(/patience must be an integer in \[1, 1000\], got 0/);
+  }, 60_000);
+
   it('refuses unknown flags, bad values and unknown algorithms, naming them', async () => {
     quiet();
     await expect(main(['--algo=sarsa', '--updates=1', '--alpah=0.1'])).rejects.toThrow(/--alpah/);
