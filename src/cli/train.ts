@@ -21,7 +21,6 @@ import { OpInputError } from '../ops/errors';
 import { evaluateTask } from '../rl/evaluate';
 import {
   CURRICULUM_CONFIG_SPEC,
-  CurriculumScheduler,
   DEFAULT_CURRICULUM_CONFIG,
   type CurriculumConfig,
 } from '../rl/curriculum';
@@ -34,7 +33,7 @@ import { nodeOrtOptions } from '../onnx/ort-node';
 import { OrtReferenceModel } from '../onnx/ort-reference-model';
 import { readStartingPolicy } from '../onnx/starting-policy';
 import type { Settings } from '../worker/run-protocol';
-import { runTasks } from '../worker/run-tasks';
+import { curriculumSetup, runTasks } from '../worker/run-tasks';
 import { CliArgs } from './args';
 import { createLanguageModel, type BackendChoice } from './backend';
 
@@ -211,10 +210,7 @@ async function setUpLanguageModel(args: CliArgs, algo: LmAlgorithm, seed: number
     });
     console.log(`warm-up done: greedy success ${(sft.final.successRate * 100).toFixed(1)}%`);
   }
-  const schedule = tasks.levels && {
-    scheduler: new CurriculumScheduler(tasks.levels.count, curriculum),
-    taskAt: tasks.levels.taskAt,
-  };
+  const schedule = curriculumSetup(tasks, curriculum);
   return {
     policy: policy as LanguageModel,
     tokenizer,

@@ -9,7 +9,6 @@ import type { OrtSessionOptions } from '../onnx/ort-reference';
 import { OrtReferenceModel } from '../onnx/ort-reference-model';
 import { readStartingPolicy } from '../onnx/starting-policy';
 import { describeAdapter, describeUnavailable } from '../gpu/adapter-summary';
-import { CurriculumScheduler } from '../rl/curriculum';
 import type { LanguageModel } from '../models/language-model';
 import { CpuLanguageModel } from '../models/lm-cpu';
 import { GpuLanguageModel } from '../models/lm-gpu';
@@ -22,7 +21,7 @@ import type { Trainer } from '../rl/trainer';
 import type { RunMessage, RunSpec, Settings, StartFrom } from './run-protocol';
 import { fetchShippedModel, shippedModel } from './shipped-models';
 import { SFT_STEPS } from './run-spec';
-import { runTasks } from './run-tasks';
+import { curriculumSetup, runTasks } from './run-tasks';
 
 export interface LmRun {
   trainer: Trainer<Settings>;
@@ -165,10 +164,7 @@ export async function setUpLmRun(
   } else if (needsReference) {
     reference = backend.make(modelConfig, await policy.readParams());
   }
-  const curriculum = tasks.levels && {
-    scheduler: new CurriculumScheduler(tasks.levels.count, spec.curriculum),
-    taskAt: tasks.levels.taskAt,
-  };
+  const curriculum = curriculumSetup(tasks, spec.curriculum);
   const trainer = algo.create(
     { policy, reference, tokenizer, task, seed: spec.seed, ...(curriculum ? { curriculum } : {}) },
     spec.config,

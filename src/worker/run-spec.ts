@@ -108,38 +108,6 @@ function checkStartFrom(spec: RunSpec): string | undefined {
   return `init.kind must be 'shipped' or 'file', got '${String((init as { kind: unknown }).kind)}'`;
 }
 
-/** Problems of `curriculum`: the algorithm must support it, its fields in range, no task options. */
-function checkCurriculum(spec: RunSpec, supported: boolean): FieldError[] {
-  const curriculum = spec.curriculum!;
-  if (!supported) {
-    const which = Object.entries(ALGORITHMS)
-      .filter(([, a]) => a.family === 'lm' && a.curriculum)
-      .map(([name]) => name)
-      .join(', ');
-    return [{ field: 'curriculum', message: `curriculum is only for ${which}, not ${spec.algo}` }];
-  }
-  const errors: FieldError[] = [];
-  if (typeof curriculum !== 'object' || curriculum === null) {
-    return [{ field: 'curriculum', message: 'curriculum must be { threshold, patience }' }];
-  }
-  for (const [key, field] of Object.entries(CURRICULUM_CONFIG_SPEC) as [string, FieldSpec][]) {
-    try {
-      checkField('curriculum', key, field, (curriculum as unknown as Settings)[key]);
-    } catch (error) {
-      const message =
-        error instanceof OpInputError ? error.message.slice(error.op.length + 2) : String(error);
-      errors.push({ field: `curriculum.${key}`, message });
-    }
-  }
-  if (spec.taskOptions !== undefined && Object.keys(spec.taskOptions).length > 0) {
-    errors.push({
-      field: 'taskOptions',
-      message: "a curriculum sets the task's options rung by rung; leave taskOptions out",
-    });
-  }
-  return errors;
-}
-
 /**
  * The spec with every setting its algorithm has: a run stored before a setting existed lacks it,
  * and a new setting's default is the behaviour the lab had without it (the reward settings, for
@@ -203,7 +171,30 @@ export function checkRunSpec(spec: RunSpec): FieldError[] {
       errors.push({ field: 'reference', message });
     }
     if (spec.curriculum !== undefined) {
-      for (const error of checkCurriculum(spec, algo.curriculum === true)) errors.push(error);
+      // The algorithm must have one, its fields be in range, and the rungs set the task options.
+      if (algo.curriculum !== true) {
+        const which = Object.entries(ALGORITHMS)
+          .filter(([, a]) => a.family === 'lm' && a.curriculum)
+          .map(([name]) => name)
+          .join(', ');
+        const message = `curriculum is only for ${which}, not ${spec.algo}`;
+        errors.push({ field: 'curriculum', message });
+      } else if (typeof spec.curriculum !== 'object' || spec.curriculum === null) {
+        errors.push({ field: 'curriculum', message: 'curriculum must be { threshold, patience }' });
+      } else {
+        const curriculum = spec.curriculum as unknown as Settings;
+        for (const [key, field] of Object.entries(CURRICULUM_CONFIG_SPEC) as [
+          string,
+          FieldSpec,
+        ][]) {
+          attempt(`curriculum.${key}`, () => checkField('curriculum', key, field, curriculum[key]));
+        }
+        if (spec.taskOptions !== undefined && Object.keys(spec.taskOptions).length > 0) {
+          const message =
+            "a curriculum sets the task's options rung by rung; leave taskOptions out";
+          errors.push({ field: 'taskOptions', message });
+        }
+      }
     }
     if (spec.task && (TOKEN_TASK_NAMES as readonly string[]).includes(spec.task)) {
       const taskSpec = TOKEN_TASKS[spec.task as TokenTaskName].spec as Record<string, FieldSpec>;

@@ -10,6 +10,8 @@ import {
   type TokenTaskName,
 } from '../envs/token-tasks/registry';
 import type { CharsetTask } from '../envs/token-tasks/shared';
+import { CurriculumScheduler, type CurriculumConfig } from '../rl/curriculum';
+import type { LmSetup } from '../rl/registry';
 import type { RunSpec } from './run-protocol';
 
 export interface RunTasks {
@@ -34,4 +36,16 @@ export function runTasks(spec: Pick<RunSpec, 'task' | 'taskOptions' | 'curriculu
   let maxChars = 0;
   for (let level = 0; level < count; level++) maxChars = Math.max(maxChars, taskAt(level).maxChars);
   return { first, maxChars, levels: { count, taskAt } };
+}
+
+/** The trainer's curriculum (LmSetup.curriculum) over the rungs, or none without a curriculum. */
+export function curriculumSetup(
+  tasks: RunTasks,
+  config: CurriculumConfig | undefined,
+): LmSetup['curriculum'] {
+  if (!tasks.levels || !config) return undefined;
+  return {
+    scheduler: new CurriculumScheduler(tasks.levels.count, config),
+    taskAt: tasks.levels.taskAt,
+  };
 }
