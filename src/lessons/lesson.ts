@@ -33,11 +33,11 @@ export type LessonBlock =
       caption: string;
       line: number;
     }
-  | { kind: 'clip-plot'; line: number }
-  | { kind: 'gae-plot'; line: number }
-  | { kind: 'group-bias'; line: number }
-  | { kind: 'kl-plot'; line: number }
-  | { kind: 'dpo-plot'; line: number };
+  | { kind: 'plot'; plot: PlotName; line: number };
+
+/** The interactive plots: directives without attributes, each drawn by its own component. */
+export const PLOTS = ['clip-plot', 'gae-plot', 'group-bias', 'kl-plot', 'dpo-plot'] as const;
+export type PlotName = (typeof PLOTS)[number];
 
 export interface Lesson {
   /** `01-mdp/01-value-iteration`: the unit folder and the step folder. */
@@ -222,14 +222,10 @@ function directiveBlock(file: string, d: Directive): LessonBlock {
       };
     }
     case 'clip-plot':
-      return { kind: 'clip-plot', line: d.line };
     case 'gae-plot':
-      return { kind: 'gae-plot', line: d.line };
     case 'group-bias':
-      return { kind: 'group-bias', line: d.line };
     case 'kl-plot':
-      return { kind: 'kl-plot', line: d.line };
     case 'dpo-plot':
-      return { kind: 'dpo-plot', line: d.line };
+      return { kind: 'plot', plot: d.name, line: d.line };
   }
 }

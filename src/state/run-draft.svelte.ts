@@ -1,4 +1,5 @@
 /** The "New run" form's state: a run spec being edited, filled from the catalog's defaults. */
+import { DEFAULT_CURRICULUM_CONFIG } from '../rl/curriculum';
 import type {
   AlgorithmInfo,
   FieldError,
@@ -30,8 +31,10 @@ export class RunDraft {
   taskOptions = $state<Record<string, SettingValue | null>>({});
   /** Language models: train through the task's rungs (its options then come from the rungs). */
   curriculumOn = $state(false);
-  curriculumThreshold = $state<number | null>(0.8);
-  curriculumPatience = $state<number | null>(5);
+  /** Its settings as the inputs hold them (a cleared input is null: refused by the check). */
+  curriculum = $state<Record<'threshold' | 'patience', number | null>>({
+    ...DEFAULT_CURRICULUM_CONFIG,
+  });
   errors = $state.raw<FieldError[]>([]);
   private checks = 0;
 
@@ -152,10 +155,7 @@ export class RunDraft {
             // With a curriculum the rungs set the task's options.
             ...(this.usesCurriculum
               ? {
-                  curriculum: {
-                    threshold: this.curriculumThreshold as number,
-                    patience: this.curriculumPatience as number,
-                  },
+                  curriculum: { ...this.curriculum } as { threshold: number; patience: number },
                 }
               : { taskOptions: { ...this.taskOptions } as Record<string, SettingValue> }),
             sftSteps: this.sftSteps as number,

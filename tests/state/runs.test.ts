@@ -349,8 +349,8 @@ describe('RunDraft', () => {
     expect(draft.spec.curriculum).toBeUndefined();
     expect(draft.spec.taskOptions).toEqual({ maxLength: 6 });
     draft.curriculumOn = true;
-    draft.curriculumThreshold = 0.6;
-    draft.curriculumPatience = 3;
+    draft.curriculum.threshold = 0.6;
+    draft.curriculum.patience = 3;
     // The rungs set the task's options, so the spec carries none.
     expect(draft.spec.curriculum).toEqual({ threshold: 0.6, patience: 3 });
     expect(draft.spec.taskOptions).toBeUndefined();
