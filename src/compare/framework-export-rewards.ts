@@ -6,20 +6,14 @@
  * plain accuracy function), and one that is changed prints what to write instead.
  */
 import { DEFAULT_REWARD_CONFIG, type RewardConfig } from '../envs/token-tasks/rewards';
+import type { Emitted, FieldRow, Mapping, SettingValue } from './framework-export';
 import type { Settings } from './run-record';
-
-type SettingValue = Settings[string];
-type Emitted = { set: { name: string; value: number | boolean; float?: boolean }[]; note?: string };
-type Mapping = {
-  names: readonly string[];
-  emit(value: SettingValue, config: Settings): Emitted | { none: string };
-};
 
 /** Nothing to print while `field` is at its default; otherwise `changed` says what to do. */
 function whenChanged(
   field: keyof RewardConfig,
   names: readonly string[],
-  changed: (value: SettingValue, config: Settings) => Emitted | { none: string },
+  changed: (value: SettingValue, config: Settings) => Emitted,
 ): Mapping {
   return {
     names,
@@ -45,9 +39,7 @@ const VERL_FUNCTION =
   "verl's reward is whatever the reward function returns: compute this term in custom_reward_function";
 const RECIPE = "verl's DAPO recipe (recipe/dapo) reads reward_model.overlong_buffer";
 
-type RewardRows = Record<keyof RewardConfig, { trl: Mapping; verl: Mapping }>;
-
-export const REWARD_ROWS: RewardRows = {
+export const REWARD_ROWS: Record<keyof RewardConfig, FieldRow> = {
   correctWeight: {
     trl: whenChanged('correctWeight', ['reward_weights'], () => ({ set: [], note: TRL_WEIGHTS })),
     verl: whenChanged('correctWeight', [], () => ({ none: VERL_FUNCTION })),

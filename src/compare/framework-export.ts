@@ -19,7 +19,7 @@ import { REWARD_ROWS } from './framework-export-rewards';
 import { expectSettings } from './json-checks';
 import type { AlgorithmInfo, Settings } from './run-record';
 
-type SettingValue = Settings[string];
+export type SettingValue = Settings[string];
 /** A Python / Hydra value. */
 type Value = number | boolean | string | null;
 
@@ -31,9 +31,9 @@ interface Line {
 }
 
 /** What one field becomes in one framework: lines to set, or why there is no equivalent. */
-type Emitted = { set: Line[]; note?: string } | { none: string };
+export type Emitted = { set: Line[]; note?: string } | { none: string };
 
-interface Mapping {
+export interface Mapping {
   /** The framework names this field maps to, as documentation (and for the spec cross-check). */
   names: readonly string[];
   emit(value: SettingValue, config: Settings, field: FieldSpec): Emitted;
