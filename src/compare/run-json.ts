@@ -18,6 +18,7 @@
  */
 import type { StartFrom } from '../worker/run-protocol';
 import { base64ToBytes, bytesToBase64 } from './base64';
+import type { CurriculumConfig } from '../rl/curriculum';
 import {
   child,
   describeValue,
@@ -41,8 +42,6 @@ import {
   type RunRecord,
   type Settings,
 } from './run-record';
-
-import type { CurriculumConfig } from '../rl/curriculum';
 
 export { ImportError } from './json-checks';
 
