@@ -43,9 +43,11 @@ describe('the sigmoid (DPO) loss of one pair', () => {
   });
 
   it('is positive and decreasing in the margin', () => {
+    // Margins up to 5 · 100 = 500: beyond about 745 the float64 loss log(1 + e^−m) underflows to
+    // exactly 0 (a property run once drew β 7.45 at z 100, a margin of 745).
     fc.assert(
       fc.property(
-        fc.double({ min: 0.01, max: 10, noNaN: true }),
+        fc.double({ min: 0.01, max: 5, noNaN: true }),
         fc.double({ min: -50, max: 50, noNaN: true }),
         fc.double({ min: 0.01, max: 50, noNaN: true }),
         (beta, z, step) => {
