@@ -6,6 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { renderEnv, renderNotes, renderTargets, SOFTWARE_LABEL } from './core/report';
+import { renderLessonEnv } from './ui/lesson-report';
 import type { BenchOptions, EnvResult } from './core/types';
 import { runNode } from './env/node';
 import { IMPL } from './suites/token-logprobs.bench';
@@ -44,7 +45,13 @@ export interface RunMeta {
 /** Prints every table and the target check, saves the JSON record, returns its path. */
 export function finish(results: EnvResult[], meta: RunMeta): string {
   for (const result of results) {
-    console.log(`\n${result.env.name === 'chromium-ui' ? renderUiEnv(result) : renderEnv(result)}`);
+    const render =
+      result.env.name === 'chromium-ui'
+        ? renderUiEnv
+        : result.env.name === 'chromium-lessons'
+          ? renderLessonEnv
+          : renderEnv;
+    console.log(`\n${render(result)}`);
   }
   for (const failure of meta.failures) {
     console.log(`\n=== ${failure.env}: no results ===\n${failure.reason}`);

@@ -3,10 +3,13 @@
 // (a page served by a Vite dev server on 127.0.0.1, driven through Playwright). The TypeScript
 // benchmarks load through Vite so that `?raw` WGSL imports work. Then the lab page's frame times
 // (suite ui-frames, bench/ui/frames.ts) on the same server. Tables print at the end and one
-// JSON file per run is saved under bench/results/ (bench/README.md).
+// JSON file per run is saved under bench/results/ (bench/README.md). The lesson times (suite
+// lesson-times, bench/ui/lesson-times.ts) run only when named: the full set takes long.
 //
 //   npm run bench [-- --quick] [--node-only | --browser-only] [--no-ui]
 //                 [--suites=token-logprobs,log-softmax] [--suites=ui-frames]
+//                 [--suites=lesson-times [--lessons=03-ppo,04-grpo/01] [--backends=cpu,webgpu]
+//                                        [--widget-timeout=180]]
 import { spawn } from 'node:child_process';
 import { createReadStream, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -24,12 +27,15 @@ const value = (name) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name
 
 /** The UI frame bench's suite name (bench/ui/frame-stats.ts UI_SUITE). */
 const UI_SUITE = 'ui-frames';
+/** The lesson-times suite's name (bench/ui/lesson-report.ts LESSON_SUITE); never run by default. */
+const LESSON_SUITE = 'lesson-times';
 const requested = (value('suites') ?? '').split(',').filter(Boolean);
-const kernelSuites = requested.filter((name) => name !== UI_SUITE);
+const kernelSuites = requested.filter((name) => name !== UI_SUITE && name !== LESSON_SUITE);
 // No --suites: everything. Otherwise the kernel suites named, and the UI bench if it is named.
 const runKernels = requested.length === 0 || kernelSuites.length > 0;
 const runUi =
   !flag('node-only') && !flag('no-ui') && (requested.length === 0 || requested.includes(UI_SUITE));
+const runLessons = !flag('node-only') && requested.includes(LESSON_SUITE);
 
 const options = {
   quick: flag('quick'),
@@ -129,6 +135,23 @@ async function main() {
         } catch (error) {
           failures.push({ env: 'chromium-ui', reason: String(error) });
           console.error(`[ui] ${error}`);
+        }
+      }
+      if (runLessons) {
+        try {
+          const lessons = await server.ssrLoadModule('/bench/ui/lesson-times.ts');
+          const flags = {
+            quick: options.quick,
+            lessons: value('lessons'),
+            backends: value('backends'),
+            widgetTimeout: value('widget-timeout'),
+          };
+          results.push(
+            await lessons.runLessonTimes(`http://127.0.0.1:${port}`, flags, logger('lessons')),
+          );
+        } catch (error) {
+          failures.push({ env: 'chromium-lessons', reason: String(error) });
+          console.error(`[lessons] ${error}`);
         }
       }
     }

@@ -7,14 +7,18 @@ import type { GpuContext } from '../../src/gpu/context';
 import type { OrtModule, OrtLogTap } from '../peers/ort';
 import type { TfjsModules } from '../peers/tfjs';
 
-/** 'chromium-ui': the lab page itself in headless Chromium, timed by its frames (bench/ui/). */
-export type EnvName = 'node-dawn' | 'chromium' | 'chromium-ui';
+/**
+ * 'chromium-ui': the lab page itself in headless Chromium, timed by its frames (bench/ui/).
+ * 'chromium-lessons': the lesson pages, timed by how long each widget's run takes to pass its check.
+ */
+export type EnvName = 'node-dawn' | 'chromium' | 'chromium-ui' | 'chromium-lessons';
 
 export interface EnvInfo {
   name: EnvName;
   /**
-   * Our device (requested with the adapter's limits). Absent for 'chromium-ui': its page requests
-   * no device of ours (the runs there train on the CPU, the charts are SVG).
+   * Our device (requested with the adapter's limits). Absent for 'chromium-ui' (its page requests
+   * no device of ours: the runs there train on the CPU, the charts are SVG) and for
+   * 'chromium-lessons' (each run's worker requests its own; the rows carry the line it showed).
    */
   adapter?: AdapterSummary;
   /** A software (fallback) adapter: results rank kernels, they are not GPU numbers. */
@@ -46,6 +50,43 @@ export interface Measurement {
   maxAbsErr?: number;
   /** UI scenarios (bench/ui/): the frame statistics; `samples` then holds every frame interval. */
   frames?: FrameStats;
+  /** Lesson times (bench/ui/lesson-times.ts): what the row times; `ms` is its `seconds` × 1000. */
+  lesson?: LessonTiming;
+}
+
+/**
+ * How long a reader waits for a lesson's experiments: one widget, one lesson (the sum of its
+ * widgets) or a sum over lessons, on one backend. Sums count passed widgets only; `passed` below
+ * `widgets` or `widgets` below `ofWidgets` says the sum is short.
+ */
+export interface LessonTiming {
+  kind: 'widget' | 'lesson' | 'total';
+  /** The backend asked for: CPU (no WebGPU adapter, `?backend=cpu`) or WebGPU. */
+  backend: 'cpu' | 'webgpu';
+  /** The lesson's id; for a total, what it covers ('all lessons run', 'up to 06-tool-use'). */
+  lesson: string;
+  /** Reading time the lesson states, minutes (a total: the sum over every lesson it covers). */
+  statedMinutes: number;
+  /** Seconds from clicking Start to the check showing passed (sums: over passed widgets). */
+  seconds?: number;
+  /** Seconds from "Open the run" to the run being ready to start (worker, checkpoint, device). */
+  openSeconds?: number;
+  /** Widgets run, widgets passed, and widgets there are (the lesson has, or the total covers). */
+  widgets: number;
+  passed: number;
+  ofWidgets: number;
+  /** Widget rows: its place in the lesson (from 1), preset, check and updates shown at the end. */
+  index?: number;
+  preset?: string;
+  check?: string;
+  updates?: number;
+  /** The page's backend line (its footer) and the run's own line (as the lab shows it). */
+  pageBackend?: string;
+  runBackend?: string;
+  /** Lesson rows: the page shows the lesson done. Totals: lessons counted and lessons covered. */
+  done?: boolean;
+  lessons?: number;
+  ofLessons?: number;
 }
 
 /**

@@ -19,7 +19,11 @@ export const DIRECTIVES = {
   /** Predict-then-reveal: the answer stays hidden until the reader commits to a guess. */
   predict: { required: ['question', 'answer'], optional: [] },
   /** "Show the kernel": the exact lines of an allow-listed source file. */
-  kernel: { required: ['file', 'lines'], optional: ['caption'] },
+  /**
+   * `first` and `last`: the text the range's first and last lines begin with (indentation aside),
+   * so that a file edited above or inside the range fails the lesson instead of showing other code.
+   */
+  kernel: { required: ['file', 'lines', 'first', 'last'], optional: ['caption'] },
   /** The PPO clipped objective against the ratio, computed by the real policy-loss op. */
   'clip-plot': { required: [], optional: [] },
   /** GAE advantages on one fixed trajectory with γ and λ sliders, computed by the real gae op. */

@@ -22,6 +22,8 @@ import klTs from '../ops/kl.ts?raw';
 import klWgsl from '../../kernels/kl.wgsl?raw';
 import dpoLossTs from '../ops/dpo-loss.ts?raw';
 import dpoTs from '../rl/dpo.ts?raw';
+import ppoLmTs from '../rl/ppo-lm.ts?raw';
+import grpoTs from '../rl/grpo.ts?raw';
 
 export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   'src/ops/policy-loss.ts': policyLossTs,
@@ -43,6 +45,8 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   'kernels/kl.wgsl': klWgsl,
   'src/ops/dpo-loss.ts': dpoLossTs,
   'src/rl/dpo.ts': dpoTs,
+  'src/rl/ppo-lm.ts': ppoLmTs,
+  'src/rl/grpo.ts': grpoTs,
 };
 
 export interface LineRange {
@@ -72,4 +76,24 @@ export function kernelLines(file: string, range: LineRange): string[] | string {
     return `lines ${range.first}-${range.last} run past the end of ${file} (${lines.length} lines)`;
   }
   return lines.slice(range.first - 1, range.last);
+}
+
+/**
+ * The range still shows the code the lesson meant: its first and last lines begin with the given
+ * text (leading whitespace ignored). A message naming what was found otherwise.
+ */
+export function checkKernelAnchors(
+  file: string,
+  range: LineRange,
+  lines: readonly string[],
+  anchors: { first: string; last: string },
+): string | undefined {
+  const at = (line: number, text: string | undefined, want: string): string | undefined =>
+    want.trim() === ''
+      ? `'${line === range.first ? 'first' : 'last'}' must not be empty`
+      : text?.trimStart().startsWith(want.trim())
+        ? undefined
+        : `line ${line} of ${file} reads '${text?.trim() ?? ''}', not '${want.trim()}…' — ` +
+          'the file changed; find the lines again and update lines, first and last';
+  return at(range.first, lines[0], anchors.first) ?? at(range.last, lines.at(-1), anchors.last);
 }

@@ -7,7 +7,7 @@ import { parseCheck, type Check } from './checks';
 import { isDirectiveLine, parseDirective, type Directive } from './directives';
 import { LessonError } from './errors';
 import { parseFrontMatter, type FrontValue } from './front-matter';
-import { kernelLines, parseLineRange, type LineRange } from './kernels';
+import { checkKernelAnchors, kernelLines, parseLineRange, type LineRange } from './kernels';
 import { renderMarkdown } from './markdown';
 import { isPresetName, PRESETS, type PresetName } from './presets';
 
@@ -212,6 +212,11 @@ function directiveBlock(file: string, d: Directive): LessonBlock {
       if (typeof range === 'string') fail(range);
       const lines = kernelLines(file_, range as LineRange);
       if (typeof lines === 'string') fail(lines);
+      const moved = checkKernelAnchors(file_, range as LineRange, lines as string[], {
+        first: d.attrs.first!,
+        last: d.attrs.last!,
+      });
+      if (moved) fail(moved);
       return {
         kind: 'kernel',
         file: file_,

@@ -232,6 +232,40 @@ export const PRESETS = {
     check: 'response_length/mean<=7',
     backend: 'auto',
   },
+  'ppo-copy': {
+    title: 'PPO with a critic on copy, from the shipped checkpoint',
+    algo: 'ppo',
+    ...FROM_SHIPPED_COPY,
+    seed: 4,
+    // 64 prompts × 1 answer: the sample budget of grpo-copy (8 prompts × 8 answers), so the two
+    // compare on one budget. The shipped model has no value head; the run adds a fresh one.
+    // Measured on CPU (seed 4): reward/accuracy ≥ 0.5 over the last 10 updates at update 13; a
+    // control at lr 1e-9 stays ≤ 0.47 for 25 updates. critic/vf_explained_var climbs from −0.81
+    // at update 1 to about 0 by update 22 (vfCoef 0.1); with vfCoef 0.5, to 0.1–0.15 by 19–22.
+    config: { lr: 3e-4, promptsPerUpdate: 64 },
+    free: ['lr', 'vfCoef', 'lambda', 'clipHigh'],
+    keyMetric: 'reward/accuracy',
+    alsoChart: ['critic/vf_explained_var'],
+    check: 'reward/accuracy>=0.5',
+    backend: 'auto',
+  },
+  'grpo-copy-dynamic': {
+    title: 'GRPO on copy with DAPO dynamic sampling',
+    algo: 'grpo',
+    ...FROM_SHIPPED_COPY,
+    seed: 4,
+    // grpo-copy's run with verl's filter_groups on. Measured on CPU (seed 4, 30 updates): about
+    // half of the sampled groups have equal rewards (frac_reward_zero_std 0.4–0.75), so an update
+    // takes 2–4 generation rounds (690–1,420 generated tokens against 270–420 without); the
+    // trained batch holds none of them. The check is on the trained batch, so that a run with
+    // dynamic sampling off (about half its groups zero-std) cannot pass it.
+    config: { lr: 3e-4, dynamicSampling: true },
+    free: ['dynamicSampling', 'maxGenerationRounds', 'lr'],
+    keyMetric: 'batch/frac_reward_zero_std',
+    alsoChart: ['frac_reward_zero_std', 'perf/generated_tokens'],
+    check: 'batch/frac_reward_zero_std<=0.05',
+    backend: 'auto',
+  },
   'dpo-copy': {
     title: "DPO on copy, from the policy's own right and wrong answers",
     algo: 'dpo',

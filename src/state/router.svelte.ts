@@ -1,7 +1,16 @@
 /**
  * Hash routing: `#/`, `#/lab`, `#/about`, `#/learn` and `#/learn/<unit>/<lesson>`. Query options
- * (e.g. `?backend=cpu`) stay in location.search.
+ * (e.g. `?backend=cpu`) stay in location.search; lesson options (`?classroom=1`) ride in the hash
+ * after the path, so a shared lesson link keeps them (src/state/lesson-options.ts).
  */
+import { createSubscriber } from 'svelte/reactivity';
+import {
+  lessonQuery,
+  parseLessonOptions,
+  withLessonOptions,
+  type LessonOptions,
+} from './lesson-options';
+
 export const ROUTES = ['home', 'lab', 'about', 'learn'] as const;
 export type Route = (typeof ROUTES)[number];
 
@@ -20,8 +29,38 @@ export function routeHref(route: Route): string {
   return route === 'home' ? '#/' : `#/${route}`;
 }
 
-export function lessonHref(id: string): string {
-  return `#/learn/${id}`;
+/** `lessonHref('03-ppo/01-clipped-objective', { classroom: true })` → `#/learn/03-ppo/01-clipped-objective?classroom=1`. */
+export function lessonHref(id: string, options: Partial<LessonOptions> = {}): string {
+  return `#/learn/${id}${lessonQuery(options)}`;
+}
+
+/** The lesson index, `#/learn`, with the same options. */
+export function learnHref(options: Partial<LessonOptions> = {}): string {
+  return `#/learn${lessonQuery(options)}`;
+}
+
+// Classroom mode follows the hash: a link followed or typed (hashchange), or the page's own toggle,
+// which replaces the history entry (no hashchange) and so bumps `replaced` to be read again.
+const subscribeHash = createSubscriber((update) => {
+  window.addEventListener('hashchange', update);
+  return () => window.removeEventListener('hashchange', update);
+});
+let replaced = $state(0);
+
+/** Whether the page open now is in classroom mode; reactive when read in a component or effect. */
+export function classroomMode(): boolean {
+  subscribeHash();
+  void replaced;
+  return parseLessonOptions(location.hash).classroom;
+}
+
+/**
+ * Turns classroom mode on or off for the page open now, in place: the history entry is replaced,
+ * so Back still leaves the lesson, and the route (and the lesson's open runs) stay as they are.
+ */
+export function setClassroomMode(on: boolean): void {
+  history.replaceState(history.state, '', withLessonOptions(location.hash, { classroom: on }));
+  replaced++;
 }
 
 export class Router {

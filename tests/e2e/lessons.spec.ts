@@ -200,3 +200,69 @@ test('every lesson renders its math and references, and each widget opens its ru
   }
   expect(errors).toEqual([]);
 });
+
+test('classroom mode from a link hides the widget settings, runs the preset, and stays on through the pager', async ({
+  page,
+}) => {
+  const errors = collectErrors(page);
+  await page.goto('/#/learn/01-mdp/01-value-iteration?classroom=1');
+  // The first load parses the whole bundle; on a busy machine that has taken over 5 s.
+  await expect(
+    page.getByRole('heading', { level: 1, name: 'Returns, discount and value iteration' }),
+  ).toBeFocused({ timeout: 15_000 });
+  const toggle = page.getByRole('button', { name: 'Classroom mode — fixed settings' });
+  await expect(toggle).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByTestId('classroom-banner')).toHaveText(
+    "Classroom mode: every run uses the lesson's settings; the settings panels are hidden.",
+  );
+
+  // The preset's free setting (γ) has no input; one line says why.
+  const widget = page.getByTestId('lesson-widget');
+  await expect(widget.getByTestId('widget-fixed')).toHaveText(
+    'Settings fixed by the lesson (classroom mode)',
+  );
+  await expect(widget.locator('input, select')).toHaveCount(0);
+  await widget.getByRole('button', { name: 'Open the run' }).click();
+  await expect(widget.getByTestId('widget-status')).toHaveText('idle');
+  await widget.getByRole('button', { name: 'Start' }).click();
+  // The check pauses the run as soon as it passes, so either state shows it started.
+  await expect(widget.getByTestId('widget-status')).toHaveText(/running|paused/);
+  await expect(widget.getByTestId('widget-check')).toContainText('passed', { timeout: 30_000 });
+  await page.screenshot({ path: `${SCREENSHOTS}/lesson-classroom.png`, fullPage: true });
+
+  await page.getByRole('link', { name: /Q-learning.*→/ }).click();
+  await expect(page).toHaveURL(/#\/learn\/01-mdp\/02-q-learning-vs-sarsa\?classroom=1$/);
+  await expect(page.getByTestId('classroom-banner')).toBeVisible();
+  await expect(page.getByTestId('lesson-widget').locator('input, select')).toHaveCount(0);
+
+  // Turning it off keeps the lesson and brings the settings back.
+  await page.getByRole('button', { name: 'Classroom mode — fixed settings' }).click();
+  await expect(page).toHaveURL(/#\/learn\/01-mdp\/02-q-learning-vs-sarsa$/);
+  await expect(page.getByTestId('classroom-banner')).toHaveCount(0);
+  await expect(page.getByTestId('lesson-widget').first().locator('input')).toHaveCount(2);
+  expect(errors).toEqual([]);
+});
+
+test('side-by-side widgets link to the lab, which creates their runs with three seeds each', async ({
+  page,
+}) => {
+  const errors = collectErrors(page);
+  await page.goto('/#/learn/04-grpo/06-ppo-vs-grpo');
+  await expect(page.getByRole('heading', { level: 1 })).toBeFocused({ timeout: 15_000 });
+  const link = page.getByTestId('compare-in-lab');
+  await expect(link).toHaveText('Open these 2 runs in the lab with 3 seeds each');
+  await link.click();
+  await expect(page).toHaveURL(/#\/lab\?compare=v1\./);
+  const labels = page.locator('.run-card h3');
+  await expect(labels).toHaveCount(6);
+  const text = (await labels.allTextContents()).map((t) => t.replace(/^#\d+ /, ''));
+  expect(text).toEqual([
+    'ppo on copy, seed 4 (from link)',
+    'ppo on copy, seed 5 (from link)',
+    'ppo on copy, seed 6 (from link)',
+    'grpo on copy, seed 4 (from link)',
+    'grpo on copy, seed 5 (from link)',
+    'grpo on copy, seed 6 (from link)',
+  ]);
+  expect(errors).toEqual([]);
+});

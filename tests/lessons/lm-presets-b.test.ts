@@ -10,4 +10,7 @@ presetTests([
   // Lengths stay at 5.9–6.9 tokens; without the overlong term the gamed run passes 7 by update 7.
   ['grpo-copy-counterweight', 'response_length/mean<=7', 12, { overlongEnable: false }],
   ['dpo-copy', 'reward/success_rate>=0.5', 30, { lr: 1e-9 }],
+  // Dynamic sampling trains on informative groups only; without it about half the batch is
+  // zero-std groups, so the control never reaches the check.
+  ['grpo-copy-dynamic', 'batch/frac_reward_zero_std<=0.05', 20, { dynamicSampling: false }],
 ]);

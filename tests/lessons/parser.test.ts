@@ -148,7 +148,12 @@ describe('lessons', () => {
   });
 
   it('shows the exact kernel lines', () => {
-    const parsed = parseLesson(F, lesson('::kernel{file="src/ops/policy-loss.ts" lines="1-2"}'));
+    const parsed = parseLesson(
+      F,
+      lesson(
+        '::kernel{file="src/ops/policy-loss.ts" lines="1-2" first="/**" last="* Policy-gradient"}',
+      ),
+    );
     const block = parsed.blocks[0]!;
     expect(block.kind === 'kernel' && block.lines).toEqual([
       '/**',
@@ -164,9 +169,38 @@ describe('lessons', () => {
       "locked 'gamma' is not a free setting",
     ],
     ['::widget{preset="sarsa-cliff" check="x=1"}', 7, 'check must read'],
-    ['::kernel{file="/etc/passwd" lines="1"}', 7, 'not in the kernel allow-list'],
-    ['::kernel{file="src/ops/policy-loss.ts" lines="1-99999"}', 7, 'run past the end'],
-    ['::kernel{file="src/ops/policy-loss.ts" lines="9-3"}', 7, '1 ≤ first ≤ last'],
+    [
+      '::kernel{file="/etc/passwd" lines="1" first="a" last="a"}',
+      7,
+      'not in the kernel allow-list',
+    ],
+    [
+      '::kernel{file="src/ops/policy-loss.ts" lines="1-99999" first="/**" last="x"}',
+      7,
+      'run past the end',
+    ],
+    [
+      '::kernel{file="src/ops/policy-loss.ts" lines="9-3" first="a" last="a"}',
+      7,
+      '1 ≤ first ≤ last',
+    ],
+    ['::kernel{file="src/ops/policy-loss.ts" lines="1-2"}', 7, "needs the attribute 'first'"],
+    // The file moved under the lesson: the range's first or last line no longer reads as stated.
+    [
+      '::kernel{file="src/ops/policy-loss.ts" lines="2-3" first="/**" last="* kernels)."}',
+      7,
+      "line 2 of src/ops/policy-loss.ts reads '* Policy-gradient",
+    ],
+    [
+      '::kernel{file="src/ops/policy-loss.ts" lines="1-2" first="/**" last="* kernels)."}',
+      7,
+      'line 2 of src/ops/policy-loss.ts reads',
+    ],
+    [
+      '::kernel{file="src/ops/policy-loss.ts" lines="1-2" first=" " last="*"}',
+      7,
+      'must not be empty',
+    ],
     ['a\nb\n$\\frac{$', 9, 'does not render'],
     ['::predict{question="q" answer="a"}\n::predict{question="q" answer="a"}', 7, ''],
     ['```\nno end', 8, 'not closed'],
