@@ -8,7 +8,7 @@
  * what the environment needs: which tools it offers, the turn and call limits, the tool cost, and
  * a correct transcript per sample for the SFT warm-up that teaches the call syntax.
  */
-import type { ConfigSpec } from '../rl/hyperparams';
+import type { ConfigSpec } from '../util/hyperparams';
 import type { CharsetTask } from '../envs/token-tasks/shared';
 import type { TokenTask, TokenTaskSample } from '../envs/token-tasks/types';
 

@@ -24,7 +24,7 @@ import {
   DEFAULT_CURRICULUM_CONFIG,
   type CurriculumConfig,
 } from '../rl/curriculum';
-import { checkConfig, configFromFlags, kebab, type ConfigSpec } from '../rl/hyperparams';
+import { checkConfig, configFromFlags, kebab, type ConfigSpec } from '../util/hyperparams';
 import { algorithm, type EnvName, type LmAlgorithm } from '../rl/registry';
 import { MetricSeries, RUN_FILE_FORMAT, RUN_FILE_VERSION, serializeRunFile } from '../rl/run-file';
 import { DEFAULT_SFT_CONFIG, runSft } from '../rl/sft';

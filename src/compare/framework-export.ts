@@ -14,7 +14,7 @@
  * OnPolicyConfig fields (num_ppo_epochs, num_mini_batches, response_length), and verl's
  * ppo_trainer.yaml.
  */
-import type { FieldSpec } from '../rl/hyperparams';
+import type { FieldSpec } from '../util/hyperparams';
 import { REWARD_ROWS } from './framework-export-rewards';
 import { expectSettings } from './json-checks';
 import type { AlgorithmInfo, Settings } from './run-record';

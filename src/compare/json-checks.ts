@@ -10,7 +10,7 @@ import {
   DEFAULT_CURRICULUM_CONFIG,
   type CurriculumConfig,
 } from '../rl/curriculum';
-import { checkField, type FieldSpec } from '../rl/hyperparams';
+import { checkField, type FieldSpec } from '../util/hyperparams';
 import type { AlgorithmInfo, Settings } from './run-record';
 
 /** A bad file or link: `path` names the value, the message says what is wrong with it. */

@@ -5,7 +5,7 @@
  * updates in a row; the streak starts over at each new level. It never lowers the level (a harder
  * rung starts below the threshold by design).
  */
-import { checkConfig, type ConfigSpec } from './hyperparams';
+import { checkConfig, type ConfigSpec } from '../util/hyperparams';
 
 export interface CurriculumConfig {
   /** Pass rate that counts as "passing" a rung, in (0, 1]. Default 0.8. */

@@ -44,7 +44,7 @@ import { DPO_LOSS_TYPES, dpoLoss, type DpoLossType } from '../ops/dpo-loss';
 import { counterHash } from '../util/counter-rng';
 import { seededRandom } from '../util/random';
 import { completionText, promptTokens } from './evaluate';
-import { checkConfig, checkPartial, type ConfigSpec } from './hyperparams';
+import { checkConfig, checkPartial, type ConfigSpec } from '../util/hyperparams';
 import { RunControl, type Metrics, type Trainer } from './trainer';
 
 export interface DpoConfig {

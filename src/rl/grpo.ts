@@ -50,7 +50,7 @@ import {
   rolloutMetrics,
   type RolloutRow,
 } from './token-rollout';
-import { checkConfig, checkPartial, type ConfigSpec } from './hyperparams';
+import { checkConfig, checkPartial, type ConfigSpec } from '../util/hyperparams';
 import {
   inspectBatch,
   type BatchArrays,

@@ -18,7 +18,7 @@
  *   values/mean             mean of V^π over all states
  */
 import type { TabularModel } from '../envs/types';
-import { checkConfig, checkPartial, type ConfigSpec } from './hyperparams';
+import { checkConfig, checkPartial, type ConfigSpec } from '../util/hyperparams';
 import { RunControl, type Metrics } from './trainer';
 import { actionValue, argmaxWithTies, qTable, type PlanningTrainer } from './value-iteration';
 

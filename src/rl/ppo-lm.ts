@@ -33,7 +33,7 @@ import { valueLoss } from '../ops/value-loss';
 import { whiten } from '../ops/whiten';
 import { counterHash } from '../util/counter-rng';
 import { seededRandom } from '../util/random';
-import { checkConfig, checkPartial, type ConfigSpec } from './hyperparams';
+import { checkConfig, checkPartial, type ConfigSpec } from '../util/hyperparams';
 import {
   packRows,
   responseWidth,

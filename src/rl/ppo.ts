@@ -64,7 +64,7 @@ import { valueLoss } from '../ops/value-loss';
 import { whiten } from '../ops/whiten';
 import { fmix32 } from '../util/counter-rng';
 import { seededRandom } from '../util/random';
-import { checkConfig, checkPartial, type ConfigSpec } from './hyperparams';
+import { checkConfig, checkPartial, type ConfigSpec } from '../util/hyperparams';
 import { cartPoleEpisode } from './episode-inspection';
 import type { CartPoleInspection } from './inspection';
 import { RunControl, type Metrics, type RunEvent, type Trainer } from './trainer';

@@ -16,7 +16,7 @@ import type { CharTokenizer } from '../models/tokenizer';
 import { OpInputError } from '../ops/errors';
 import { createDpoTrainer, DEFAULT_DPO_CONFIG, DPO_CONFIG_SPEC } from './dpo';
 import { createGrpoTrainer, DEFAULT_GRPO_CONFIG, GRPO_CONFIG_SPEC } from './grpo';
-import type { ConfigSpec } from './hyperparams';
+import type { ConfigSpec } from '../util/hyperparams';
 import type { CurriculumScheduler } from './curriculum';
 import {
   createPolicyIteration,

@@ -41,7 +41,7 @@ import { OpInputError } from '../ops/errors';
 import { checkInt, checkRange } from '../ops/validate';
 import { fmix32 } from '../util/counter-rng';
 import { seededRandom } from '../util/random';
-import { checkConfig, checkPartial, type ConfigSpec } from './hyperparams';
+import { checkConfig, checkPartial, type ConfigSpec } from '../util/hyperparams';
 import { RunControl, type Metrics, type RunEvent, type Trainer } from './trainer';
 
 const ALGORITHM = 'reinforce';

@@ -9,7 +9,7 @@ import type { Env } from '../envs/types';
 import { OpInputError } from '../ops/errors';
 import { checkInt } from '../ops/validate';
 import { seededRandom } from '../util/random';
-import { checkConfig, checkPartial, type ConfigSpec } from './hyperparams';
+import { checkConfig, checkPartial, type ConfigSpec } from '../util/hyperparams';
 import { RunControl, type Metrics, type Trainer } from './trainer';
 
 export interface TdControlConfig {

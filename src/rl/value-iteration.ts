@@ -17,7 +17,7 @@
  *   values/converged        1 once Δ < θ (V no longer changes), else 0
  */
 import type { TabularModel } from '../envs/types';
-import { checkConfig, checkPartial, type ConfigSpec } from './hyperparams';
+import { checkConfig, checkPartial, type ConfigSpec } from '../util/hyperparams';
 import { RunControl, type Metrics, type Trainer } from './trainer';
 
 export interface ValueIterationConfig {

@@ -3,7 +3,7 @@
  * in run.worker.ts and `wrap<RunWorkerApi>()` in client.ts use RunWorkerApi, so a change here is
  * checked on both sides. Only plain data crosses: specs, metric batches, events.
  */
-import type { FieldSpec } from '../rl/hyperparams';
+import type { FieldSpec } from '../util/hyperparams';
 import type { CurriculumConfig } from '../rl/curriculum';
 import type {
   CartPoleInspection,

@@ -10,7 +10,7 @@ import {
   type TokenTaskName,
 } from '../envs/token-tasks/registry';
 import { OpInputError } from '../ops/errors';
-import { checkField, type FieldSpec } from '../rl/hyperparams';
+import { checkField, type FieldSpec } from '../util/hyperparams';
 import { SHIPPED_MODELS, shippedModel } from './shipped-models';
 import { CURRICULUM_CONFIG_SPEC } from '../rl/curriculum';
 import { runTasks } from './run-tasks';

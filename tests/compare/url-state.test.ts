@@ -9,7 +9,7 @@ import {
   UrlStateError,
   type LinkedRun,
 } from '../../src/compare/url-state';
-import type { FieldSpec } from '../../src/rl/hyperparams';
+import type { FieldSpec } from '../../src/util/hyperparams';
 import { catalog, defaultsOf } from './fixtures';
 
 /** A hand-built token: compact JSON → UTF-8 → base64url by Node's Buffer (not the code under test). */

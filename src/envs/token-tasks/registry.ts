@@ -27,7 +27,7 @@ import {
   type ShoppingOptions,
 } from '../../agents/tasks/shopping';
 import { OpInputError } from '../../ops/errors';
-import { checkConfig, checkPartial, type ConfigSpec } from '../../rl/hyperparams';
+import { checkConfig, checkPartial, type ConfigSpec } from '../../util/hyperparams';
 import {
   additionDifficultyLevels,
   additionTask,

@@ -38,7 +38,7 @@
  */
 import type { CharTokenizer } from '../../models/tokenizer';
 import { OpInputError } from '../../ops/errors';
-import { checkConfig, type ConfigSpec } from '../../rl/hyperparams';
+import { checkConfig, type ConfigSpec } from '../../util/hyperparams';
 import type { TokenTask, TokenTaskSample } from './types';
 
 export interface RewardConfig {

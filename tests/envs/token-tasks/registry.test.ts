@@ -8,7 +8,7 @@ import {
 } from '../../../src/envs/token-tasks/registry';
 import { CharTokenizer } from '../../../src/models/tokenizer';
 import { OpInputError } from '../../../src/ops/errors';
-import { checkConfig, configFromFlags } from '../../../src/rl/hyperparams';
+import { checkConfig, configFromFlags } from '../../../src/util/hyperparams';
 import { seededRandom } from '../../../src/util/random';
 
 const tok = CharTokenizer.createDefault();

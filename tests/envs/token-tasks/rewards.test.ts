@@ -15,7 +15,7 @@ import {
 import { reverseTask } from '../../../src/envs/token-tasks/reverse';
 import { CharTokenizer } from '../../../src/models/tokenizer';
 import { OpInputError } from '../../../src/ops/errors';
-import { configFromFlags } from '../../../src/rl/hyperparams';
+import { configFromFlags } from '../../../src/util/hyperparams';
 
 const tok = CharTokenizer.createDefault();
 /** Generated ids: the text's characters, then <eos> unless `truncated`. */
