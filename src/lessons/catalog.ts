@@ -54,3 +54,23 @@ export function lessonsByUnit(): Map<string, Lesson[]> {
   }
   return units;
 }
+
+/**
+ * The shortest route to a lesson: it and everything its prerequisites need, transitively, in
+ * reading order. Undefined for an unknown id.
+ */
+export function routeTo(id: string, lessons: readonly Lesson[] = LESSONS): Lesson[] | undefined {
+  const byId = new Map(lessons.map((lesson) => [lesson.id, lesson]));
+  if (!byId.has(id)) return undefined;
+  const needed = new Set<string>();
+  const visit = (at: string) => {
+    if (needed.has(at)) return;
+    needed.add(at);
+    for (const need of byId.get(at)?.prerequisites ?? []) visit(need);
+  };
+  visit(id);
+  return lessons.filter((lesson) => needed.has(lesson.id));
+}
+
+/** The lesson a reader is on the way to: the first tool-use lesson (a trained tool-using agent). */
+export const TOOL_USE_GOAL = '06-tool-use/01-calls-and-masks';

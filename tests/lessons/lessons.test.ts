@@ -4,7 +4,7 @@
  * driven through the same registry the lab's workers use.
  */
 import { describe, expect, it } from 'vitest';
-import { LESSONS } from '../../src/lessons/catalog';
+import { LESSONS, routeTo, TOOL_USE_GOAL } from '../../src/lessons/catalog';
 import { metricCheckPassed, pathCheckPassed } from '../../src/lessons/checks';
 import { KERNEL_SOURCES } from '../../src/lessons/kernels';
 import {
@@ -137,5 +137,33 @@ describe('the clip plot uses the real op', () => {
     expect(point.objective).toBeCloseTo(objective, 5);
     expect(point.clipped).toBe(clipped);
     expect(point.dualHit).toBe(dualHit);
+  });
+});
+
+describe('routeTo', () => {
+  it('follows prerequisites transitively, in reading order', () => {
+    // 06-tool-use/01 needs 04-grpo/01, which needs 03-ppo/01, which needs 01-mdp/02, which needs
+    // 01-mdp/01 (the lessons' front matter).
+    expect(routeTo(TOOL_USE_GOAL)!.map((l) => l.id)).toEqual([
+      '01-mdp/01-value-iteration',
+      '01-mdp/02-q-learning-vs-sarsa',
+      '03-ppo/01-clipped-objective',
+      '04-grpo/01-group-relative-advantages',
+      '06-tool-use/01-calls-and-masks',
+    ]);
+    // Two prerequisites whose routes overlap: each lesson once.
+    const route = routeTo('04-grpo/06-ppo-vs-grpo')!.map((l) => l.id);
+    expect(new Set(route).size).toBe(route.length);
+    expect(route).toContain('03-ppo/03-ppo-on-tokens');
+    expect(route).toContain('04-grpo/05-dynamic-sampling-and-clip-higher');
+    expect(route).not.toContain('04-grpo/04-dpo-offline-contrast');
+    expect(route.at(-1)).toBe('04-grpo/06-ppo-vs-grpo');
+  });
+
+  it('is the lesson alone when it needs nothing, and undefined for an unknown id', () => {
+    expect(routeTo('01-mdp/01-value-iteration')!.map((l) => l.id)).toEqual([
+      '01-mdp/01-value-iteration',
+    ]);
+    expect(routeTo('99-nope/01-x')).toBeUndefined();
   });
 });
