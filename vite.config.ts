@@ -32,6 +32,10 @@ export default defineConfig({
           include: ['tests/**/*.test.ts'],
           exclude: [...gpuTests, 'tests/**/*.browser.test.ts', 'tests/e2e/**'],
           environment: 'node',
+          // One worker per core. Vitest's default keeps one core free, which on a 2-core CI
+          // machine runs every file one after another; these tests are single-threaded and
+          // CPU-bound, so a second worker nearly halves the layer.
+          maxWorkers: '100%',
         },
       },
       {
