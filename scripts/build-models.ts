@@ -1,6 +1,6 @@
 /**
  * `npm run build:models [-- --only=reverse,copy] [--out=public/models] [--steps-scale=1]
- *                                   [--progress-samples=1]`
+ *                                   [--progress-samples=1] [--manifest=src/models/shipped-manifest.json]`
  *
  * The shipped starting points: small transformers warmed up by supervised fine-tuning (SFT) on the
  * lessons' token tasks, so a lesson starts RL at once instead of waiting for SFT. Deterministic:
@@ -13,7 +13,7 @@
  *                and the recipe in meta. Weights only, no AdamW moments: RL starts a fresh
  *                optimizer (as verl and TRL do after SFT), and the file is a third of the size.
  *   <name>.onnx  the same weights as ONNX (export-transformer.ts), metadata alike.
- * and manifest.json: per model the task and its options, the config, the SFT recipe, the greedy
+ * and, in src/models/shipped-manifest.json (bundled by the app): per model the task and its options, the config, the SFT recipe, the greedy
  * success rate on EVAL_PROMPTS fixed prompts, and bytes + sha256 of both files
  * (tests/onnx/shipped-models.test.ts checks every entry against the files).
  *
@@ -45,6 +45,8 @@ import { DEFAULT_SFT_CONFIG, runSft, type SftConfig } from '../src/rl/sft';
 export const EVAL_PROMPTS = 256;
 export const EVAL_SEED = 20_251_202;
 export const MANIFEST_VERSION = 1;
+/** Where the manifest lives, from the repository root: bundled by the app, read by the tests. */
+export const SHIPPED_MANIFEST = 'src/models/shipped-manifest.json';
 
 export interface ShippedRecipe {
   /** SFT optimizer steps. */
@@ -240,6 +242,9 @@ export async function main(argv: string[]): Promise<number> {
   const args = new CliArgs(argv);
   const only = args.optional('only')?.split(',').filter(Boolean);
   const outDir = args.string('out', 'public/models');
+  // The manifest is source, not a served asset: the app bundles it (public/ files cannot be
+  // imported), and it names the files in outDir that the page fetches.
+  const manifestPath = args.string('manifest', SHIPPED_MANIFEST);
   const stepsScale = args.number('steps-scale', 1);
   const progressSamples = args.number('progress-samples', 1);
   args.checkAllUsed();
@@ -250,7 +255,6 @@ export async function main(argv: string[]): Promise<number> {
     );
   }
   mkdirSync(outDir, { recursive: true });
-  const manifestPath = join(outDir, 'manifest.json');
   const previous: ManifestEntry[] =
     only && existsSync(manifestPath)
       ? (JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest).models

@@ -32,7 +32,7 @@ export interface LessonPreset {
   init?: StartFrom;
 }
 
-/** The copy task as the shipped copy model was warmed up on it (public/models/manifest.json). */
+/** The copy task as the shipped copy model was warmed up on it (src/models/shipped-manifest.json). */
 const FROM_SHIPPED_COPY = {
   task: 'copy',
   taskOptions: { minLength: 3, maxLength: 6, alphabet: 'abcde' },
@@ -179,7 +179,7 @@ export const PRESETS = {
     title: 'GRPO with a calculator, from the shipped multiply checkpoint',
     algo: 'grpo',
     task: 'multiply',
-    // The options the shipped multiply model was warmed up on (public/models/manifest.json).
+    // The options the shipped multiply model was warmed up on (src/models/shipped-manifest.json).
     taskOptions: { minDigits: 1, maxDigits: 2, useTools: true },
     init: { kind: 'shipped', model: 'multiply' },
     sftSteps: 0,

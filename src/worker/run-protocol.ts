@@ -72,7 +72,7 @@ export interface RunSpec {
 export type StartFrom =
   { kind: 'shipped'; model: string } | { kind: 'file'; name: string; bytes: Uint8Array };
 
-/** A shipped starting checkpoint, as public/models/manifest.json records it. */
+/** A shipped starting checkpoint, as src/models/shipped-manifest.json records it. */
 export interface ShippedModelInfo {
   name: string;
   /** The token task it was warmed up on, and that task's options. */

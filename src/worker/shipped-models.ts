@@ -1,9 +1,10 @@
 /**
  * The shipped starting checkpoints (public/models/, built by `npm run build:models`) as the run
- * catalog lists them, and how a worker reads one. The manifest is bundled (a few KB); the weights
- * (about 0.4 MB each) are fetched only when a run starts from them.
+ * catalog lists them, and how a worker reads one. The manifest (src/models/shipped-manifest.json)
+ * is bundled (a few KB); the weights (about 0.4 MB each) are fetched only when a run starts from
+ * them.
  */
-import manifest from '../../public/models/manifest.json';
+import manifest from '../models/shipped-manifest.json';
 import type { Settings, ShippedModelInfo } from './run-protocol';
 
 export const SHIPPED_MODELS: readonly ShippedModelInfo[] = manifest.models.map((m) => ({

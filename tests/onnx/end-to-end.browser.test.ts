@@ -17,14 +17,11 @@ import { OnnxError } from '../../src/onnx/onnx-error';
 import { createOrtSession, ortForward, type OrtPolicySession } from '../../src/onnx/ort-reference';
 import { testGpu } from '../support/gpu';
 import { maxAbsDiff } from '../support/random';
+import manifest from '../../src/models/shipped-manifest.json';
 import { maxAbs, randomTokens } from './helpers';
 
 const TOLERANCE = 1e-4;
 const inBrowser = typeof window !== 'undefined';
-
-interface ManifestFiles {
-  models: { name: string; checkpoint: { file: string }; onnx: { file: string } }[];
-}
 
 async function fetchBytes(path: string): Promise<Uint8Array> {
   const response = await fetch(path);
@@ -40,11 +37,8 @@ describe.skipIf(!inBrowser)('shipped reverse model on onnxruntime-web WebGPU', (
 
   beforeAll(async () => {
     hasGpu = (await testGpu()) !== undefined; // fails the file without an adapter (see header)
-    const manifest = JSON.parse(
-      new TextDecoder().decode(await fetchBytes('/models/manifest.json')),
-    ) as ManifestFiles;
     const entry = manifest.models.find((m) => m.name === 'reverse');
-    if (!entry) throw new Error('/models/manifest.json lists no "reverse" model');
+    if (!entry) throw new Error('src/models/shipped-manifest.json lists no "reverse" model');
     onnx = await fetchBytes(`/models/${entry.onnx.file}`);
     ckpt = loadLanguageModel(await fetchBytes(`/models/${entry.checkpoint.file}`));
     if (!hasGpu) return;

@@ -31,7 +31,7 @@ const EXPECTED_CONTEXT: Record<string, number> = {
 
 const manifest = shippedManifest();
 
-describe('public/models/manifest.json', () => {
+describe('src/models/shipped-manifest.json', () => {
   it('lists the four lessons’ tasks once each, with recipe and result', () => {
     expect(manifest.version).toBe(1);
     expect(manifest.models.map((m) => m.name).sort()).toEqual([

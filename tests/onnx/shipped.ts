@@ -3,7 +3,7 @@
  * tests: the manifest, each file's bytes, and a CPU model of an entry. Node only (node:fs).
  */
 import { readFileSync } from 'node:fs';
-import type { Manifest, ManifestEntry } from '../../scripts/build-models';
+import { SHIPPED_MANIFEST, type Manifest, type ManifestEntry } from '../../scripts/build-models';
 import { createTokenTask } from '../../src/envs/token-tasks/registry';
 import { loadLanguageModel, type LoadedLanguageModel } from '../../src/models/lm-checkpoint';
 import { CharTokenizer } from '../../src/models/tokenizer';
@@ -15,12 +15,13 @@ export function readShipped(file: string): Uint8Array {
 }
 
 export function shippedManifest(): Manifest {
-  return JSON.parse(new TextDecoder().decode(readShipped('manifest.json'))) as Manifest;
+  const file = new URL(`../../${SHIPPED_MANIFEST}`, import.meta.url);
+  return JSON.parse(readFileSync(file, 'utf8')) as Manifest;
 }
 
 export function shippedEntry(name: string): ManifestEntry {
   const entry = shippedManifest().models.find((m) => m.name === name);
-  if (!entry) throw new Error(`public/models/manifest.json has no model "${name}"`);
+  if (!entry) throw new Error(`${SHIPPED_MANIFEST} has no model "${name}"`);
   return entry;
 }
 
