@@ -63,6 +63,24 @@ export class CurriculumScheduler {
     return this.current;
   }
 
+  /** Level and streak, for a checkpoint. */
+  state(): { level: number; streak: number } {
+    return { level: this.current, streak: this.streak };
+  }
+
+  /** Back to a checkpoint's level and streak (checked against this curriculum's rungs). */
+  restore(state: { level: number; streak: number }): void {
+    const { level, streak } = state;
+    if (!Number.isInteger(level) || level < 0 || level >= this.levels) {
+      throw new Error(`checkpoint: curriculum level must be 0…${this.levels - 1}, got ${level}`);
+    }
+    if (!Number.isInteger(streak) || streak < 0) {
+      throw new Error(`checkpoint: curriculum streak must be a whole number ≥ 0, got ${streak}`);
+    }
+    this.current = level;
+    this.streak = streak;
+  }
+
   /** Feeds one update's pass rate (NaN counts as failing); returns true when the level moved up. */
   observe(passRate: number): boolean {
     this.streak = passRate >= this.config.threshold ? this.streak + 1 : 0;

@@ -42,10 +42,10 @@ import type { LanguageModel } from '../models/language-model';
 import type { CharTokenizer } from '../models/tokenizer';
 import { DPO_LOSS_TYPES, dpoLoss, type DpoLossType } from '../ops/dpo-loss';
 import { counterHash } from '../util/counter-rng';
-import { seededRandom } from '../util/random';
 import { completionText, promptTokens } from './evaluate';
 import { checkConfig, checkPartial, type ConfigSpec } from '../util/hyperparams';
 import { RunControl, type Metrics, type Trainer } from './trainer';
+import { RandomStreams, stateHooks } from './trainer-state';
 
 export interface DpoConfig {
   beta: number;
@@ -191,7 +191,7 @@ export function createDpoTrainer(setup: DpoSetup, initial: DpoConfig): DpoTraine
   checkConfig('dpo', DPO_CONFIG_SPEC, initial);
   const control = new RunControl(initial);
   const { policy, reference, tokenizer, task } = setup;
-  const promptRandom = seededRandom(setup.seed);
+  const streams = new RandomStreams({ prompts: setup.seed });
   let lastPairs: DpoPair[] = [];
 
   async function update(): Promise<Metrics> {
@@ -200,7 +200,7 @@ export function createDpoTrainer(setup: DpoSetup, initial: DpoConfig): DpoTraine
     const K = cfg.samplesPerPrompt;
     const samples: TokenTaskSample[] = [];
     for (let p = 0; p < cfg.promptsPerUpdate; p++) {
-      const sample = task.sample(promptRandom);
+      const sample = task.sample(streams.get('prompts'));
       for (let k = 0; k < K; k++) samples.push(sample);
     }
     const B = samples.length;
@@ -358,6 +358,12 @@ export function createDpoTrainer(setup: DpoSetup, initial: DpoConfig): DpoTraine
 
   return control.expose({
     algorithm: 'dpo',
+    ...stateHooks({
+      algorithm: 'dpo',
+      control,
+      streams,
+      checkConfig: (config: DpoConfig) => checkConfig('dpo', DPO_CONFIG_SPEC, config),
+    }),
     get lastPairs() {
       return lastPairs;
     },

@@ -40,7 +40,6 @@ import { aggregateLoss, LOSS_AGG_MODES, type LossAggMode } from '../ops/loss-agg
 import { policyLoss } from '../ops/policy-loss';
 import { reinforcePlusPlus, reinforcePlusPlusBaseline } from '../ops/reinforce-pp';
 import { counterHash } from '../util/counter-rng';
-import { seededRandom } from '../util/random';
 import type { CurriculumScheduler } from './curriculum';
 import {
   packRows,
@@ -58,6 +57,7 @@ import {
   type Inspection,
 } from './inspection';
 import { RunControl, type Metrics, type Trainer } from './trainer';
+import { RandomStreams, stateHooks } from './trainer-state';
 
 export const ADVANTAGE_ESTIMATORS = [
   'grpo',
@@ -357,7 +357,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
   const control = new RunControl(initial);
   const { policy, tokenizer, curriculum } = setup;
   let task = curriculum ? curriculum.taskAt(curriculum.scheduler.level) : setup.task;
-  const promptRandom = seededRandom(setup.seed);
+  const streams = new RandomStreams({ prompts: setup.seed });
   // The last update's arrays; lastSamples turns them into per-token records when read.
   let lastBatch: BatchArrays | undefined;
   let lastSamples: GrpoSample[] | undefined;
@@ -366,7 +366,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
   async function generateRound(cfg: GrpoConfig, round: number, maxLength: number) {
     const samples: TokenTaskSample[] = [];
     for (let p = 0; p < cfg.promptsPerUpdate; p++) {
-      const sample = task.sample(promptRandom);
+      const sample = task.sample(streams.get('prompts'));
       for (let g = 0; g < cfg.groupSize; g++) samples.push(sample);
     }
     const rows = await rollout({
@@ -563,6 +563,21 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
 
   return control.expose({
     algorithm: 'grpo',
+    ...stateHooks({
+      algorithm: 'grpo',
+      control,
+      streams,
+      checkConfig: (config: GrpoConfig) => {
+        checkConfig('grpo', GRPO_CONFIG_SPEC, config);
+        checkGrpoRules(config);
+      },
+      ...(curriculum
+        ? {
+            curriculum: curriculum.scheduler,
+            afterRestore: () => (task = curriculum.taskAt(curriculum.scheduler.level)),
+          }
+        : {}),
+    }),
     get lastSamples() {
       lastSamples ??= lastBatch ? inspectBatch(tokenizer, lastBatch) : [];
       return lastSamples;

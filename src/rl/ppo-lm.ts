@@ -32,7 +32,6 @@ import { policyLoss } from '../ops/policy-loss';
 import { valueLoss } from '../ops/value-loss';
 import { whiten } from '../ops/whiten';
 import { counterHash } from '../util/counter-rng';
-import { seededRandom } from '../util/random';
 import { checkConfig, checkPartial, type ConfigSpec } from '../util/hyperparams';
 import {
   packRows,
@@ -44,6 +43,7 @@ import {
 } from './token-rollout';
 import { inspectBatch, type BatchArrays, type Inspection } from './inspection';
 import { RunControl, type Metrics, type Trainer } from './trainer';
+import { RandomStreams, stateHooks } from './trainer-state';
 
 /** PPO's settings; the reward's (RewardConfig) are among them, so they can change live too. */
 export interface PpoLmConfig extends RewardConfig {
@@ -297,11 +297,13 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
   }
   const control = new RunControl(initial);
   const { policy, tokenizer, task } = setup;
-  const promptRandom = seededRandom(setup.seed);
+  const streams = new RandomStreams({
+    prompts: setup.seed,
+    shuffle: counterHash(setup.seed, 0, 1),
+  });
   // The last update's arrays, turned into per-token records when the inspector asks.
   let lastBatch: BatchArrays | undefined;
   let lastInspection: Inspection | undefined;
-  const shuffleRandom = seededRandom(counterHash(setup.seed, 0, 1));
 
   async function update(): Promise<Metrics> {
     const cfg = control.beginUpdate();
@@ -312,7 +314,7 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
 
     // 1. Rollout: one completion per prompt.
     const samples: TokenTaskSample[] = Array.from({ length: cfg.promptsPerUpdate }, () =>
-      task.sample(promptRandom),
+      task.sample(streams.get('prompts')),
     );
     const rows = await rollout({
       policy,
@@ -371,7 +373,7 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
     let epochsRun = 0;
     let skipped: string | undefined;
     epochs: for (let epoch = 0; epoch < cfg.epochs; epoch++) {
-      const order = permutation(B, shuffleRandom);
+      const order = permutation(B, streams.get('shuffle'));
       let klSum = 0;
       for (let mb = 0; mb < cfg.minibatches; mb++) {
         const picked = order.slice(mb * perMinibatch, (mb + 1) * perMinibatch);
@@ -465,6 +467,15 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
 
   return control.expose({
     algorithm: 'ppo',
+    ...stateHooks({
+      algorithm: 'ppo',
+      control,
+      streams,
+      checkConfig: (config: PpoLmConfig) => {
+        checkConfig('ppo', PPO_LM_CONFIG_SPEC, config);
+        checkPpoLmRules(config);
+      },
+    }),
     update,
     inspect(): Inspection | undefined {
       if (!lastBatch) return undefined;

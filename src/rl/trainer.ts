@@ -44,6 +44,30 @@ export interface Trainer<C> {
    * actor-critic). Between updates only, like inspect().
    */
   exportOnnx?(): Promise<Uint8Array>;
+  /**
+   * Checkpoints (language-model trainers): the trainer's own state between updates. The models'
+   * weights and optimizer are read from the models by whoever holds them (the run host).
+   */
+  saveState?(): TrainerState;
+  /** Goes on from a saved state; refuses (throws, changing nothing) one of another algorithm. */
+  loadState?(state: TrainerState): void;
+}
+
+/**
+ * What a trainer must keep to go on exactly where it stopped, besides its models' weights and
+ * optimizer (which the run host reads from the models): JSON-safe.
+ */
+export interface TrainerState {
+  algorithm: string;
+  step: number;
+  config: Record<string, number | boolean | string>;
+  events: RunEvent[];
+  health: { healthy: boolean; reason?: string };
+  skippedInARow: number;
+  /** Draws taken so far from each of the trainer's seeded random streams, by name. */
+  random: Record<string, number>;
+  /** A curriculum's scheduler (CurriculumScheduler.state()), when the run has one. */
+  curriculum?: { level: number; streak: number };
 }
 
 /** The Trainer fields RunControl.expose() reads live from the control. */
@@ -78,6 +102,35 @@ export class RunControl<C extends object> {
       health: { get: () => this.health, enumerable: true },
     };
     return Object.defineProperties(members, properties) as T;
+  }
+
+  /** The control's part of a checkpoint (the trainer adds its random streams and curriculum). */
+  state(): Omit<TrainerState, 'algorithm' | 'random' | 'curriculum'> {
+    return {
+      step: this.step,
+      config: { ...(this.config as TrainerState['config']) },
+      events: structuredClone(this.events),
+      health: { ...this.health },
+      skippedInARow: this.skippedInARow,
+    };
+  }
+
+  /**
+   * Puts the control back to a checkpoint's state. The config is checked by `check` (the
+   * algorithm's own validation) first, so a bad checkpoint changes nothing.
+   */
+  restore(state: TrainerState, check: (config: C) => void): void {
+    if (!Number.isInteger(state.step) || state.step < 0) {
+      throw new Error(`checkpoint: step must be a whole number ≥ 0, got ${state.step}`);
+    }
+    const config = { ...(this.config as object), ...state.config } as C;
+    check(config);
+    this.config = config;
+    this.step = state.step;
+    this.events.splice(0, this.events.length, ...structuredClone(state.events));
+    this.health = { ...state.health };
+    this.skippedInARow = state.skippedInARow;
+    this.pending = {};
   }
 
   /** Queues a (validated) change for the next update. */

@@ -12,6 +12,28 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
+/** A seeded stream that counts its draws, so a checkpoint can bring it back where it was. */
+export interface RandomStream {
+  (): number;
+  /** Numbers drawn so far. */
+  readonly draws: number;
+}
+
+/** seededRandom(seed) with `skip` draws already taken (a resumed stream continues exactly). */
+export function randomStream(seed: number, skip = 0): RandomStream {
+  if (!Number.isInteger(skip) || skip < 0) {
+    throw new Error(`random stream: draws must be a whole number ≥ 0, got ${skip}`);
+  }
+  const next = seededRandom(seed);
+  for (let i = 0; i < skip; i++) next();
+  let draws = skip;
+  const stream = () => {
+    draws += 1;
+    return next();
+  };
+  return Object.defineProperty(stream, 'draws', { get: () => draws }) as RandomStream;
+}
+
 /** `length` float32 values uniform in [-scale, scale), from `seed`. */
 export function uniformF32(length: number, scale: number, seed: number): Float32Array {
   const next = seededRandom(seed);

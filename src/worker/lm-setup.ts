@@ -18,13 +18,22 @@ import { transformerLayout } from '../models/transformer-params';
 import type { LmAlgorithm } from '../rl/registry';
 import { DEFAULT_SFT_CONFIG, runSft } from '../rl/sft';
 import type { Trainer } from '../rl/trainer';
-import type { RunMessage, RunSpec, Settings, StartFrom } from './run-protocol';
+import {
+  RUN_CHECKPOINT_VERSION,
+  type RunCheckpoint,
+  type RunMessage,
+  type RunSpec,
+  type Settings,
+  type StartFrom,
+} from './run-protocol';
 import { fetchShippedModel, shippedModel } from './shipped-models';
 import { SFT_STEPS } from './run-spec';
 import { curriculumSetup, runTasks } from './run-tasks';
 
 export interface LmRun {
   trainer: Trainer<Settings>;
+  /** The run's state now (between updates only: it reads the models). */
+  checkpoint(): Promise<RunCheckpoint>;
   /** The policy now as an ONNX file (weights by layout name, config and tokenizer inside). */
   exportOnnx(): Promise<Uint8Array>;
   dispose(): void;
@@ -85,11 +94,26 @@ function countingSteps(model: LanguageModel, onStep: () => void): LanguageModel 
   });
 }
 
+/** Throws unless `values` has one number per parameter of the model. */
+function checkLength(name: string, values: Float32Array | undefined, total: number): Float32Array {
+  if (values?.length !== total) {
+    throw new Error(
+      `checkpoint: ${name} holds ${values?.length ?? 'no'} values; this run's model has ${total} parameters`,
+    );
+  }
+  return values;
+}
+
+/**
+ * Builds the run; with `resume`, from a checkpoint instead of from the start: no warm-up, the
+ * policy's weights and AdamW state, the reference's weights and the trainer's state all from it.
+ */
 export async function setUpLmRun(
   spec: RunSpec,
   algo: LmAlgorithm,
   emit: (message: RunMessage) => void,
   options: LmRunOptions = {},
+  resume?: RunCheckpoint,
 ): Promise<LmRun> {
   const ort = options.ort ?? {};
   const tasks = runTasks(spec);
@@ -119,9 +143,19 @@ export async function setUpLmRun(
   }
   const backend = await pickBackend(spec.backend);
   emit({ type: 'backend', kind: backend.kind, line: backend.line });
+  const total = resume ? 0 : (spec.sftSteps ?? SFT_STEPS.default);
+  const layoutTotal = transformerLayout(modelConfig).total;
+  if (resume) params = checkLength('policy.params', resume.policy.params, layoutTotal);
   const policy = backend.make(modelConfig, params);
+  if (resume) {
+    const { m, v, stats } = resume.policy;
+    policy.writeOptimizer({
+      m: checkLength('policy.m', m, layoutTotal),
+      v: checkLength('policy.v', v, layoutTotal),
+      stats,
+    });
+  }
 
-  const total = spec.sftSteps ?? SFT_STEPS.default;
   if (total > 0) {
     let done = 0;
     let last = 0;
@@ -143,6 +177,12 @@ export async function setUpLmRun(
   }
 
   const needsReference = algo.reference === 'always' || Number(spec.config.klCoef ?? 0) > 0;
+  // The frozen reference: the policy as it starts RL (after the warm-up), kept for checkpoints.
+  const referenceParams = !needsReference
+    ? undefined
+    : resume
+      ? checkLength('reference', resume.reference, layoutTotal)
+      : await policy.readParams();
   let reference: LanguageModel | undefined;
   if (needsReference && spec.reference === 'ort') {
     // onnxruntime-web on its own WebGPU device when this run has one (and the build has the EP),
@@ -150,7 +190,7 @@ export async function setUpLmRun(
     const webgpu = backend.kind === 'webgpu' && ort.build !== 'wasm';
     const ortReference = await OrtReferenceModel.fromParams(
       modelConfig,
-      await policy.readParams(),
+      referenceParams!,
       tokenizer.spec,
       { ...ort, executionProviders: webgpu ? ['webgpu', 'wasm'] : ['wasm'] },
     );
@@ -162,15 +202,31 @@ export async function setUpLmRun(
       line: `${backend.line} · reference on onnxruntime-web (${engine})`,
     });
   } else if (needsReference) {
-    reference = backend.make(modelConfig, await policy.readParams());
+    reference = backend.make(modelConfig, referenceParams!);
   }
   const curriculum = curriculumSetup(tasks, spec.curriculum);
   const trainer = algo.create(
     { policy, reference, tokenizer, task, seed: spec.seed, ...(curriculum ? { curriculum } : {}) },
     spec.config,
   );
+  if (resume) {
+    if (!trainer.loadState) throw new Error(`checkpoint: ${spec.algo} runs cannot resume from one`);
+    trainer.loadState(resume.trainer);
+  }
   return {
     trainer,
+    async checkpoint() {
+      if (!trainer.saveState) throw new Error(`${spec.algo} runs have no checkpoints`);
+      const [params, optimizer] = await Promise.all([policy.readParams(), policy.readOptimizer()]);
+      return {
+        version: RUN_CHECKPOINT_VERSION,
+        step: trainer.step,
+        backend: backend.kind,
+        policy: { params, m: optimizer.m, v: optimizer.v, stats: optimizer.stats },
+        ...(referenceParams ? { reference: referenceParams.slice() } : {}),
+        trainer: trainer.saveState(),
+      };
+    },
     async exportOnnx() {
       return exportTransformerOnnx(modelConfig, await policy.readParams(), tokenizer.spec);
     },

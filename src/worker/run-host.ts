@@ -5,18 +5,20 @@
  */
 import { algorithm } from '../rl/registry';
 import { timedUpdate, type Trainer } from '../rl/trainer';
-import { setUpLmRun, type LmRunOptions } from './lm-setup';
+import { setUpLmRun, type LmRun, type LmRunOptions } from './lm-setup';
 import { bucketPoints } from './metric-buckets';
 import type {
   HyperparamResult,
   MetricPoint,
   ReplayPlan,
+  RunCheckpoint,
   RunListener,
   RunMessage,
   RunSpec,
   RunWorkerApi,
   Settings,
 } from './run-protocol';
+import { RUN_CHECKPOINT_VERSION } from './run-protocol';
 import { checkRunSpec, withDefaultSettings } from './run-spec';
 
 export interface RunHostOptions {
@@ -36,6 +38,24 @@ export interface RunHostOptions {
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 const macrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
+/** The checks a checkpoint passes before any model is built. */
+function checkCheckpoint(checkpoint: RunCheckpoint, replay: ReplayPlan | undefined): void {
+  if (checkpoint.version !== RUN_CHECKPOINT_VERSION) {
+    throw new Error(
+      `checkpoint: version ${String(checkpoint.version)} is not ${RUN_CHECKPOINT_VERSION}`,
+    );
+  }
+  if (checkpoint.trainer?.step !== checkpoint.step) {
+    throw new Error(
+      `checkpoint: its trainer is at update ${checkpoint.trainer?.step}, not ${checkpoint.step}`,
+    );
+  }
+  const target = replay?.steps ?? checkpoint.step;
+  if (checkpoint.step > target) {
+    throw new Error(`checkpoint: taken at update ${checkpoint.step}, after the run's ${target}`);
+  }
+}
+
 export function createRunHost({
   flushMs = 50,
   sliceMs = 12,
@@ -46,6 +66,7 @@ export function createRunHost({
   let listener: RunListener | undefined;
   let disposeModel = () => {};
   let exportModel: (() => Promise<Uint8Array>) | undefined;
+  let takeCheckpoint: LmRun['checkpoint'] | undefined;
   let running = false;
   let loop: Promise<void> = Promise.resolve();
   let points: MetricPoint[] = [];
@@ -115,13 +136,13 @@ export function createRunHost({
     }
   }
 
-  /** Re-runs `plan.steps` updates with the recorded live changes (see ReplayPlan). */
+  /**
+   * Brings the run to update `plan.steps` with the recorded live changes (see ReplayPlan), from
+   * where it is: update 0, or a checkpoint's step.
+   */
   async function replayRun(active: Trainer<Settings>, plan: ReplayPlan): Promise<void> {
-    if (!Number.isInteger(plan.steps) || plan.steps < 0) {
-      throw new Error(`replay.steps must be a whole number ≥ 0, got ${plan.steps}`);
-    }
     let lastReport = performance.now();
-    for (let step = 1; step <= plan.steps; step++) {
+    for (let step = active.step + 1; step <= plan.steps; step++) {
       for (const change of plan.changes) {
         if (change.step === step) active.setHyperparams(change.changes);
       }
@@ -140,16 +161,26 @@ export function createRunHost({
   };
 
   return {
-    async createRun(given: RunSpec, onMessage: RunListener, replay?: ReplayPlan): Promise<void> {
+    async createRun(
+      given: RunSpec,
+      onMessage: RunListener,
+      replay?: ReplayPlan,
+      checkpoint?: RunCheckpoint,
+    ): Promise<void> {
       if (trainer) throw new Error('this worker already hosts a run');
       listener = onMessage;
       const spec = withDefaultSettings(given);
       const errors = checkRunSpec(spec);
       if (errors.length) throw new Error(errors.map((e) => e.message).join('; '));
+      if (replay && (!Number.isInteger(replay.steps) || replay.steps < 0)) {
+        throw new Error(`replay.steps must be a whole number ≥ 0, got ${replay.steps}`);
+      }
+      if (checkpoint) checkCheckpoint(checkpoint, replay);
       emit({ type: 'status', status: 'warming' });
       const algo = algorithm(spec.algo);
       try {
         if (algo.family === 'env') {
+          if (checkpoint) throw new Error('checkpoint: environment runs resume by replay only');
           trainer = algo.create(spec.env as never, spec.config, spec.seed);
           exportModel = trainer.exportOnnx?.bind(trainer);
           emit({
@@ -158,8 +189,9 @@ export function createRunHost({
             line: 'CPU — environment algorithms run on the CPU',
           });
         } else {
-          const run = await setUpLmRun(spec, algo, emit, lm);
+          const run = await setUpLmRun(spec, algo, emit, lm, checkpoint);
           trainer = run.trainer;
+          takeCheckpoint = run.checkpoint;
           disposeModel = run.dispose;
           exportModel = run.exportOnnx;
         }
@@ -220,6 +252,13 @@ export function createRunHost({
       if (!trainer || !model) return null;
       // Reading the weights is a sync point on the GPU: between updates, like an inspection.
       return atBoundary(model);
+    },
+
+    async checkpoint() {
+      const take = takeCheckpoint;
+      if (!trainer || !take) return null;
+      // Reading the weights and moments is a sync point on the GPU: between updates.
+      return atBoundary(take);
     },
 
     async dispose(): Promise<void> {

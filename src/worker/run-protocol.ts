@@ -13,7 +13,7 @@ import type {
   Inspection,
   SampleInspection,
 } from '../rl/inspection';
-import type { Metrics, RunEvent } from '../rl/trainer';
+import type { Metrics, RunEvent, TrainerState } from '../rl/trainer';
 
 export type {
   CartPoleInspection,
@@ -25,6 +25,7 @@ export type {
   Metrics,
   RunEvent,
   SampleInspection,
+  TrainerState,
 };
 
 /** A setting's value as it crosses the worker boundary. */
@@ -102,6 +103,28 @@ export interface ReplayPlan {
   changes: { step: number; changes: Settings }[];
 }
 
+/**
+ * A language-model run's state between two updates, so that a stored run resumes at once instead
+ * of replaying every update: the policy's weights and AdamW moments, the frozen reference's
+ * weights (when the run scores one), and the trainer's own state (TrainerState). Environment runs
+ * have none: they replay in seconds. Plain data (typed arrays and JSON), for IndexedDB and
+ * postMessage alike.
+ */
+export interface RunCheckpoint {
+  version: typeof RUN_CHECKPOINT_VERSION;
+  /** Updates done when it was taken. */
+  step: number;
+  /** Where it was taken: resumed on the other backend, the run goes on, but not bit for bit. */
+  backend: 'webgpu' | 'cpu';
+  /** (layout.total) each: weights, AdamW first and second moments; stats as OptimizerSnapshot. */
+  policy: { params: Float32Array; m: Float32Array; v: Float32Array; stats: Float32Array };
+  /** (layout.total) the reference's weights, when the run has a reference. */
+  reference?: Float32Array;
+  trainer: TrainerState;
+}
+
+export const RUN_CHECKPOINT_VERSION = 1;
+
 /** 'stored': restored from storage or a file, no worker yet (the UI's own state). */
 export type RunStatus = 'idle' | 'warming' | 'running' | 'paused' | 'error' | 'stored';
 
@@ -134,7 +157,17 @@ export interface RunWorkerApi {
    * naming the bad field and its range when the spec is invalid. With `replay`, the run is then
    * brought to the saved step ('replay' progress messages; its metrics are not sent again).
    */
-  createRun(spec: RunSpec, listener: RunListener, replay?: ReplayPlan): Promise<void>;
+  createRun(
+    spec: RunSpec,
+    listener: RunListener,
+    replay?: ReplayPlan,
+    /**
+     * Language models: start from this checkpoint (at step k ≤ replay.steps) instead of from the
+     * beginning; the replay then runs only updates k + 1 … replay.steps. A checkpoint that does
+     * not fit the spec (another algorithm, model shape or version) is refused with the reason.
+     */
+    checkpoint?: RunCheckpoint,
+  ): Promise<void>;
   /** Trains until pause(); updates stream through the listener. */
   start(): Promise<void>;
   /** Stops after the update in progress; resolves once stopped and flushed. */
@@ -150,6 +183,11 @@ export interface RunWorkerApi {
    * no network to export.
    */
   exportOnnx(): Promise<Uint8Array | null>;
+  /**
+   * The run's state now, between updates (language models); null for runs without one
+   * (environment algorithms) or before createRun().
+   */
+  checkpoint(): Promise<RunCheckpoint | null>;
   /** Stops training and frees the model (GPU buffers included). */
   dispose(): Promise<void>;
 }

@@ -1,0 +1,236 @@
+/**
+ * Checkpoints of language-model runs, through the run host as the lab uses it: a run resumed from
+ * a checkpoint at update k goes on exactly as the run that never stopped (same metrics, update
+ * for update, on the CPU), with the live changes made before k and a curriculum's level; a
+ * checkpoint older than the stored run is topped up by replay; a checkpoint that does not fit is
+ * refused with the reason.
+ */
+import { describe, expect, it } from 'vitest';
+import { createRunHost } from '../../src/worker/run-host';
+import type {
+  MetricPoint,
+  RunCheckpoint,
+  RunMessage,
+  RunSpec,
+  Settings,
+} from '../../src/worker/run-protocol';
+import { runCatalog } from '../../src/worker/run-spec';
+import { readShipped } from '../onnx/shipped';
+
+const defaults = (algo: string): Settings =>
+  runCatalog().algorithms.find((a) => a.name === algo)!.defaults;
+
+/** Small batches from the shipped copy model: a few updates in a second or two on the CPU. */
+function copySpec(algo: 'grpo' | 'ppo' | 'dpo', config: Settings = {}): RunSpec {
+  const small: Settings = {
+    ppo: { promptsPerUpdate: 8, minibatches: 2 },
+    grpo: { promptsPerUpdate: 2, groupSize: 4 },
+    dpo: { promptsPerUpdate: 2, samplesPerPrompt: 4 },
+  }[algo];
+  return {
+    algo,
+    task: 'copy',
+    taskOptions: { minLength: 3, maxLength: 6, alphabet: 'abcde' },
+    init: { kind: 'shipped', model: 'copy' },
+    sftSteps: 0,
+    seed: 3,
+    config: { ...defaults(algo), ...small, ...config },
+    backend: 'cpu',
+  };
+}
+
+/** Metrics that measure time, not training: they differ between any two runs. */
+const TIMED = new Set(['timing_s/step', 'perf/tokens_per_s']);
+
+function training(metrics: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(metrics).filter(([k]) => !TIMED.has(k)));
+}
+
+/** A host with its messages; `points()` are the updates' metrics streamed so far. */
+function host() {
+  const messages: RunMessage[] = [];
+  const api = createRunHost({
+    flushMs: 1,
+    lm: { readShipped: async (file) => readShipped(file) },
+  });
+  const points = (): MetricPoint[] =>
+    messages.flatMap((m) => (m.type === 'update' ? m.points : []));
+  return { api, messages, points, listener: (m: RunMessage) => messages.push(m) };
+}
+
+async function steps(api: ReturnType<typeof host>['api'], n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await api.step();
+}
+
+/** Runs `spec` for `total` updates without stopping; returns each update's training metrics. */
+async function straight(spec: RunSpec, total: number, change?: [number, Settings]) {
+  const { api, points, listener } = host();
+  await api.createRun(spec, listener);
+  for (let u = 1; u <= total; u++) {
+    if (change?.[0] === u) expect(await api.setHyperparams(change[1])).toEqual({ ok: true });
+    await api.step();
+  }
+  const out = points().map((p) => training(p.metrics));
+  await api.dispose();
+  return out;
+}
+
+/** Runs `spec` for `at` updates and takes a checkpoint. */
+async function checkpointAt(spec: RunSpec, at: number, change?: [number, Settings]) {
+  const { api, listener } = host();
+  await api.createRun(spec, listener);
+  for (let u = 1; u <= at; u++) {
+    if (change?.[0] === u) await api.setHyperparams(change[1]);
+    await api.step();
+  }
+  const checkpoint = (await api.checkpoint())!;
+  await api.dispose();
+  return checkpoint;
+}
+
+describe('language-model runs resume from a checkpoint exactly where they stopped', () => {
+  it.each(['grpo', 'ppo', 'dpo'] as const)(
+    '%s: updates 4–5 after a checkpoint at 3 equal the straight run’s',
+    async (algo) => {
+      const spec = copySpec(algo);
+      const expected = await straight(spec, 5);
+      const checkpoint = await checkpointAt(spec, 3);
+      expect(checkpoint.step).toBe(3);
+      expect(checkpoint.backend).toBe('cpu');
+      expect(checkpoint.trainer.algorithm).toBe(algo);
+      // DPO always scores a reference; GRPO and PPO here have klCoef 0 and none.
+      expect(checkpoint.reference !== undefined).toBe(algo === 'dpo');
+
+      const { api, messages, points, listener } = host();
+      await api.createRun(spec, listener, undefined, checkpoint);
+      // No warm-up and no replay: the run is at update 3 at once.
+      expect(messages.some((m) => m.type === 'warmup' || m.type === 'replay')).toBe(false);
+      await steps(api, 2);
+      expect(points().map((p) => p.step)).toEqual([4, 5]);
+      expect(points().map((p) => training(p.metrics))).toEqual(expected.slice(3));
+      await api.dispose();
+    },
+    120_000,
+  );
+
+  it('keeps a live change made before the checkpoint, and its event', async () => {
+    const spec = copySpec('grpo', { klCoef: 0.1 });
+    const change: [number, Settings] = [2, { lr: 5e-4, temperature: 0.8 }];
+    const expected = await straight(spec, 4, change);
+    const checkpoint = await checkpointAt(spec, 2, change);
+    expect(checkpoint.trainer.config.lr).toBe(5e-4);
+    expect(checkpoint.trainer.events).toEqual([
+      { step: 2, kind: 'hyperparams', changes: { lr: 5e-4, temperature: 0.8 } },
+    ]);
+    expect(checkpoint.reference).toBeInstanceOf(Float32Array); // klCoef > 0: a reference
+
+    const { api, messages, points, listener } = host();
+    await api.createRun(spec, listener, undefined, checkpoint);
+    const ready = messages.filter((m) => m.type === 'update').at(-1)!;
+    expect(ready.type === 'update' && ready.config.lr).toBe(5e-4);
+    await steps(api, 2);
+    expect(points().map((p) => training(p.metrics))).toEqual(expected.slice(2));
+    await api.dispose();
+  }, 120_000);
+
+  it('tops an older checkpoint up by replay to the stored run’s update', async () => {
+    const spec = copySpec('grpo');
+    const expected = await straight(spec, 5);
+    const checkpoint = await checkpointAt(spec, 2);
+    const { api, messages, points, listener } = host();
+    await api.createRun(spec, listener, { steps: 4, changes: [] }, checkpoint);
+    const replays = messages.flatMap((m) => (m.type === 'replay' ? [m] : []));
+    expect(replays.at(-1)).toEqual({ type: 'replay', done: 4, total: 4 });
+    expect(replays[0]!.done).toBeGreaterThanOrEqual(3); // updates 3–4 only
+    await api.step();
+    expect(points().map((p) => p.step)).toEqual([5]);
+    expect(training(points()[0]!.metrics)).toEqual(expected[4]);
+    await api.dispose();
+  }, 120_000);
+
+  it('brings a curriculum back at its level and streak, and trains on that rung', async () => {
+    const spec: RunSpec = {
+      algo: 'grpo',
+      task: 'copy',
+      seed: 2,
+      sftSteps: 2,
+      curriculum: { threshold: 0.5, patience: 3 },
+      config: { ...defaults('grpo'), promptsPerUpdate: 2, groupSize: 2 },
+      backend: 'cpu',
+    };
+    const checkpoint = await checkpointAt(spec, 2);
+    // Two updates of a barely warmed-up model: still on the first rung, no streak.
+    expect(checkpoint.trainer.curriculum).toEqual({ level: 0, streak: 0 });
+    // The same run two rungs up (copy rung 2: 5–10 letters of a–j, then ":"), as a later checkpoint holds it.
+    const later = {
+      ...checkpoint,
+      trainer: { ...checkpoint.trainer, curriculum: { level: 2, streak: 1 } },
+    };
+    const { api, listener } = host();
+    await api.createRun(spec, listener, undefined, later);
+    await api.step();
+    const inspection = await api.inspect();
+    const prompts = inspection?.kind === 'samples' ? inspection.samples.map((s) => s.prompt) : [];
+    expect(prompts.length).toBeGreaterThan(0);
+    for (const prompt of prompts) expect(prompt).toMatch(/^[a-j]{5,10}:$/);
+    expect((await api.checkpoint())!.trainer.curriculum!.level).toBe(2);
+    await api.dispose();
+  }, 120_000);
+});
+
+describe('checkpoints that do not fit are refused with the reason', () => {
+  let good: RunCheckpoint | undefined;
+  const grpo = copySpec('grpo');
+  const goodCheckpoint = async () => (good ??= await checkpointAt(grpo, 1));
+
+  it.each<[string, (c: RunCheckpoint) => [RunSpec, RunCheckpoint, number?]]>([
+    ['another version', (c) => [grpo, { ...c, version: 2 as 1 }]],
+    ['a step after the stored run', (c) => [grpo, c, 0]],
+    ['a trainer at another step', (c) => [grpo, { ...c, trainer: { ...c.trainer, step: 7 } }]],
+    [
+      'another algorithm',
+      (c) => [copySpec('grpo'), { ...c, trainer: { ...c.trainer, algorithm: 'dpo' } }],
+    ],
+    [
+      'weights of another model',
+      (c) => [grpo, { ...c, policy: { ...c.policy, params: c.policy.params.slice(1) } }],
+    ],
+    ['a random stream missing', (c) => [grpo, { ...c, trainer: { ...c.trainer, random: {} } }]],
+    [
+      'a config out of range',
+      (c) => [grpo, { ...c, trainer: { ...c.trainer, config: { ...c.trainer.config, lr: -1 } } }],
+    ],
+  ])(
+    '%s',
+    async (_name, make) => {
+      const [spec, bad, replaySteps] = make(await goodCheckpoint());
+      const { api, listener } = host();
+      const replay = replaySteps === undefined ? undefined : { steps: replaySteps, changes: [] };
+      await expect(api.createRun(spec, listener, replay, bad)).rejects.toThrow(
+        /checkpoint|grpo: lr/,
+      );
+      await api.dispose();
+    },
+    60_000,
+  );
+
+  it('refuses one for an environment run, whose checkpoint() is null', async () => {
+    const spec: RunSpec = {
+      algo: 'q-learning',
+      env: 'cliffwalking',
+      seed: 1,
+      config: defaults('q-learning'),
+      backend: 'cpu',
+    };
+    const { api, listener } = host();
+    await expect(api.createRun(spec, listener, undefined, await goodCheckpoint())).rejects.toThrow(
+      'checkpoint: environment runs resume by replay only',
+    );
+    const fresh = host();
+    await fresh.api.createRun(spec, fresh.listener);
+    await fresh.api.step();
+    expect(await fresh.api.checkpoint()).toBeNull();
+    await fresh.api.dispose();
+    await api.dispose();
+  });
+});
