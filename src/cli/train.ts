@@ -7,7 +7,7 @@
  * starts from a saved model (checkpoint or ONNX export), otherwise --sft-steps of supervised warm-up come first. The frozen
  * reference (KL term, DPO) runs on our engine, or with --reference=ort on onnxruntime-web. Every setting
  * of the algorithm (and of the task) is a --kebab-case flag generated from its spec; --curriculum
- * [--curriculum-threshold=0.8 --curriculum-patience=5] trains GRPO through the task's rungs. A progress bar
+ * [--curriculum-threshold=0.8 --curriculum-patience=5] trains GRPO or PPO through the task's rungs. A progress bar
  * and a metrics line every --log-every updates; --out writes a run file the lab can import.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -25,7 +25,7 @@ import {
   type CurriculumConfig,
 } from '../rl/curriculum';
 import { checkConfig, configFromFlags, kebab, type ConfigSpec } from '../util/hyperparams';
-import { algorithm, type EnvName, type LmAlgorithm } from '../rl/registry';
+import { algorithm, curriculumAlgorithms, type EnvName, type LmAlgorithm } from '../rl/registry';
 import { MetricSeries, RUN_FILE_FORMAT, RUN_FILE_VERSION, serializeRunFile } from '../rl/run-file';
 import { DEFAULT_SFT_CONFIG, runSft } from '../rl/sft';
 import { timedUpdate, type Trainer } from '../rl/trainer';
@@ -239,7 +239,7 @@ function curriculumFromFlags(
     throw new OpInputError('train', 'curriculum', `is a switch (--curriculum), got '${on}'`);
   }
   if (!algo.curriculum) {
-    throw new OpInputError('train', 'curriculum', 'is only for algorithms with one (grpo)');
+    throw new OpInputError('train', 'curriculum', `is only for ${curriculumAlgorithms()}`);
   }
   if (taskFlags.length > 0) {
     throw new OpInputError(

@@ -6,6 +6,7 @@
  * rung starts below the threshold by design).
  */
 import { checkConfig, type ConfigSpec } from '../util/hyperparams';
+import type { RunEvent } from './trainer';
 
 export interface CurriculumConfig {
   /** Pass rate that counts as "passing" a rung, in (0, 1]. Default 0.8. */
@@ -88,5 +89,56 @@ export class CurriculumScheduler {
     this.current += 1;
     this.streak = 0;
     return true;
+  }
+}
+
+/** A trainer's curriculum as its setup gives it: the scheduler and each rung's task. */
+export interface CurriculumSetup<T> {
+  scheduler: CurriculumScheduler;
+  taskAt(level: number): T;
+}
+
+/**
+ * The task a language-model trainer samples from, with or without a curriculum: after each update
+ * `observe` feeds the pass rate to the scheduler and, when it moves up, switches to the next rung's
+ * task (from the next update) and records a 'curriculum' event. Shared by GRPO and PPO.
+ */
+export class TaskLadder<T extends { readonly name: string }> {
+  private current: T;
+
+  constructor(
+    first: T,
+    readonly curriculum: CurriculumSetup<T> | undefined,
+  ) {
+    this.current = curriculum ? curriculum.taskAt(curriculum.scheduler.level) : first;
+  }
+
+  get task(): T {
+    return this.current;
+  }
+
+  /**
+   * After update `step`: its metrics' `curriculum/level` (the rung it trained on; none without a
+   * curriculum), and an event in `events` when the level moves up.
+   */
+  observe(passRate: number, step: number, events: RunEvent[]): Record<string, number> {
+    const curriculum = this.curriculum;
+    if (!curriculum) return {};
+    const level = curriculum.scheduler.level;
+    if (curriculum.scheduler.observe(passRate)) {
+      this.current = curriculum.taskAt(curriculum.scheduler.level);
+      events.push({
+        step,
+        kind: 'curriculum',
+        level: curriculum.scheduler.level,
+        task: this.current.name,
+      });
+    }
+    return { 'curriculum/level': level };
+  }
+
+  /** After a checkpoint restored the scheduler: the task of its level. */
+  sync(): void {
+    if (this.curriculum) this.current = this.curriculum.taskAt(this.curriculum.scheduler.level);
   }
 }

@@ -40,7 +40,7 @@ import { aggregateLoss, LOSS_AGG_MODES, type LossAggMode } from '../ops/loss-agg
 import { policyLoss } from '../ops/policy-loss';
 import { reinforcePlusPlus, reinforcePlusPlusBaseline } from '../ops/reinforce-pp';
 import { counterHash } from '../util/counter-rng';
-import type { CurriculumScheduler } from './curriculum';
+import { TaskLadder, type CurriculumSetup } from './curriculum';
 import {
   packRows,
   responseWidth,
@@ -320,10 +320,7 @@ export interface GrpoSetup {
    * `reward/accuracy`, and when it moves up, `taskAt(level)` replaces the task from the next update
    * (recorded as a 'curriculum' event).
    */
-  curriculum?: {
-    scheduler: CurriculumScheduler;
-    taskAt(level: number): TokenTask & { readonly answerChars?: string };
-  };
+  curriculum?: CurriculumSetup<TokenTask & { readonly answerChars?: string }>;
 }
 
 /** One sampled row of the last update, token by token, for the lab's inspector. */
@@ -356,7 +353,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
   checkGrpoRules(initial);
   const control = new RunControl(initial);
   const { policy, tokenizer, curriculum } = setup;
-  let task = curriculum ? curriculum.taskAt(curriculum.scheduler.level) : setup.task;
+  const ladder = new TaskLadder(setup.task, curriculum);
   const streams = new RandomStreams({ prompts: setup.seed });
   // The last update's arrays; lastSamples turns them into per-token records when read.
   let lastBatch: BatchArrays | undefined;
@@ -366,13 +363,13 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
   async function generateRound(cfg: GrpoConfig, round: number, maxLength: number) {
     const samples: TokenTaskSample[] = [];
     for (let p = 0; p < cfg.promptsPerUpdate; p++) {
-      const sample = task.sample(streams.get('prompts'));
+      const sample = ladder.task.sample(streams.get('prompts'));
       for (let g = 0; g < cfg.groupSize; g++) samples.push(sample);
     }
     const rows = await rollout({
       policy,
       tokenizer,
-      task,
+      task: ladder.task,
       rewards: cfg,
       samples,
       maxLength,
@@ -396,7 +393,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     }
     const started = performance.now();
     // One length for every round, so rounds can be joined: the longest prompt the task makes.
-    const maxLength = rolloutLength(policy.config.context, task, cfg.maxNewTokens);
+    const maxLength = rolloutLength(policy.config.context, ladder.task, cfg.maxNewTokens);
 
     // 1. Rollout. With dynamic sampling (DAPO), groups whose rewards are all equal carry no
     //    signal: keep sampling new prompts until the batch is full of informative groups.
@@ -462,7 +459,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     // 5. μ optimizer steps against the behaviour policy's log-probs.
     // verl and TRL normalise the token-sum modes by the response width (max_response_length /
     // max_completion_length), not by our rows' full width, which also holds the prompt.
-    const width = responseWidth(task, cfg.maxNewTokens, T);
+    const width = responseWidth(ladder.task, cfg.maxNewTokens, T);
     const aggregation = {
       mode: cfg.lossAggregation,
       lossScaleFactor: width,
@@ -535,19 +532,14 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     // 6. Metrics.
     const seconds = (performance.now() - started) / 1000;
     const rewardSummary = rolloutMetrics(rows);
-    const level = curriculum?.scheduler.level;
-    if (curriculum && curriculum.scheduler.observe(rewardSummary['reward/accuracy']!)) {
-      task = curriculum.taskAt(curriculum.scheduler.level);
-      control.events.push({
-        step: control.step,
-        kind: 'curriculum',
-        level: curriculum.scheduler.level,
-        task: task.name,
-      });
-    }
+    const levelMetrics = ladder.observe(
+      rewardSummary['reward/accuracy']!,
+      control.step,
+      control.events,
+    );
     return {
       ...rewardSummary,
-      ...(level === undefined ? {} : { 'curriculum/level': level }),
+      ...levelMetrics,
       'reward/std': std(rows.map((r) => r.reward.total)),
       frac_reward_zero_std: zeroStdGroups / seenGroups,
       'batch/frac_reward_zero_std': fracZeroStd,
@@ -572,10 +564,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
         checkGrpoRules(config);
       },
       ...(curriculum
-        ? {
-            curriculum: curriculum.scheduler,
-            afterRestore: () => (task = curriculum.taskAt(curriculum.scheduler.level)),
-          }
+        ? { curriculum: curriculum.scheduler, afterRestore: () => ladder.sync() }
         : {}),
     }),
     get lastSamples() {

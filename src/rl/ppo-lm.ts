@@ -42,6 +42,7 @@ import {
   type PackedRows,
 } from './token-rollout';
 import { inspectBatch, type BatchArrays, type Inspection } from './inspection';
+import { TaskLadder, type CurriculumSetup } from './curriculum';
 import { RunControl, type Metrics, type Trainer } from './trainer';
 import { RandomStreams, stateHooks } from './trainer-state';
 
@@ -276,6 +277,8 @@ export interface PpoLmSetup {
   tokenizer: CharTokenizer;
   task: TokenTask & { readonly answerChars?: string };
   seed: number;
+  /** Harder rungs of the task as the pass rate allows (as GRPO's; see TaskLadder). */
+  curriculum?: CurriculumSetup<TokenTask & { readonly answerChars?: string }>;
 }
 
 function checkPpoLmRules(config: PpoLmConfig): void {
@@ -296,7 +299,8 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
     throw new OpInputError('ppo', 'policy', 'needs a transformer with a value head (the critic)');
   }
   const control = new RunControl(initial);
-  const { policy, tokenizer, task } = setup;
+  const { policy, tokenizer, curriculum } = setup;
+  const ladder = new TaskLadder(setup.task, curriculum);
   const streams = new RandomStreams({
     prompts: setup.seed,
     shuffle: counterHash(setup.seed, 0, 1),
@@ -314,15 +318,15 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
 
     // 1. Rollout: one completion per prompt.
     const samples: TokenTaskSample[] = Array.from({ length: cfg.promptsPerUpdate }, () =>
-      task.sample(streams.get('prompts')),
+      ladder.task.sample(streams.get('prompts')),
     );
     const rows = await rollout({
       policy,
       tokenizer,
-      task,
+      task: ladder.task,
       rewards: cfg,
       samples,
-      maxLength: rolloutLength(policy.config.context, task, cfg.maxNewTokens),
+      maxLength: rolloutLength(policy.config.context, ladder.task, cfg.maxNewTokens),
       maxNewTokens: cfg.maxNewTokens,
       sampling: { temperature: cfg.temperature },
       seed: counterHash(setup.seed, control.step, 0),
@@ -363,7 +367,7 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
     const perMinibatch = B / cfg.minibatches;
     // verl and TRL normalise the token-sum modes by the response width (max_response_length /
     // max_completion_length), not by our rows' full width, which also holds the prompt.
-    const width = responseWidth(task, cfg.maxNewTokens, T);
+    const width = responseWidth(ladder.task, cfg.maxNewTokens, T);
     const aggregation = {
       mode: cfg.lossAggregation,
       lossScaleFactor: width,
@@ -446,8 +450,10 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
     };
 
     const generated = rows.reduce((sum, r) => sum + r.completion.length, 0);
+    const rewardSummary = rolloutMetrics(rows);
     return {
-      ...rolloutMetrics(rows),
+      ...rewardSummary,
+      ...ladder.observe(rewardSummary['reward/accuracy']!, control.step, control.events),
       ...lossMetrics,
       ...definedMetric(
         'critic/vf_explained_var',
@@ -475,6 +481,9 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
         checkConfig('ppo', PPO_LM_CONFIG_SPEC, config);
         checkPpoLmRules(config);
       },
+      ...(curriculum
+        ? { curriculum: curriculum.scheduler, afterRestore: () => ladder.sync() }
+        : {}),
     }),
     update,
     inspect(): Inspection | undefined {

@@ -202,6 +202,7 @@ export const ALGORITHMS: Record<string, EnvAlgorithm | LmAlgorithm> = {
     defaults: values(DEFAULT_PPO_LM_CONFIG),
     valueHead: true,
     reference: 'kl',
+    curriculum: true,
     create: (setup, config) => trainer(createPpoLmTrainer(setup, config as never)),
   },
   dpo: {
@@ -215,6 +216,14 @@ export const ALGORITHMS: Record<string, EnvAlgorithm | LmAlgorithm> = {
       trainer(createDpoTrainer({ ...setup, reference: setup.reference! }, config as never)),
   },
 };
+
+/** The algorithms that can train through a task's curriculum, as messages name them. */
+export function curriculumAlgorithms(): string {
+  return Object.entries(ALGORITHMS)
+    .filter(([, a]) => a.family === 'lm' && a.curriculum)
+    .map(([name]) => name)
+    .join(' and ');
+}
 
 export function algorithm(name: string): EnvAlgorithm | LmAlgorithm {
   const found = ALGORITHMS[name];

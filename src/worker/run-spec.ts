@@ -14,7 +14,7 @@ import { checkField, type FieldSpec } from '../util/hyperparams';
 import { SHIPPED_MODELS, shippedModel } from './shipped-models';
 import { CURRICULUM_CONFIG_SPEC } from '../rl/curriculum';
 import { runTasks } from './run-tasks';
-import { ALGORITHMS } from '../rl/registry';
+import { ALGORITHMS, curriculumAlgorithms } from '../rl/registry';
 import {
   REFERENCE_ENGINES,
   type FieldError,
@@ -173,11 +173,7 @@ export function checkRunSpec(spec: RunSpec): FieldError[] {
     if (spec.curriculum !== undefined) {
       // The algorithm must have one, its fields be in range, and the rungs set the task options.
       if (algo.curriculum !== true) {
-        const which = Object.entries(ALGORITHMS)
-          .filter(([, a]) => a.family === 'lm' && a.curriculum)
-          .map(([name]) => name)
-          .join(', ');
-        const message = `curriculum is only for ${which}, not ${spec.algo}`;
+        const message = `curriculum is only for ${curriculumAlgorithms()}, not ${spec.algo}`;
         errors.push({ field: 'curriculum', message });
       } else if (typeof spec.curriculum !== 'object' || spec.curriculum === null) {
         errors.push({ field: 'curriculum', message: 'curriculum must be { threshold, patience }' });

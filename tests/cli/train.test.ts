@@ -122,8 +122,8 @@ describe('npm run train', () => {
     await expect(
       main(['--algo=grpo', ...common, '--updates=1', '--curriculum', '--max-length=4']),
     ).rejects.toThrow("curriculum sets the task's options rung by rung; leave out --max-length");
-    await expect(main(['--algo=ppo', ...common, '--updates=1', '--curriculum'])).rejects.toThrow(
-      'curriculum is only for algorithms with one (grpo)',
+    await expect(main(['--algo=dpo', ...common, '--updates=1', '--curriculum'])).rejects.toThrow(
+      'curriculum is only for grpo and ppo',
     );
     await expect(
       main(['--algo=grpo', ...common, '--updates=1', '--curriculum-patience=0']),

@@ -184,7 +184,7 @@ describe('run host: a curriculum', () => {
     expect(checkRunSpec(spec())).toEqual([]);
     const dpo = runCatalog().algorithms.find((a) => a.name === 'dpo')!;
     expect(checkRunSpec(spec({ algo: 'dpo', config: dpo.defaults }))).toEqual([
-      { field: 'curriculum', message: 'curriculum is only for grpo, not dpo' },
+      { field: 'curriculum', message: 'curriculum is only for grpo and ppo, not dpo' },
     ]);
     expect(
       checkRunSpec(
@@ -208,22 +208,27 @@ describe('run host: a curriculum', () => {
     expect(error?.message).toMatch(/the curriculum's hardest rung needs 6\d/);
   });
 
-  it('starts on the easiest rung, moves up when the pass rate allows, and sizes the model for the last', async () => {
-    const { api, updates, listener } = host();
-    await api.createRun(spec(), listener);
-    for (let i = 0; i < 3; i++) await api.step();
-    const batches = updates().filter((m) => m.type === 'update');
-    const points = batches.flatMap((m) => (m.type === 'update' ? m.points : []));
-    const events = batches.flatMap((m) => (m.type === 'update' ? m.events : []));
-    // Copy of 1–3 letters after 60 warm-up steps passes more than 10% of the time at once, and so
-    // does 3–6 letters; 5–10 letters of a larger alphabet, new to the model, does not.
-    expect(points.map((p) => p.metrics['curriculum/level'])).toEqual([0, 1, 2]);
-    expect(events.filter((e) => e.kind === 'curriculum').map((e) => e.step)).toEqual([1, 2]);
-    // Context: the last rung's longest prompt and answer (32 + 1 + 32) + 2, plus the 8 spare slots.
-    const back = importTransformerOnnx((await api.exportOnnx())!);
-    expect(back.config.context).toBe(75);
-    await api.dispose();
-  }, 60_000);
+  it.each(['grpo', 'ppo'])(
+    '%s starts on the easiest rung, moves up when the pass rate allows, and sizes the model for the last',
+    async (algo) => {
+      const { api, updates, listener } = host();
+      const defaults = runCatalog().algorithms.find((a) => a.name === algo)!.defaults;
+      await api.createRun(spec({ algo, config: defaults }), listener);
+      for (let i = 0; i < 3; i++) await api.step();
+      const batches = updates().filter((m) => m.type === 'update');
+      const points = batches.flatMap((m) => (m.type === 'update' ? m.points : []));
+      const events = batches.flatMap((m) => (m.type === 'update' ? m.events : []));
+      // Copy of 1–3 letters after 60 warm-up steps passes more than 10% of the time at once, and so
+      // does 3–6 letters; 5–10 letters of a larger alphabet, new to the model, does not.
+      expect(points.map((p) => p.metrics['curriculum/level'])).toEqual([0, 1, 2]);
+      expect(events.filter((e) => e.kind === 'curriculum').map((e) => e.step)).toEqual([1, 2]);
+      // Context: the last rung's longest prompt and answer (32 + 1 + 32) + 2, plus the 8 spare slots.
+      const back = importTransformerOnnx((await api.exportOnnx())!);
+      expect(back.config.context).toBe(75);
+      await api.dispose();
+    },
+    60_000,
+  );
 });
 
 describe('run host: runs stored before a setting existed', () => {
