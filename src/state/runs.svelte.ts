@@ -5,7 +5,9 @@
  */
 import { proxy } from 'comlink';
 import { halveSeries } from './chart';
+import type { CheckpointStorePort } from './checkpoint-store';
 import { COLORBLIND_SAFE_PALETTE } from './palette';
+import { PARK_WAIT_MS, RunCheckpoints } from './run-checkpoints';
 import {
   runNumber,
   STORED_RUN_VERSION,
@@ -23,20 +25,19 @@ import type {
   RunSpec,
   RunStatus,
   ReplayPlan,
+  RunCheckpoint,
   RunWorkerApi,
   Settings,
 } from '../worker/run-protocol';
 
 /** What the manager needs of a run worker (the comlink proxy in the app, a fake in tests). */
 export interface RunPort {
-  api: Pick<
-    RunWorkerApi,
-    'start' | 'pause' | 'step' | 'setHyperparams' | 'inspect' | 'exportOnnx' | 'dispose'
-  > & {
+  api: Omit<RunWorkerApi, 'createRun'> & {
     createRun(
       spec: RunSpec,
       listener: (message: RunMessage) => void,
       replay?: ReplayPlan,
+      checkpoint?: RunCheckpoint,
     ): Promise<void>;
   };
   terminate(): void;
@@ -71,6 +72,8 @@ export class LabRun {
   /** The config in force, as the worker last reported it. */
   config = $state.raw<Settings>({});
   steps = $state(0);
+  /** The update of its stored checkpoint (language models), if it has one: where it resumes. */
+  checkpointStep = $state<number | undefined>(undefined);
   /** A command is in flight (buttons wait for it). */
   busy = $state(false);
 
@@ -184,6 +187,10 @@ export interface RunManagerOptions {
   store?: RunStorePort;
   /** A run's changes are saved at most this often, in ms. Default 1000. */
   saveEveryMs?: number;
+  /** Where language-model runs keep their latest checkpoint; none: they resume by replay. */
+  checkpoints?: CheckpointStorePort;
+  /** A training language-model run is checkpointed this often, in ms. Default 30 000. */
+  checkpointEveryMs?: number;
 }
 
 export class RunManager {
@@ -195,9 +202,18 @@ export class RunManager {
   private created = 0;
   // eslint-disable-next-line svelte/prefer-svelte-reactivity -- bookkeeping, never rendered
   private readonly saveTimers = new Map<LabRun, ReturnType<typeof setTimeout>>();
+  private readonly checkpoints: RunCheckpoints<LabRun>;
 
   constructor(private readonly options: RunManagerOptions) {
     this.storageNote = options.store?.unavailable;
+    this.checkpoints = new RunCheckpoints<LabRun>({
+      store: options.checkpoints,
+      everyMs: options.checkpointEveryMs,
+      // Environment runs have no checkpoint (they replay in seconds); unknown: ask the worker.
+      wanted: (run) =>
+        this.catalog?.algorithms.find((a) => a.name === run.spec.algo)?.family !== 'env',
+      note: (text) => (this.storageNote = text),
+    });
   }
 
   get maxRuns(): number {
@@ -225,6 +241,7 @@ export class RunManager {
       const restored = stored.filter((r) => !known.has(r.id)).map((r) => LabRun.fromStored(r));
       this.runs = [...this.runs, ...restored];
       for (const r of stored) this.created = Math.max(this.created, runNumber(r.id));
+      await this.checkpoints.restore(restored);
     } catch (error) {
       this.storageNote = `stored runs could not be read: ${errorText(error)}`;
     }
@@ -295,8 +312,12 @@ export class RunManager {
     });
   }
 
+  /** Pauses the run, then keeps its checkpoint (in the background). */
   pause(run: LabRun): Promise<void> {
-    return this.command(run, () => run.port?.api.pause() ?? Promise.resolve());
+    return this.command(run, async () => {
+      await run.port?.api.pause();
+      void this.checkpoints.take(run);
+    });
   }
 
   step(run: LabRun): Promise<void> {
@@ -358,22 +379,25 @@ export class RunManager {
       run.replay = undefined;
       run.backend = undefined;
       run.storedBackend = undefined;
+      void this.checkpoints.drop(run); // from another history now
       await this.ensureWorker(run);
     });
   }
 
   /**
-   * Ends the run's worker but keeps the run, as a stored run: its metrics and events stay, and
-   * training it again replays to where it stopped. A lesson parks its widgets' runs when the
+   * Ends the run's worker but keeps the run, as a stored run: its metrics and events stay, its
+   * checkpoint is taken first, and training it again resumes (or replays) to where it stopped. A lesson parks its widgets' runs when the
    * reader leaves, so that going through the lessons never reaches the limit of runs at once.
    */
   park(run: LabRun): Promise<void> {
     return this.command(run, async () => {
       const port = run.port;
       if (!port) return;
+      await this.checkpoints.take(run, PARK_WAIT_MS); // a stuck worker is ended all the same
       run.port = undefined;
       await this.endWorker(port);
       run.status = 'stored';
+      this.checkpoints.follow(run);
       this.scheduleSave(run, 0);
     });
   }
@@ -385,6 +409,7 @@ export class RunManager {
     if (timer !== undefined) clearTimeout(timer);
     this.saveTimers.delete(run);
     void this.options.store?.remove(run.id).catch(() => {});
+    void this.checkpoints.forget(run);
     if (run.port) await this.endWorker(run.port);
   }
 
@@ -409,30 +434,57 @@ export class RunManager {
     const color = RUN_COLORS[(n - 1) % RUN_COLORS.length]!;
     const run = new LabRun(`run-${n}`, label(n), color, structuredClone(spec), undefined);
     this.runs = [...this.runs, run];
+    // The id may be an earlier visit's deleted run's: never resume from what that one left.
+    void this.checkpoints.drop(run);
     return run;
   }
 
-  /** Gives a run its worker: builds the trainer there, replaying its stored updates first. */
+  /**
+   * Gives a run its worker: builds the trainer there, bringing a stored run back from its
+   * checkpoint (language models) and replaying the updates after it, or replaying them all.
+   */
   private async ensureWorker(run: LabRun): Promise<void> {
     if (run.port) return;
     if (this.runs.filter((r) => r.port).length >= this.maxRuns) {
       throw new Error(`at most ${this.maxRuns} runs train at once: delete one first`);
     }
-    const port = this.options.spawn();
-    run.port = port;
-    run.status = 'warming';
     const plan = run.steps > 0 ? run.replayPlan() : undefined;
+    const port = this.spawnFor(run);
+    const checkpoint = plan ? await this.checkpoints.resumeFrom(run) : undefined;
+    try {
+      await this.build(run, port, plan, checkpoint);
+    } catch (error) {
+      if (!checkpoint || run.port !== port) throw error;
+      // Refused (another version or model shape), or it failed with it: the run must come back
+      // anyway, so the checkpoint is dropped and every update replayed, in a fresh worker.
+      void this.checkpoints.refused(run, error);
+      await this.endWorker(port);
+      run.error = run.warmup = run.replay = run.backend = undefined;
+      await this.build(run, this.spawnFor(run), plan);
+    }
+    this.scheduleSave(run, 0);
+  }
+
+  private spawnFor(run: LabRun): RunPort {
+    run.port = this.options.spawn();
+    run.status = 'warming';
+    return run.port;
+  }
+
+  private async build(run: LabRun, port: RunPort, plan?: ReplayPlan, checkpoint?: RunCheckpoint) {
     const listener = proxy((message: RunMessage) => {
+      // A refused worker's late messages must not touch the run its successor brings back.
+      if (run.port && run.port !== port) return;
       run.receive(message);
+      if (message.type === 'status') this.checkpoints.follow(run);
       if (message.type === 'update' && message.points.length) this.scheduleSave(run);
     });
     try {
-      await port.api.createRun(run.spec, listener, plan);
+      await port.api.createRun(run.spec, listener, plan, checkpoint);
     } catch (error) {
       if (run.status === 'warming') run.status = 'error';
       throw error;
     }
-    this.scheduleSave(run, 0);
   }
 
   private scheduleSave(run: LabRun, delay = this.options.saveEveryMs ?? 1000): void {

@@ -100,6 +100,18 @@ test('PPO and GRPO side by side: train, change lr live, inspect, reload, export 
   expect(errors).toEqual([]);
   await expect.poll(() => pointsOf(page, 'run-1')).toBeGreaterThan(2);
 
+  // The GRPO run was checkpointed when it paused, so it resumes where it stopped instead of
+  // replaying its updates: the next update is steps + 1, with no replay on the way.
+  await expect(storedGrpo.getByTestId('run-backend')).toContainText(
+    `starting it resumes from its checkpoint at update ${steps}, then trains on`,
+  );
+  await storedGrpo.getByRole('button', { name: 'Step' }).click();
+  await expect(storedGrpo.getByTestId('run-steps')).toContainText(`Update ${steps + 1}`, {
+    timeout: 60_000,
+  });
+  await expect(storedGrpo.getByText(/Replaying/)).toHaveCount(0);
+  await expect(storedGrpo.getByTestId('run-status')).toHaveText(/idle|paused/);
+
   // Re-import the exported file: a third run with the same history.
   await page.getByTestId('import-file').setInputFiles(file!);
   await expect(page.getByTestId('import-message')).toContainText(`${steps} updates`);

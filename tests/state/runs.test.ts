@@ -51,6 +51,10 @@ function fakeWorker(options: { refuse?: string; disposeThrows?: boolean } = {}) 
         calls.push('exportOnnx');
         return null;
       },
+      async checkpoint() {
+        calls.push('checkpoint');
+        return null;
+      },
       async dispose() {
         calls.push('dispose');
         if (options.disposeThrows) throw new Error('already closed');
