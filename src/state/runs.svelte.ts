@@ -386,8 +386,9 @@ export class RunManager {
 
   /**
    * Ends the run's worker but keeps the run, as a stored run: its metrics and events stay, its
-   * checkpoint is taken first, and training it again resumes (or replays) to where it stopped. A lesson parks its widgets' runs when the
-   * reader leaves, so that going through the lessons never reaches the limit of runs at once.
+   * checkpoint is taken first, and training it again resumes (or replays) to where it stopped. A
+   * lesson parks its widgets' runs when the reader leaves, so that going through the lessons
+   * never reaches the limit of runs at once.
    */
   park(run: LabRun): Promise<void> {
     return this.command(run, async () => {

@@ -156,12 +156,12 @@ describe('parseLabRun', () => {
       'a curriculum for an algorithm without one',
       (f) =>
         void Object.assign(spec(f), {
-          algorithm: 'ppo',
-          config: defaultsOf('ppo'),
+          algorithm: 'dpo',
+          config: defaultsOf('dpo'),
           curriculum: { threshold: 0.5, patience: 3 },
         }),
       'spec.curriculum',
-      'is not a setting of ppo',
+      'is not a setting of dpo',
     ],
     [
       'a curriculum threshold out of range',

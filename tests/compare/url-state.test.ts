@@ -232,10 +232,10 @@ describe('URL state', () => {
     ],
     [
       'a curriculum for an algorithm without one',
-      token([{ a: 'ppo', t: 'reverse', s: 1, u: [0.8, 5] }]),
+      token([{ a: 'dpo', t: 'reverse', s: 1, u: [0.8, 5] }]),
       'runs[0].curriculum',
       0,
-      'is not a setting of ppo',
+      'is not a setting of dpo',
     ],
     [
       'a curriculum that is not a pair',
