@@ -7,7 +7,11 @@ test('a lesson widget runs to its check, marks the lesson done, and progress sur
   const errors = collectErrors(page);
   await page.goto('/#/learn');
   await expect(page.getByRole('heading', { level: 1, name: 'Lessons' })).toBeVisible();
-  await page.getByRole('link', { name: 'Returns, discount and value iteration' }).click();
+  // The first lesson is also the first step of the shortest route to a tool-using agent.
+  const route = page.getByTestId('route');
+  await expect(route).toContainText('5 lessons, about 61 minutes');
+  await expect(route).toContainText('0 of 5 done');
+  await route.getByRole('link', { name: 'Returns, discount and value iteration' }).click();
 
   const heading = page.getByRole('heading', {
     level: 1,
@@ -32,6 +36,7 @@ test('a lesson widget runs to its check, marks the lesson done, and progress sur
   await expect(page.getByTestId('lesson-done')).toBeVisible();
   await page.goto('/#/learn');
   await expect(page.locator('[data-lesson="01-mdp/01-value-iteration"]')).toContainText('Done');
+  await expect(route).toContainText('1 of 5 done');
   expect(errors).toEqual([]);
 });
 
