@@ -105,6 +105,7 @@ test('PPO and GRPO side by side: train, change lr live, inspect, reload, export 
   await expect(storedGrpo.getByTestId('run-backend')).toContainText(
     `starting it resumes from its checkpoint at update ${steps}, then trains on`,
   );
+  await storedGrpo.screenshot({ path: `${SCREENSHOTS}/lab-resume-card.png` });
   await storedGrpo.getByRole('button', { name: 'Step' }).click();
   await expect(storedGrpo.getByTestId('run-steps')).toContainText(`Update ${steps + 1}`, {
     timeout: 60_000,
