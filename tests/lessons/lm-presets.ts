@@ -1,7 +1,7 @@
 /**
  * Language-model lesson presets, run as the lab runs them, each to its check — and a control that
- * must not reach the check by the update the preset did. Shared by lm-presets-a.test.ts and
- * lm-presets-b.test.ts, split so that the test workers run them side by side.
+ * must not reach the check by the update the preset did. Shared by lm-presets-a … e.test.ts,
+ * split so that the test workers share them evenly.
  */
 import { describe, expect, it } from 'vitest';
 import { LESSONS } from '../../src/lessons/catalog';
