@@ -12,6 +12,7 @@
  * a UrlStateError naming the run index and the field ("runs[1].config.lr: must be a number in
  * (0, 1], got 2"). Links longer than URL_STATE_MAX_LENGTH are refused on both sides.
  */
+import { splitHash } from '../util/hash-query';
 import { base64ToBytes, bytesToBase64 } from './base64';
 import {
   child,
@@ -186,24 +187,17 @@ export function decodeComparison(token: string, catalog: CompareCatalog): Linked
 
 /** The comparison in a location hash such as '#/lab?compare=v1.…', or undefined when none. */
 export function comparisonFromHash(hash: string, catalog: CompareCatalog): LinkedRun[] | undefined {
-  const token = hashParams(hash).get(URL_STATE_PARAM);
+  const token = splitHash(hash).params.get(URL_STATE_PARAM);
   return token === null ? undefined : decodeComparison(token, catalog);
 }
 
 /** `hash` with the comparison parameter set to `token` (removed when undefined), route kept. */
 export function hashWithComparison(hash: string, token: string | undefined): string {
-  const at = hash.indexOf('?');
-  const route = at < 0 ? hash : hash.slice(0, at);
-  const params = hashParams(hash);
+  const { path: route, params } = splitHash(hash);
   if (token === undefined) params.delete(URL_STATE_PARAM);
   else params.set(URL_STATE_PARAM, token);
   const query = params.toString();
   return query ? `${route || '#/'}?${query}` : route;
-}
-
-function hashParams(hash: string): URLSearchParams {
-  const at = hash.indexOf('?');
-  return new URLSearchParams(at < 0 ? '' : hash.slice(at + 1));
 }
 
 function checkRunCount(count: number): void {

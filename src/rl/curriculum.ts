@@ -69,8 +69,8 @@ export class CurriculumScheduler {
     return { level: this.current, streak: this.streak };
   }
 
-  /** Back to a checkpoint's level and streak (checked against this curriculum's rungs). */
-  restore(state: { level: number; streak: number }): void {
+  /** Throws unless `state` is a level and streak this curriculum can be at. */
+  checkState(state: { level: number; streak: number }): void {
     const { level, streak } = state;
     if (!Number.isInteger(level) || level < 0 || level >= this.levels) {
       throw new Error(`checkpoint: curriculum level must be 0…${this.levels - 1}, got ${level}`);
@@ -78,8 +78,13 @@ export class CurriculumScheduler {
     if (!Number.isInteger(streak) || streak < 0) {
       throw new Error(`checkpoint: curriculum streak must be a whole number ≥ 0, got ${streak}`);
     }
-    this.current = level;
-    this.streak = streak;
+  }
+
+  /** Back to a checkpoint's level and streak (checked first). */
+  restore(state: { level: number; streak: number }): void {
+    this.checkState(state);
+    this.current = state.level;
+    this.streak = state.streak;
   }
 
   /** Feeds one update's pass rate (NaN counts as failing); returns true when the level moved up. */

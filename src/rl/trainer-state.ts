@@ -87,13 +87,10 @@ export function stateHooks<C extends object>(
           `checkpoint: the run ${curriculum ? 'has' : 'has no'} curriculum, the checkpoint ${state.curriculum ? 'has' : 'has none'}`,
         );
       }
+      // Every check before any change, so a bad checkpoint changes nothing (the control checks
+      // the config before it applies it).
       streams.check(state.random);
-      // Dry runs of the checks that apply below, so a bad checkpoint changes nothing.
-      if (curriculum && state.curriculum) {
-        const saved = curriculum.state();
-        curriculum.restore(state.curriculum);
-        curriculum.restore(saved);
-      }
+      if (curriculum && state.curriculum) curriculum.checkState(state.curriculum);
       control.restore(state, parts.checkConfig);
       streams.restore(state.random);
       if (curriculum && state.curriculum) curriculum.restore(state.curriculum);

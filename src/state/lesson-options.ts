@@ -6,6 +6,7 @@
  * The hash is untrusted text (anyone can send a link): it is split and decoded by URLSearchParams,
  * never evaluated, and no input makes these functions throw.
  */
+import { splitHash } from '../util/hash-query';
 
 export interface LessonOptions {
   /**
@@ -16,21 +17,9 @@ export interface LessonOptions {
   classroom: boolean;
 }
 
-/** The query text of a hash: everything after its first `?` ('' when there is none). */
-function hashQuery(hash: string): string {
-  const at = hash.indexOf('?');
-  return at < 0 ? '' : hash.slice(at + 1);
-}
-
-/** The hash without its query: `#/learn/a/b?x=1` → `#/learn/a/b`. */
-function hashPath(hash: string): string {
-  const at = hash.indexOf('?');
-  return at < 0 ? hash : hash.slice(0, at);
-}
-
 /** `#/learn/01-mdp/01-value-iteration?classroom=1` → `{ classroom: true }`. Never throws. */
 export function parseLessonOptions(hash: string): LessonOptions {
-  const values = new URLSearchParams(hashQuery(hash)).getAll('classroom');
+  const values = splitHash(hash).params.getAll('classroom');
   return { classroom: values.length > 0 && values.every((value) => value === '1') };
 }
 
@@ -45,11 +34,11 @@ export function lessonQuery(options: Partial<LessonOptions> = {}): string {
  * An option left out of `options` is left as it is in the hash.
  */
 export function withLessonOptions(hash: string, options: Partial<LessonOptions>): string {
-  const params = new URLSearchParams(hashQuery(hash));
+  const { path, params } = splitHash(hash);
   if (options.classroom !== undefined) {
     params.delete('classroom');
     if (options.classroom) params.append('classroom', '1');
   }
   const query = params.toString();
-  return `${hashPath(hash) || '#/'}${query ? `?${query}` : ''}`;
+  return `${path || '#/'}${query ? `?${query}` : ''}`;
 }

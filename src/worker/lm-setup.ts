@@ -94,14 +94,21 @@ function countingSteps(model: LanguageModel, onStep: () => void): LanguageModel 
   });
 }
 
-/** Throws unless `values` has one number per parameter of the model. */
-function checkLength(name: string, values: Float32Array | undefined, total: number): Float32Array {
-  if (values?.length !== total) {
+/**
+ * Throws unless the checkpoint fits this run's model: one weight per parameter (the moments and the
+ * reference have the weights' length: checkpointProblem, checked by the run host), and the
+ * reference's weights when the run scores one. Checked before any model is built.
+ */
+function checkResume(resume: RunCheckpoint, total: number, needsReference: boolean): void {
+  const held = resume.policy.params.length;
+  if (held !== total) {
     throw new Error(
-      `checkpoint: ${name} holds ${values?.length ?? 'no'} values; this run's model has ${total} parameters`,
+      `checkpoint: policy.params holds ${held} values; this run's model has ${total} parameters`,
     );
   }
-  return values;
+  if (needsReference && !resume.reference) {
+    throw new Error('checkpoint: this run scores a reference, and the checkpoint has no reference');
+  }
 }
 
 /**
@@ -141,20 +148,16 @@ export async function setUpLmRun(
   } else {
     params = transformerLayout(modelConfig).initialize<Float32Array>(spec.seed);
   }
+  const needsReference = algo.reference === 'always' || Number(spec.config.klCoef ?? 0) > 0;
+  if (resume) {
+    checkResume(resume, transformerLayout(modelConfig).total, needsReference);
+    params = resume.policy.params;
+  }
   const backend = await pickBackend(spec.backend);
   emit({ type: 'backend', kind: backend.kind, line: backend.line });
   const total = resume ? 0 : (spec.sftSteps ?? SFT_STEPS.default);
-  const layoutTotal = transformerLayout(modelConfig).total;
-  if (resume) params = checkLength('policy.params', resume.policy.params, layoutTotal);
   const policy = backend.make(modelConfig, params);
-  if (resume) {
-    const { m, v, stats } = resume.policy;
-    policy.writeOptimizer({
-      m: checkLength('policy.m', m, layoutTotal),
-      v: checkLength('policy.v', v, layoutTotal),
-      stats,
-    });
-  }
+  if (resume) policy.writeOptimizer(resume.policy);
 
   if (total > 0) {
     let done = 0;
@@ -176,13 +179,10 @@ export async function setUpLmRun(
     emit({ type: 'warmup', done: total, total, successRate: sft.final.successRate });
   }
 
-  const needsReference = algo.reference === 'always' || Number(spec.config.klCoef ?? 0) > 0;
   // The frozen reference: the policy as it starts RL (after the warm-up), kept for checkpoints.
   const referenceParams = !needsReference
     ? undefined
-    : resume
-      ? checkLength('reference', resume.reference, layoutTotal)
-      : await policy.readParams();
+    : (resume?.reference ?? (await policy.readParams()));
   let reference: LanguageModel | undefined;
   if (needsReference && spec.reference === 'ort') {
     // onnxruntime-web on its own WebGPU device when this run has one (and the build has the EP),
@@ -209,9 +209,20 @@ export async function setUpLmRun(
     { policy, reference, tokenizer, task, seed: spec.seed, ...(curriculum ? { curriculum } : {}) },
     spec.config,
   );
+  const dispose = () => {
+    policy.dispose();
+    reference?.dispose();
+    backend.gpu?.destroy();
+  };
   if (resume) {
-    if (!trainer.loadState) throw new Error(`checkpoint: ${spec.algo} runs cannot resume from one`);
-    trainer.loadState(resume.trainer);
+    try {
+      if (!trainer.loadState)
+        throw new Error(`checkpoint: ${spec.algo} runs cannot resume from one`);
+      trainer.loadState(resume.trainer);
+    } catch (error) {
+      dispose(); // a refused checkpoint leaves no model (nor GPU device) behind
+      throw error;
+    }
   }
   return {
     trainer,
@@ -230,10 +241,6 @@ export async function setUpLmRun(
     async exportOnnx() {
       return exportTransformerOnnx(modelConfig, await policy.readParams(), tokenizer.spec);
     },
-    dispose() {
-      policy.dispose();
-      reference?.dispose();
-      backend.gpu?.destroy();
-    },
+    dispose,
   };
 }

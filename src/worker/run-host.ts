@@ -5,6 +5,7 @@
  */
 import { algorithm } from '../rl/registry';
 import { timedUpdate, type Trainer } from '../rl/trainer';
+import { checkpointProblem } from './checkpoint-check';
 import { setUpLmRun, type LmRun, type LmRunOptions } from './lm-setup';
 import { bucketPoints } from './metric-buckets';
 import type {
@@ -18,7 +19,6 @@ import type {
   RunWorkerApi,
   Settings,
 } from './run-protocol';
-import { RUN_CHECKPOINT_VERSION } from './run-protocol';
 import { checkRunSpec, withDefaultSettings } from './run-spec';
 
 export interface RunHostOptions {
@@ -40,16 +40,8 @@ const macrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** The checks a checkpoint passes before any model is built. */
 function checkCheckpoint(checkpoint: RunCheckpoint, replay: ReplayPlan | undefined): void {
-  if (checkpoint.version !== RUN_CHECKPOINT_VERSION) {
-    throw new Error(
-      `checkpoint: version ${String(checkpoint.version)} is not ${RUN_CHECKPOINT_VERSION}`,
-    );
-  }
-  if (checkpoint.trainer?.step !== checkpoint.step) {
-    throw new Error(
-      `checkpoint: its trainer is at update ${checkpoint.trainer?.step}, not ${checkpoint.step}`,
-    );
-  }
+  const problem = checkpointProblem(checkpoint);
+  if (problem) throw new Error(`checkpoint: ${problem}`);
   const target = replay?.steps ?? checkpoint.step;
   if (checkpoint.step > target) {
     throw new Error(`checkpoint: taken at update ${checkpoint.step}, after the run's ${target}`);
