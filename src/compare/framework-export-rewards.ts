@@ -124,4 +124,14 @@ export const REWARD_ROWS: Record<keyof RewardConfig, FieldRow> = {
     },
     verl: overlongVerl('reward_model.overlong_buffer.penalty_factor', true),
   },
+  rewardModelWeight: {
+    trl: whenChanged('rewardModelWeight', ['reward_funcs', 'reward_weights'], () => ({
+      set: [],
+      note: 'TRL: train the reward model with RewardTrainer, pass it (an AutoModelForSequenceClassification with num_labels=1) in reward_funcs, and give it this weight in reward_weights',
+    })),
+    verl: whenChanged('rewardModelWeight', ['reward_model.enable'], () => ({
+      set: [{ name: 'reward_model.enable', value: true }],
+      note: 'verl: point reward_model.model.path at the trained reward model; verl adds its score to the rule-based reward, so scale it in the reward model or the reward function',
+    })),
+  },
 };

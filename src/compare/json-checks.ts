@@ -5,12 +5,9 @@
  * (checkField), so an import accepts exactly what the trainer would.
  */
 import { OpInputError } from '../ops/errors';
-import {
-  CURRICULUM_CONFIG_SPEC,
-  DEFAULT_CURRICULUM_CONFIG,
-  type CurriculumConfig,
-} from '../rl/curriculum';
-import { checkField, type FieldSpec } from '../util/hyperparams';
+import { CURRICULUM_CONFIG_SPEC, type CurriculumConfig } from '../rl/curriculum';
+import { REWARD_MODEL_CONFIG_SPEC, type RewardModelConfig } from '../rl/reward-model';
+import { checkField, type ConfigSpec, type FieldSpec } from '../util/hyperparams';
 import type { AlgorithmInfo, Settings } from './run-record';
 
 /** A bad file or link: `path` names the value, the message says what is wrong with it. */
@@ -173,15 +170,35 @@ export function expectModelName(value: unknown, path: string): string {
   return name;
 }
 
+/**
+ * A fixed group of settings at `path` (a curriculum, a reward model): an object with exactly the
+ * fields of `spec`, none missing and none other, each value passing its FieldSpec. `name` is the
+ * group's name in the trainer's own messages. The result holds the fields in `spec`'s order.
+ */
+function expectConfigGroup<C extends object>(
+  value: unknown,
+  path: string,
+  name: string,
+  spec: ConfigSpec<C>,
+): C {
+  const object = expectRecord(value, path);
+  const fields = Object.keys(spec);
+  expectKeys(object, path, fields, []);
+  // Not a full read (expectKeys already required every field), so no defaults are needed.
+  const group = { name, spec: spec as Record<string, FieldSpec>, defaults: {} };
+  const read = expectSettings(object, path, group, false);
+  return Object.fromEntries(fields.map((key) => [key, read[key]])) as C;
+}
+
 /** A curriculum's settings: exactly threshold and patience, each in its range. */
 export function expectCurriculum(value: unknown, path: string): CurriculumConfig {
-  const object = expectRecord(value, path);
-  expectKeys(object, path, ['threshold', 'patience'], []);
-  const settings = {
-    name: 'curriculum',
-    spec: CURRICULUM_CONFIG_SPEC as Record<string, FieldSpec>,
-    defaults: { ...DEFAULT_CURRICULUM_CONFIG },
-  };
-  const read = expectSettings(object, path, settings, false);
-  return { threshold: read.threshold as number, patience: read.patience as number };
+  return expectConfigGroup(value, path, 'curriculum', CURRICULUM_CONFIG_SPEC);
+}
+
+/**
+ * A reward model's settings: exactly prompts, samplesPerPrompt, labelNoise, steps, pairsPerStep
+ * and lr, each in its range (REWARD_MODEL_CONFIG_SPEC, the worker's own check).
+ */
+export function expectRewardModel(value: unknown, path: string): RewardModelConfig {
+  return expectConfigGroup(value, path, 'rewardModel', REWARD_MODEL_CONFIG_SPEC);
 }

@@ -4,7 +4,8 @@
  *   { format: 'agent-rl-lab/lab-run', version: 1, exportedAt?, label?,
  *     spec: { algorithm, task, seed, config, taskOptions?, backend?, sftSteps?, reference?,
  *             init?: { shipped: name } | { file: name, bytes: base64 },
- *             curriculum?: { threshold, patience } },
+ *             curriculum?: { threshold, patience },
+ *             rewardModel?: { prompts, samplesPerPrompt, labelNoise, steps, pairsPerStep, lr } },
  *     metrics: { name: [value per update, …] },        NaN/±Infinity as "NaN", "Infinity", …
  *     events: [RunEvent, …],
  *     checkpoint?: base64 of the checkpoint file's bytes }
@@ -19,6 +20,7 @@
 import type { StartFrom } from '../worker/run-protocol';
 import { base64ToBytes, bytesToBase64 } from './base64';
 import type { CurriculumConfig } from '../rl/curriculum';
+import type { RewardModelConfig } from '../rl/reward-model';
 import {
   child,
   describeValue,
@@ -28,6 +30,7 @@ import {
   expectModelName,
   expectOneOf,
   expectRecord,
+  expectRewardModel,
   expectSettings,
   expectString,
   ImportError,
@@ -87,6 +90,7 @@ export interface LabRunFile {
     reference?: 'engine' | 'ort';
     init?: { shipped: string } | { file: string; bytes: string };
     curriculum?: CurriculumConfig;
+    rewardModel?: RewardModelConfig;
   };
   metrics: Record<string, JsonMetricValue[]>;
   events: RunEvent[];
@@ -106,6 +110,8 @@ export interface LabRunExport extends RunRecord {
   init?: StartFrom;
   /** Language models: the run trained through its task's curriculum, moving up so. */
   curriculum?: CurriculumConfig;
+  /** Language models: before RL the run trained a reward model with these settings. */
+  rewardModel?: RewardModelConfig;
   /** The latest checkpoint file's bytes (src/models checkpoint format). */
   checkpoint?: Uint8Array;
   /** ISO time; left out when not given (keeps exports reproducible in tests). */
@@ -123,6 +129,7 @@ export interface ImportedRun extends RunRecord {
   reference?: 'engine' | 'ort';
   init?: StartFrom;
   curriculum?: CurriculumConfig;
+  rewardModel?: RewardModelConfig;
   checkpoint?: Uint8Array;
   exportedAt?: string;
   /** CLI run files only: the backend description, creation time and summary the CLI wrote. */
@@ -147,6 +154,7 @@ export function exportLabRun(run: LabRunExport): string {
       ...(run.reference === undefined ? {} : { reference: run.reference }),
       ...(run.init === undefined ? {} : { init: initToJson(run.init) }),
       ...(run.curriculum === undefined ? {} : { curriculum: { ...run.curriculum } }),
+      ...(run.rewardModel === undefined ? {} : { rewardModel: { ...run.rewardModel } }),
     },
     metrics: Object.fromEntries(
       Object.entries(run.metrics).map(([name, values]) => [name, values.map(jsonMetricValue)]),
@@ -208,7 +216,7 @@ function readLabRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
     spec,
     'spec',
     ['algorithm', 'task', 'seed', 'config'],
-    ['taskOptions', 'backend', 'sftSteps', 'reference', 'init', 'curriculum'],
+    ['taskOptions', 'backend', 'sftSteps', 'reference', 'init', 'curriculum', 'rewardModel'],
   );
   const algo = knownAlgorithm(spec.algorithm, 'spec.algorithm', catalog);
   const task = expectOneOf(spec.task, 'spec.task', tasksFor(catalog, algo));
@@ -264,6 +272,12 @@ function readLabRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
       throw new ImportError('spec.curriculum', `is not a setting of ${algo.name}`);
     }
     run.curriculum = expectCurriculum(spec.curriculum, 'spec.curriculum');
+  }
+  if (spec.rewardModel !== undefined) {
+    if (!algo.rewardModel) {
+      throw new ImportError('spec.rewardModel', `is not a setting of ${algo.name}`);
+    }
+    run.rewardModel = expectRewardModel(spec.rewardModel, 'spec.rewardModel');
   }
   run.metrics = readMetrics(root.metrics);
   run.events = readEvents(root.events, algo, seriesLength(run.metrics), 'lab-run');

@@ -105,5 +105,6 @@ export function taskOptionsSpec(catalog: CompareCatalog, task: string): Algorith
     exportsOnnx: false,
     reference: null,
     curriculum: false,
+    rewardModel: false,
   };
 }

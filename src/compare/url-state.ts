@@ -5,7 +5,9 @@
  *
  *   [{ "a": "grpo", "t": "reverse", "s": 1, "c": { "lr": 0.01 }, "w": 100 }, …]
  *      a algorithm, t task, s seed, c settings ≠ default (omitted when none), w warm-up steps
- *      (language models, omitted when not set)
+ *      (language models, omitted when not set); o task options ≠ default, i shipped start model,
+ *      u curriculum [threshold, patience], r reward model [prompts, samplesPerPrompt, labelNoise,
+ *      steps, pairsPerStep, lr] (each omitted when not set)
  *
  * A link is untrusted input: decoding checks every field the way a run import does (known
  * algorithm and task, integer seed, each setting through its FieldSpec, no unknown keys) and throws
@@ -22,10 +24,12 @@ import {
   expectModelName,
   expectOneOf,
   expectRecord,
+  expectRewardModel,
   expectSettings,
   ImportError,
 } from './json-checks';
 import type { CurriculumConfig } from '../rl/curriculum';
+import type { RewardModelConfig } from '../rl/reward-model';
 import {
   findAlgorithm,
   taskOptionsSpec,
@@ -61,6 +65,8 @@ export interface LinkedRun {
   init?: { kind: 'shipped'; model: string };
   /** Language models: the run trains through its task's curriculum. */
   curriculum?: CurriculumConfig;
+  /** Language models: before RL the run trains a reward model with these settings. */
+  rewardModel?: RewardModelConfig;
 }
 
 /** A link that cannot be made or read; `run` is the index of the run at fault, if one is. */
@@ -86,7 +92,25 @@ interface CompactRun {
   i?: string;
   /** Curriculum: [threshold, patience]. */
   u?: [number, number];
+  /** Reward model: its settings in REWARD_MODEL_ORDER. */
+  r?: number[];
 }
+
+/** Curriculum settings in the order a link's `u` array holds them. */
+const CURRICULUM_ORDER = [
+  'threshold',
+  'patience',
+] as const satisfies readonly (keyof CurriculumConfig)[];
+
+/** Reward-model settings in the order a link's `r` array holds them (fixed: links must last). */
+const REWARD_MODEL_ORDER = [
+  'prompts',
+  'samplesPerPrompt',
+  'labelNoise',
+  'steps',
+  'pairsPerStep',
+  'lr',
+] as const satisfies readonly (keyof RewardModelConfig)[];
 
 const FIELD_NAMES: Record<keyof CompactRun, string> = {
   a: 'algorithm',
@@ -97,6 +121,7 @@ const FIELD_NAMES: Record<keyof CompactRun, string> = {
   o: 'taskOptions',
   i: 'init',
   u: 'curriculum',
+  r: 'rewardModel',
 };
 
 /**
@@ -130,6 +155,11 @@ export function encodeComparison(runs: readonly LinkedRun[], catalog: CompareCat
     if (run.init !== undefined) out.i = run.init.model;
     if (run.curriculum !== undefined) {
       out.u = [run.curriculum.threshold, run.curriculum.patience];
+    }
+    if (run.rewardModel !== undefined) {
+      const settings = run.rewardModel;
+      // -0 and 0 are one setting; JSON would turn -0 into 0 anyway.
+      out.r = REWARD_MODEL_ORDER.map((key) => settings[key] + 0);
     }
     // Every field must pass the decoder's checks, and the full config must be the one given.
     const read = readRun(out, i, catalog);
@@ -257,13 +287,14 @@ function readRun(value: unknown, index: number, catalog: CompareCatalog): Linked
       if (!algo.curriculum) {
         throw new ImportError(at('u'), `is not a setting of ${algo.name}`);
       }
-      if (!Array.isArray(run.u) || run.u.length !== 2) {
-        throw new ImportError(
-          at('u'),
-          `must be [threshold, patience], got ${describeValue(run.u)}`,
-        );
+      linked.curriculum = expectCurriculum(fromArray(run.u, at('u'), CURRICULUM_ORDER), at('u'));
+    }
+    if (run.r !== undefined) {
+      if (!algo.rewardModel) {
+        throw new ImportError(at('r'), `is not a setting of ${algo.name}`);
       }
-      linked.curriculum = expectCurriculum({ threshold: run.u[0], patience: run.u[1] }, at('u'));
+      const named = fromArray(run.r, at('r'), REWARD_MODEL_ORDER);
+      linked.rewardModel = expectRewardModel(named, at('r'));
     }
     return linked;
   } catch (error) {
@@ -272,4 +303,15 @@ function readRun(value: unknown, index: number, catalog: CompareCatalog): Linked
     }
     throw error;
   }
+}
+
+/**
+ * A settings group sent as an array of its values in the order `keys` gives, as an object keyed by
+ * them (the values are the caller's to check). Throws when it is not an array of that length.
+ */
+function fromArray(value: unknown, path: string, keys: readonly string[]): Record<string, unknown> {
+  if (!Array.isArray(value) || value.length !== keys.length) {
+    throw new ImportError(path, `must be [${keys.join(', ')}], got ${describeValue(value)}`);
+  }
+  return Object.fromEntries(keys.map((key, i): [string, unknown] => [key, value[i]]));
 }

@@ -3,6 +3,8 @@
  *
  *   <metric> <op> <number>   the mean of the metric's last WINDOW values (fewer are not enough)
  *                            compared with the number, e.g. `values/converged>=1`
+ *   … after <n>              the same, judged only from the n-th value on: for what must still
+ *                            hold late in a run, e.g. `reward/strict_accuracy>=0.25 after 30`
  *   path <op> <number>       the greedy path from the start of a grid world reaches the goal, and
  *                            its length in steps compares so, e.g. `path<=13` on CliffWalking
  *
@@ -18,24 +20,44 @@ export const WINDOW = 10;
 export type CheckOp = '>=' | '<=' | '>' | '<';
 
 export type Check =
-  | { kind: 'metric'; metric: string; op: CheckOp; value: number; text: string }
+  | {
+      kind: 'metric';
+      metric: string;
+      op: CheckOp;
+      value: number;
+      /** Values needed before the check is judged (WINDOW at least). */
+      after: number;
+      text: string;
+    }
   | { kind: 'path'; op: CheckOp; value: number; text: string };
 
-const PATTERN = /^\s*([A-Za-z_][\w/.-]*)\s*(>=|<=|>|<)\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$/;
+const PATTERN =
+  /^\s*([A-Za-z_][\w/.-]*)\s*(>=|<=|>|<)\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?:\s+after\s+(\d+))?\s*$/;
 
 /** Parses a check; a message naming what is wrong otherwise (the lesson parser adds file:line). */
 export function parseCheck(text: string): Check | string {
   const match = PATTERN.exec(text);
   if (!match)
-    return `check must read '<metric> <op> <number>' with op one of >=, <=, >, <; got '${text}'`;
-  const [, name, op, number] = match as unknown as [string, string, CheckOp, string];
+    return `check must read '<metric> <op> <number> [after <updates>]' with op one of >=, <=, >, <; got '${text}'`;
+  const [, name, op, number, afterText] = match as unknown as [
+    string,
+    string,
+    CheckOp,
+    string,
+    string | undefined,
+  ];
   const value = Number(number);
+  const after = afterText === undefined ? WINDOW : Number(afterText);
+  if (after < WINDOW || after > 10_000) {
+    return `'after' must be a whole number of updates in [${WINDOW}, 10000], got ${afterText ?? ''}`;
+  }
   if (name === 'path') {
+    if (afterText !== undefined) return "a path check has no 'after'";
     if (!Number.isInteger(value) || value < 1)
       return `a path check needs a length ≥ 1, got ${number}`;
     return { kind: 'path', op, value, text: text.trim() };
   }
-  return { kind: 'metric', metric: name, op, value, text: text.trim() };
+  return { kind: 'metric', metric: name, op, value, after, text: text.trim() };
 }
 
 export function compare(x: number, op: CheckOp, y: number): boolean {
@@ -61,6 +83,7 @@ export function windowMean(values: readonly number[], window = WINDOW): number |
 
 /** A metric check on a run's series for that metric (undefined: no values yet). */
 export function metricCheckPassed(check: Check & { kind: 'metric' }, values: readonly number[]) {
+  if (values.length < check.after) return false;
   const mean = windowMean(values);
   return mean !== undefined && compare(mean, check.op, check.value);
 }

@@ -24,6 +24,8 @@ import dpoLossTs from '../ops/dpo-loss.ts?raw';
 import dpoTs from '../rl/dpo.ts?raw';
 import ppoLmTs from '../rl/ppo-lm.ts?raw';
 import grpoTs from '../rl/grpo.ts?raw';
+import bradleyTerryTs from '../ops/bradley-terry.ts?raw';
+import rewardModelTs from '../rl/reward-model.ts?raw';
 
 export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   'src/ops/policy-loss.ts': policyLossTs,
@@ -47,6 +49,8 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   'src/rl/dpo.ts': dpoTs,
   'src/rl/ppo-lm.ts': ppoLmTs,
   'src/rl/grpo.ts': grpoTs,
+  'src/ops/bradley-terry.ts': bradleyTerryTs,
+  'src/rl/reward-model.ts': rewardModelTs,
 };
 
 export interface LineRange {

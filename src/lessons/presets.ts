@@ -6,6 +6,7 @@
  * Defaults are not copied here: buildPresetSpec() fills them from the algorithm's catalog entry
  * (the same metadata the lab's form uses), so a preset stays valid when a default changes.
  */
+import type { RewardModelConfig } from '../rl/reward-model';
 import type { RunSpec, Settings, StartFrom } from '../worker/run-protocol';
 
 export interface LessonPreset {
@@ -30,6 +31,8 @@ export interface LessonPreset {
   taskOptions?: Settings;
   /** Language models: start from a shipped checkpoint, so RL begins at once. */
   init?: StartFrom;
+  /** Language models: train a reward model before RL (RunSpec.rewardModel). */
+  rewardModel?: RewardModelConfig;
 }
 
 /** The copy task as the shipped copy model was warmed up on it (src/models/shipped-manifest.json). */
@@ -39,6 +42,30 @@ const FROM_SHIPPED_COPY = {
   init: { kind: 'shipped', model: 'copy' },
   sftSteps: 0,
 } as const;
+
+/**
+ * A reward model trained on the shipped copy model's answers: 96 prompts × 4 answers give 46–47
+ * right/wrong pairs (seeds 1, 4); 30 steps of 8 pairs, about 4 s on CPU. Measured on seed 4: the
+ * Bradley–Terry loss falls from 0.67 to 0.28 and 7 of the 9 held-out pairs are ordered as the
+ * verifier orders them.
+ */
+const COPY_REWARD_MODEL: RewardModelConfig = {
+  prompts: 96,
+  samplesPerPrompt: 4,
+  labelNoise: 0,
+  steps: 30,
+  pairsPerStep: 8,
+  lr: 1e-3,
+};
+
+/** GRPO rewarded by the reward model alone: the verifier's weight 0, the model's 1. */
+const REWARD_MODEL_RUN = {
+  lr: 1e-3,
+  promptsPerUpdate: 16,
+  groupSize: 4,
+  correctWeight: 0,
+  rewardModelWeight: 1,
+};
 
 export const PRESETS = {
   'value-iteration-gridworld': {
@@ -266,6 +293,39 @@ export const PRESETS = {
     check: 'batch/frac_reward_zero_std<=0.05',
     backend: 'auto',
   },
+  'grpo-copy-rm': {
+    title: 'GRPO on copy against a learned reward model',
+    algo: 'grpo',
+    ...FROM_SHIPPED_COPY,
+    seed: 4,
+    // The reward is the reward model's score alone. Measured on CPU, seed 4: strict accuracy over
+    // the last 10 updates 0.28 at update 10, 0.04 at 20, 0.00 at 30, while the model's mean score
+    // rose from −0.14 to +0.55; the answers become 'eee…' of about the prompt's length. Seed 1
+    // ends the same way ('eeeee' for 'dedeb').
+    config: REWARD_MODEL_RUN,
+    rewardModel: COPY_REWARD_MODEL,
+    free: ['klCoef', 'lr', 'rewardModelWeight', 'correctWeight'],
+    keyMetric: 'reward/strict_accuracy',
+    alsoChart: ['reward/model'],
+    check: 'reward/strict_accuracy<=0.05',
+    backend: 'auto',
+  },
+  'grpo-copy-rm-kl': {
+    title: 'The same run, held near its start by a KL penalty',
+    algo: 'grpo',
+    ...FROM_SHIPPED_COPY,
+    seed: 4,
+    // grpo-copy-rm with a k3 KL to the starting policy in the loss (klCoef 1). Measured on CPU
+    // (seed 4): strict accuracy over the last 10 updates 0.34 at update 10 and 0.33 at 20, while
+    // grpo-copy-rm's is 0.04 at 20; at klCoef 0.5 it sank to 0.24 by update 30.
+    config: { ...REWARD_MODEL_RUN, klCoef: 1 },
+    rewardModel: COPY_REWARD_MODEL,
+    free: ['klCoef', 'lr', 'rewardModelWeight', 'correctWeight'],
+    keyMetric: 'reward/strict_accuracy',
+    alsoChart: ['reward/model', 'actor/kl_loss'],
+    check: 'reward/strict_accuracy>=0.25 after 30',
+    backend: 'auto',
+  },
   'dpo-copy': {
     title: "DPO on copy, from the policy's own right and wrong answers",
     algo: 'dpo',
@@ -318,5 +378,6 @@ export function buildPresetSpec(
   if (p.sftSteps !== undefined) spec.sftSteps = p.sftSteps;
   if (p.taskOptions !== undefined) spec.taskOptions = { ...p.taskOptions };
   if (p.init !== undefined) spec.init = p.init;
+  if (p.rewardModel !== undefined) spec.rewardModel = { ...p.rewardModel };
   return spec;
 }

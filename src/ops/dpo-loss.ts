@@ -28,6 +28,7 @@
  * neither overflows nor loses the tail.
  */
 import { OpInputError } from './errors';
+import { sigmoid, softplus } from './logistic';
 import { checkFinite, checkLength, checkOneOf, checkRange } from './validate';
 
 const OP = 'dpoLoss';
@@ -153,18 +154,6 @@ export function dpoLoss(
     accuracy: wins / P,
     margin: marginSum / P,
   };
-}
-
-/** log(1 + eˣ) without overflow for large x or loss of the tail for very negative x. */
-function softplus(x: number): number {
-  return Math.max(x, 0) + Math.log1p(Math.exp(-Math.abs(x)));
-}
-
-/** 1 / (1 + e^−x), evaluated on the side where exp() cannot overflow. */
-function sigmoid(x: number): number {
-  if (x >= 0) return 1 / (1 + Math.exp(-x));
-  const e = Math.exp(x);
-  return e / (1 + e);
 }
 
 /** Drops keys set to undefined, so they do not override the defaults. */

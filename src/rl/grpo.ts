@@ -56,6 +56,7 @@ import {
   type InspectedSample,
   type Inspection,
 } from './inspection';
+import { checkRewardModelWeight, type CompletionScorer } from './reward-model';
 import { RunControl, type Metrics, type Trainer } from './trainer';
 import { RandomStreams, stateHooks } from './trainer-state';
 
@@ -321,6 +322,8 @@ export interface GrpoSetup {
    * (recorded as a 'curriculum' event).
    */
   curriculum?: CurriculumSetup<TokenTask & { readonly answerChars?: string }>;
+  /** A learned reward model (src/rl/reward-model.ts); rewardModelWeight > 0 needs one. */
+  rewardModel?: CompletionScorer;
 }
 
 /** One sampled row of the last update, token by token, for the lab's inspector. */
@@ -341,7 +344,8 @@ function clipOptions(cfg: GrpoConfig) {
 }
 
 /** Checks that ranges alone cannot express. */
-function checkGrpoRules(config: GrpoConfig): void {
+function checkGrpoRules(config: GrpoConfig, rewardModel: CompletionScorer | undefined): void {
+  checkRewardModelWeight(config, rewardModel, 'grpo');
   if (config.dualClip !== 0 && config.dualClip <= 1) {
     throw new OpInputError('grpo', 'dualClip', `must be 0 (off) or > 1, got ${config.dualClip}`);
   }
@@ -350,7 +354,7 @@ function checkGrpoRules(config: GrpoConfig): void {
 
 export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTrainer {
   checkConfig('grpo', GRPO_CONFIG_SPEC, initial);
-  checkGrpoRules(initial);
+  checkGrpoRules(initial, setup.rewardModel);
   const control = new RunControl(initial);
   const { policy, tokenizer, curriculum } = setup;
   const ladder = new TaskLadder(setup.task, curriculum);
@@ -375,6 +379,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
       maxLength,
       maxNewTokens: cfg.maxNewTokens,
       sampling: { temperature: cfg.temperature, topK: cfg.topK, topP: cfg.topP },
+      ...(setup.rewardModel ? { rewardModel: setup.rewardModel } : {}),
       seed: counterHash(setup.seed, control.step, round),
     });
     const groups: Group[] = [];
@@ -561,7 +566,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
       streams,
       checkConfig: (config: GrpoConfig) => {
         checkConfig('grpo', GRPO_CONFIG_SPEC, config);
-        checkGrpoRules(config);
+        checkGrpoRules(config, setup.rewardModel);
       },
       ...(curriculum
         ? { curriculum: curriculum.scheduler, afterRestore: () => ladder.sync() }
@@ -586,7 +591,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     update,
     setHyperparams(partial: Partial<GrpoConfig>) {
       checkPartial('grpo', GRPO_CONFIG_SPEC, partial, { liveOnly: true });
-      checkGrpoRules({ ...control.config, ...partial });
+      checkGrpoRules({ ...control.config, ...partial }, setup.rewardModel);
       control.queue(partial);
     },
   });

@@ -43,6 +43,7 @@ import {
 } from './token-rollout';
 import { inspectBatch, type BatchArrays, type Inspection } from './inspection';
 import { TaskLadder, type CurriculumSetup } from './curriculum';
+import { checkRewardModelWeight, type CompletionScorer } from './reward-model';
 import { RunControl, type Metrics, type Trainer } from './trainer';
 import { RandomStreams, stateHooks } from './trainer-state';
 
@@ -279,9 +280,12 @@ export interface PpoLmSetup {
   seed: number;
   /** Harder rungs of the task as the pass rate allows (as GRPO's; see TaskLadder). */
   curriculum?: CurriculumSetup<TokenTask & { readonly answerChars?: string }>;
+  /** A learned reward model (src/rl/reward-model.ts); rewardModelWeight > 0 needs one. */
+  rewardModel?: CompletionScorer;
 }
 
-function checkPpoLmRules(config: PpoLmConfig): void {
+function checkPpoLmRules(config: PpoLmConfig, rewardModel: CompletionScorer | undefined): void {
+  checkRewardModelWeight(config, rewardModel, 'ppo');
   checkRewardRules(config, 'ppo');
   if (config.promptsPerUpdate % config.minibatches !== 0) {
     throw new OpInputError(
@@ -294,7 +298,7 @@ function checkPpoLmRules(config: PpoLmConfig): void {
 
 export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Trainer<PpoLmConfig> {
   checkConfig('ppo', PPO_LM_CONFIG_SPEC, initial);
-  checkPpoLmRules(initial);
+  checkPpoLmRules(initial, setup.rewardModel);
   if (!setup.policy.config.valueHead) {
     throw new OpInputError('ppo', 'policy', 'needs a transformer with a value head (the critic)');
   }
@@ -329,6 +333,7 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
       maxLength: rolloutLength(policy.config.context, ladder.task, cfg.maxNewTokens),
       maxNewTokens: cfg.maxNewTokens,
       sampling: { temperature: cfg.temperature },
+      ...(setup.rewardModel ? { rewardModel: setup.rewardModel } : {}),
       seed: counterHash(setup.seed, control.step, 0),
     });
     const batch = packRows(rows);
@@ -479,7 +484,7 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
       streams,
       checkConfig: (config: PpoLmConfig) => {
         checkConfig('ppo', PPO_LM_CONFIG_SPEC, config);
-        checkPpoLmRules(config);
+        checkPpoLmRules(config, setup.rewardModel);
       },
       ...(curriculum
         ? { curriculum: curriculum.scheduler, afterRestore: () => ladder.sync() }
@@ -500,7 +505,7 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
     },
     setHyperparams(partial: Partial<PpoLmConfig>) {
       checkPartial('ppo', PPO_LM_CONFIG_SPEC, partial, { liveOnly: true });
-      checkPpoLmRules({ ...control.config, ...partial });
+      checkPpoLmRules({ ...control.config, ...partial }, setup.rewardModel);
       control.queue(partial);
     },
   });

@@ -30,6 +30,7 @@ import { createReinforce, DEFAULT_REINFORCE_CONFIG, REINFORCE_CONFIG_SPEC } from
 import { createSarsa, DEFAULT_SARSA_CONFIG, SARSA_CONFIG_SPEC } from './sarsa';
 import { withGridInspector } from './grid-inspection';
 import type { Trainer } from './trainer';
+import type { CompletionScorer } from './reward-model';
 import {
   createValueIteration,
   DEFAULT_VALUE_ITERATION_CONFIG,
@@ -76,6 +77,8 @@ export interface LmSetup {
     scheduler: CurriculumScheduler;
     taskAt(level: number): CharsetTask;
   };
+  /** A learned reward model (algorithms with `rewardModel`). */
+  rewardModel?: CompletionScorer;
 }
 
 export interface LmAlgorithm {
@@ -89,6 +92,8 @@ export interface LmAlgorithm {
   reference: 'always' | 'kl';
   /** It can train through a task's curriculum (LmSetup.curriculum). */
   curriculum?: true;
+  /** It can add a learned reward model's score to its rewards (LmSetup.rewardModel). */
+  rewardModel?: true;
   create(setup: LmSetup, config: AnyConfig): AnyTrainer;
 }
 
@@ -193,6 +198,7 @@ export const ALGORITHMS: Record<string, EnvAlgorithm | LmAlgorithm> = {
     valueHead: false,
     reference: 'kl',
     curriculum: true,
+    rewardModel: true,
     create: (setup, config) => trainer(createGrpoTrainer(setup, config as never)),
   },
   ppo: {
@@ -203,6 +209,7 @@ export const ALGORITHMS: Record<string, EnvAlgorithm | LmAlgorithm> = {
     valueHead: true,
     reference: 'kl',
     curriculum: true,
+    rewardModel: true,
     create: (setup, config) => trainer(createPpoLmTrainer(setup, config as never)),
   },
   dpo: {
@@ -221,6 +228,14 @@ export const ALGORITHMS: Record<string, EnvAlgorithm | LmAlgorithm> = {
 export function curriculumAlgorithms(): string {
   return Object.entries(ALGORITHMS)
     .filter(([, a]) => a.family === 'lm' && a.curriculum)
+    .map(([name]) => name)
+    .join(' and ');
+}
+
+/** The algorithms that can train against a learned reward model, as messages name them. */
+export function rewardModelAlgorithms(): string {
+  return Object.entries(ALGORITHMS)
+    .filter(([, a]) => a.family === 'lm' && a.rewardModel)
     .map(([name]) => name)
     .join(' and ');
 }

@@ -30,6 +30,7 @@ import type { LanguageModel } from '../models/language-model';
 import type { CharTokenizer } from '../models/tokenizer';
 import type { SampleOptions } from '../ops/nn/sample';
 import { promptTokens } from './evaluate';
+import type { CompletionScorer } from './reward-model';
 
 export interface RolloutRow {
   sample: TokenTaskSample;
@@ -55,6 +56,11 @@ export interface RolloutRequest {
   maxNewTokens: number;
   sampling: SampleOptions;
   seed: number;
+  /**
+   * A learned reward model: each row's reward gains rewardModelWeight × its score (the `model`
+   * term), scored for every row so that reward/model is charted even at weight 0.
+   */
+  rewardModel?: CompletionScorer;
 }
 
 /** The longest row a task can need: <bos>, its longest prompt+answer, and the token budget. */
@@ -72,6 +78,20 @@ export function responseWidth(task: TokenTask, maxNewTokens: number, seq: number
 }
 
 export async function rollout(request: RolloutRequest): Promise<RolloutRow[]> {
+  const rows = await rolloutScoredByRules(request);
+  if (!request.rewardModel) return rows;
+  const scores = await request.rewardModel.score(rows);
+  const weight = request.rewards.rewardModelWeight;
+  for (const [b, row] of rows.entries()) {
+    const model = weight * scores[b]!;
+    row.reward = { ...row.reward, model, total: row.reward.total + model };
+    if (row.agentReward) row.agentReward = { ...row.agentReward, model, total: row.reward.total };
+  }
+  return rows;
+}
+
+/** The rollout, each row scored by the verifier and the rule-based terms (no reward model). */
+async function rolloutScoredByRules(request: RolloutRequest): Promise<RolloutRow[]> {
   const { tokenizer, task, samples, maxLength } = request;
   if (isAgentTask(task)) {
     const episodes = await runEpisodes({

@@ -1,5 +1,6 @@
 /** The "New run" form's state: a run spec being edited, filled from the catalog's defaults. */
 import { DEFAULT_CURRICULUM_CONFIG } from '../rl/curriculum';
+import { DEFAULT_REWARD_MODEL_CONFIG, type RewardModelConfig } from '../rl/reward-model';
 import type {
   AlgorithmInfo,
   FieldError,
@@ -34,6 +35,12 @@ export class RunDraft {
   /** Its settings as the inputs hold them (a cleared input is null: refused by the check). */
   curriculum = $state<Record<'threshold' | 'patience', number | null>>({
     ...DEFAULT_CURRICULUM_CONFIG,
+  });
+  /** Language models: train a reward model before RL (see useRewardModel). */
+  rewardModelOn = $state(false);
+  /** Its settings as the inputs hold them (a cleared input is null: refused by the check). */
+  rewardModel = $state<Record<keyof RewardModelConfig, number | null>>({
+    ...DEFAULT_REWARD_MODEL_CONFIG,
   });
   errors = $state.raw<FieldError[]>([]);
   private checks = 0;
@@ -77,6 +84,22 @@ export class RunDraft {
   /** The curriculum is on and offered (the task options are then the rungs'). */
   get usesCurriculum(): boolean {
     return this.curriculumOn && this.offersCurriculum;
+  }
+
+  /** The algorithm can train against a learned reward model. */
+  get offersRewardModel(): boolean {
+    return this.info?.rewardModel === true;
+  }
+
+  /**
+   * Turns the reward model on or off. On, its score gets weight 1 (else it would be trained and
+   * charted but not rewarded); off, the weight goes back to 0, which a run without one requires.
+   */
+  useRewardModel(on: boolean): void {
+    this.rewardModelOn = on;
+    if (!('rewardModelWeight' in this.config)) return;
+    if (on && !this.config.rewardModelWeight) this.config.rewardModelWeight = 1;
+    if (!on) this.config.rewardModelWeight = 0;
   }
 
   /** The run will score a frozen reference: always (DPO), or when its KL term is on. */
@@ -162,6 +185,9 @@ export class RunDraft {
             // Only where a reference is scored: a run file never names an engine it did not use.
             ...(this.usesReference ? { reference: this.reference } : {}),
             ...(this.init ? { init: this.init } : {}),
+            ...(this.rewardModelOn && this.offersRewardModel
+              ? { rewardModel: { ...this.rewardModel } as RewardModelConfig }
+              : {}),
           }
         : { env: this.env }),
       seed: this.seed as number,

@@ -31,6 +31,7 @@ export function runToJson(run: ShareableRun, exportedAt?: string): string {
       : {}),
     ...(spec.task !== undefined && spec.init !== undefined ? { init: spec.init } : {}),
     ...(spec.curriculum !== undefined ? { curriculum: spec.curriculum } : {}),
+    ...(spec.rewardModel !== undefined ? { rewardModel: spec.rewardModel } : {}),
     ...(spec.taskOptions ? { taskOptions: spec.taskOptions } : {}),
     ...(exportedAt ? { exportedAt } : {}),
   });
@@ -79,6 +80,7 @@ function specOf(run: ImportedRun | LinkedRun, catalog: CompareCatalog): RunSpec 
           ...('reference' in run && run.reference ? { reference: run.reference } : {}),
           ...(run.init ? { init: run.init } : {}),
           ...(run.curriculum ? { curriculum: { ...run.curriculum } } : {}),
+          ...(run.rewardModel ? { rewardModel: { ...run.rewardModel } } : {}),
         }
       : { env: run.task }),
     seed: run.seed,
@@ -129,6 +131,7 @@ export function comparisonToken(
       // A user's own file cannot travel in a link (the share panel says so); shipped ones can.
       ...(spec.init?.kind === 'shipped' ? { init: spec.init } : {}),
       ...(spec.curriculum !== undefined ? { curriculum: spec.curriculum } : {}),
+      ...(spec.rewardModel !== undefined ? { rewardModel: spec.rewardModel } : {}),
     })),
     catalog,
   );

@@ -64,6 +64,10 @@ export class LabRun {
   error = $state<string | undefined>(undefined);
   backend = $state.raw<{ kind: 'webgpu' | 'cpu'; line: string } | undefined>(undefined);
   warmup = $state.raw<{ done: number; total: number; successRate?: number } | undefined>(undefined);
+  /** A learned reward model's training before RL: steps so far, and its report once done. */
+  rewardModel = $state.raw<Omit<Extract<RunMessage, { type: 'reward-model' }>, 'type'> | undefined>(
+    undefined,
+  );
   /** Bringing a stored run back: updates replayed so far. */
   replay = $state.raw<{ done: number; total: number } | undefined>(undefined);
   /** Metric name → series. Arrays grow in place; the container is replaced on every batch. */
@@ -142,6 +146,13 @@ export class LabRun {
         break;
       case 'replay':
         this.replay = { done: message.done, total: message.total };
+        break;
+      case 'reward-model':
+        this.rewardModel = {
+          done: message.done,
+          total: message.total,
+          ...(message.report ? { report: message.report } : {}),
+        };
         break;
       case 'backend':
         this.backend = { kind: message.kind, line: message.line };
@@ -376,6 +387,7 @@ export class RunManager {
       run.steps = 0;
       run.config = { ...run.spec.config };
       run.warmup = undefined;
+      run.rewardModel = undefined;
       run.replay = undefined;
       run.backend = undefined;
       run.storedBackend = undefined;
@@ -460,7 +472,7 @@ export class RunManager {
       // anyway, so the checkpoint is dropped and every update replayed, in a fresh worker.
       void this.checkpoints.refused(run, error);
       await this.endWorker(port);
-      run.error = run.warmup = run.replay = run.backend = undefined;
+      run.error = run.warmup = run.rewardModel = run.replay = run.backend = undefined;
       await this.build(run, this.spawnFor(run), plan);
     }
     this.scheduleSave(run, 0);

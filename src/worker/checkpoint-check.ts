@@ -19,7 +19,7 @@ export function checkpointProblem(value: unknown): string | undefined {
   if (value.version !== RUN_CHECKPOINT_VERSION) {
     return `version ${String(value.version)} is not ${RUN_CHECKPOINT_VERSION}`;
   }
-  const { step, backend, policy, reference, trainer } = value;
+  const { step, backend, policy, reference, rewardModel, trainer } = value;
   if (!isStep(step)) return `step must be a whole number ≥ 0, got ${String(step)}`;
   if (backend !== 'webgpu' && backend !== 'cpu') {
     return `backend must be webgpu or cpu, got ${String(backend)}`;
@@ -41,6 +41,19 @@ export function checkpointProblem(value: unknown): string | undefined {
     }
   }
   if (!(stats instanceof Float32Array)) return 'policy.stats must be a Float32Array';
+  if (rewardModel !== undefined) {
+    if (!isObject(rewardModel)) return 'rewardModel must be an object';
+    if (!(rewardModel.params instanceof Float32Array) || rewardModel.params.length === 0) {
+      return 'rewardModel.params must be a non-empty Float32Array';
+    }
+    const { mean, std } = rewardModel;
+    if (typeof mean !== 'number' || !Number.isFinite(mean)) {
+      return `rewardModel.mean must be a finite number, got ${String(mean)}`;
+    }
+    if (typeof std !== 'number' || !Number.isFinite(std) || std <= 0) {
+      return `rewardModel.std must be a finite number > 0, got ${String(std)}`;
+    }
+  }
   if (typeof trainer.algorithm !== 'string') return 'trainer.algorithm must be a name';
   if (trainer.step !== step) {
     return `its trainer is at update ${String(trainer.step)}, not ${step}`;

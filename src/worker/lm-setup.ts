@@ -29,6 +29,13 @@ import {
 import { fetchShippedModel, shippedModel } from './shipped-models';
 import { SFT_STEPS } from './run-spec';
 import { curriculumSetup, runTasks } from './run-tasks';
+import type { RewardModel } from '../rl/reward-model';
+import {
+  buildRewardModel,
+  checkRewardModelResume,
+  restoreRewardModel,
+  saveRewardModel,
+} from './reward-model-setup';
 
 export interface LmRun {
   trainer: Trainer<Settings>;
@@ -151,6 +158,7 @@ export async function setUpLmRun(
   const needsReference = algo.reference === 'always' || Number(spec.config.klCoef ?? 0) > 0;
   if (resume) {
     checkResume(resume, transformerLayout(modelConfig).total, needsReference);
+    if (spec.rewardModel) checkRewardModelResume(resume, modelConfig);
     params = resume.policy.params;
   }
   const backend = await pickBackend(spec.backend);
@@ -204,16 +212,52 @@ export async function setUpLmRun(
   } else if (needsReference) {
     reference = backend.make(modelConfig, referenceParams!);
   }
-  const curriculum = curriculumSetup(tasks, spec.curriculum);
-  const trainer = algo.create(
-    { policy, reference, tokenizer, task, seed: spec.seed, ...(curriculum ? { curriculum } : {}) },
-    spec.config,
-  );
+  const rewardModelSetup = {
+    modelConfig,
+    make: backend.make,
+    policy,
+    tokenizer,
+    task,
+    maxNewTokens: Number(spec.config.maxNewTokens),
+    seed: spec.seed,
+    emit,
+  };
+  let rewardModel: RewardModel | undefined;
   const dispose = () => {
     policy.dispose();
     reference?.dispose();
+    rewardModel?.model.dispose();
     backend.gpu?.destroy();
   };
+  try {
+    if (spec.rewardModel && resume?.rewardModel) {
+      rewardModel = restoreRewardModel(resume.rewardModel, rewardModelSetup);
+    } else if (spec.rewardModel) {
+      rewardModel = await buildRewardModel({ ...rewardModelSetup, config: spec.rewardModel });
+    }
+  } catch (error) {
+    dispose(); // e.g. a starting policy that is never right gives no pairs to train on
+    throw error;
+  }
+  const curriculum = curriculumSetup(tasks, spec.curriculum);
+  let trainer: Trainer<Settings>;
+  try {
+    trainer = algo.create(
+      {
+        policy,
+        reference,
+        tokenizer,
+        task,
+        seed: spec.seed,
+        ...(curriculum ? { curriculum } : {}),
+        ...(rewardModel ? { rewardModel } : {}),
+      },
+      spec.config,
+    );
+  } catch (error) {
+    dispose();
+    throw error;
+  }
   if (resume) {
     try {
       if (!trainer.loadState)
@@ -235,6 +279,7 @@ export async function setUpLmRun(
         backend: backend.kind,
         policy: { params, m: optimizer.m, v: optimizer.v, stats: optimizer.stats },
         ...(referenceParams ? { reference: referenceParams.slice() } : {}),
+        ...(rewardModel ? { rewardModel: await saveRewardModel(rewardModel) } : {}),
         trainer: trainer.saveState(),
       };
     },

@@ -5,6 +5,7 @@
  */
 import type { FieldSpec } from '../util/hyperparams';
 import type { CurriculumConfig } from '../rl/curriculum';
+import type { RewardModelConfig, RewardModelReport } from '../rl/reward-model';
 import type {
   CartPoleInspection,
   GridInspection,
@@ -68,6 +69,12 @@ export interface RunSpec {
    * reward/accuracy has stayed at or above `threshold` for `patience` updates in a row.
    */
   curriculum?: CurriculumConfig;
+  /**
+   * Language models, algorithms with `rewardModel`: before RL, train a reward model on comparisons
+   * of the starting policy's answers (src/rl/reward-model.ts); the config's rewardModelWeight then
+   * weighs its score in the reward.
+   */
+  rewardModel?: RewardModelConfig;
 }
 
 export type StartFrom =
@@ -120,6 +127,8 @@ export interface RunCheckpoint {
   policy: { params: Float32Array; m: Float32Array; v: Float32Array; stats: Float32Array };
   /** (layout.total) the reference's weights, when the run has a reference. */
   reference?: Float32Array;
+  /** The trained reward model (its layout has a value head) and its score normalization. */
+  rewardModel?: { params: Float32Array; mean: number; std: number };
   trainer: TrainerState;
 }
 
@@ -141,6 +150,7 @@ export interface MetricPoint {
 export type RunMessage =
   | { type: 'warmup'; done: number; total: number; successRate?: number }
   | { type: 'replay'; done: number; total: number }
+  | { type: 'reward-model'; done: number; total: number; report?: RewardModelReport }
   | { type: 'backend'; kind: 'webgpu' | 'cpu'; line: string }
   | { type: 'update'; points: MetricPoint[]; events: RunEvent[]; config: Settings }
   | { type: 'status'; status: RunStatus; error?: string };
@@ -207,6 +217,8 @@ export interface AlgorithmInfo {
   reference: 'always' | 'kl' | null;
   /** Language models: it can train through a task's curriculum (RunSpec.curriculum). */
   curriculum: boolean;
+  /** Language models: it can train against a learned reward model (RunSpec.rewardModel). */
+  rewardModel: boolean;
 }
 
 export interface TaskInfo {

@@ -14,7 +14,8 @@ import { checkField, type FieldSpec } from '../util/hyperparams';
 import { SHIPPED_MODELS, shippedModel } from './shipped-models';
 import { CURRICULUM_CONFIG_SPEC } from '../rl/curriculum';
 import { runTasks } from './run-tasks';
-import { ALGORITHMS, curriculumAlgorithms } from '../rl/registry';
+import { ALGORITHMS, curriculumAlgorithms, rewardModelAlgorithms } from '../rl/registry';
+import { REWARD_MODEL_CONFIG_SPEC } from '../rl/reward-model';
 import {
   REFERENCE_ENGINES,
   type FieldError,
@@ -42,6 +43,7 @@ export function runCatalog(): RunCatalog {
       exportsOnnx: algo.family === 'lm' || algo.exportsOnnx === true,
       reference: algo.family === 'lm' ? algo.reference : null,
       curriculum: algo.family === 'lm' && algo.curriculum === true,
+      rewardModel: algo.family === 'lm' && algo.rewardModel === true,
     })),
     tasks: TOKEN_TASK_NAMES.map((name) => {
       const task = TOKEN_TASKS[name] as TokenTaskDefinition<Record<string, Settings[string]>>;
@@ -118,6 +120,33 @@ export function withDefaultSettings(spec: RunSpec): RunSpec {
   return algo ? { ...spec, config: { ...algo.defaults, ...spec.config } } : spec;
 }
 
+/** The problems of a settings group (`scope`.field): each field in range, none unknown or missing. */
+function checkSettings(
+  scope: string,
+  spec: Record<string, FieldSpec>,
+  settings: Settings,
+): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const [key, value] of Object.entries(settings)) {
+    const field = spec[key];
+    if (!field) {
+      errors.push({ field: `${scope}.${key}`, message: `${key} is not a setting of ${scope}` });
+      continue;
+    }
+    try {
+      checkField(scope, key, field, value);
+    } catch (error) {
+      const message =
+        error instanceof OpInputError ? error.message.slice(scope.length + 2) : String(error);
+      errors.push({ field: `${scope}.${key}`, message });
+    }
+  }
+  for (const key of Object.keys(spec)) {
+    if (!(key in settings)) errors.push({ field: `${scope}.${key}`, message: `${key} is missing` });
+  }
+  return errors;
+}
+
 /** Every problem of a spec, one per field (empty when valid); unknown settings are errors too. */
 export function checkRunSpec(spec: RunSpec): FieldError[] {
   const errors: FieldError[] = [];
@@ -178,19 +207,29 @@ export function checkRunSpec(spec: RunSpec): FieldError[] {
       } else if (typeof spec.curriculum !== 'object' || spec.curriculum === null) {
         errors.push({ field: 'curriculum', message: 'curriculum must be { threshold, patience }' });
       } else {
-        const curriculum = spec.curriculum as unknown as Settings;
-        for (const [key, field] of Object.entries(CURRICULUM_CONFIG_SPEC) as [
-          string,
-          FieldSpec,
-        ][]) {
-          attempt(`curriculum.${key}`, () => checkField('curriculum', key, field, curriculum[key]));
-        }
+        const settings = spec.curriculum as unknown as Settings;
+        errors.push(...checkSettings('curriculum', { ...CURRICULUM_CONFIG_SPEC }, settings));
         if (spec.taskOptions !== undefined && Object.keys(spec.taskOptions).length > 0) {
           const message =
             "a curriculum sets the task's options rung by rung; leave taskOptions out";
           errors.push({ field: 'taskOptions', message });
         }
       }
+    }
+    if (spec.rewardModel !== undefined) {
+      if (algo.rewardModel !== true) {
+        const message = `rewardModel is only for ${rewardModelAlgorithms()}, not ${spec.algo}`;
+        errors.push({ field: 'rewardModel', message });
+      } else if (typeof spec.rewardModel !== 'object' || spec.rewardModel === null) {
+        errors.push({ field: 'rewardModel', message: 'rewardModel must be an object of settings' });
+      } else {
+        const settings = spec.rewardModel as unknown as Settings;
+        errors.push(...checkSettings('rewardModel', { ...REWARD_MODEL_CONFIG_SPEC }, settings));
+      }
+    } else if (Number(spec.config.rewardModelWeight ?? 0) > 0) {
+      const message =
+        'rewardModelWeight must be 0 in a run without a reward model (set rewardModel to train one)';
+      errors.push({ field: 'rewardModelWeight', message });
     }
     if (spec.task && (TOKEN_TASK_NAMES as readonly string[]).includes(spec.task)) {
       const taskSpec = TOKEN_TASKS[spec.task as TokenTaskName].spec as Record<string, FieldSpec>;

@@ -29,6 +29,19 @@ const config = (f: Record<string, unknown>) => spec(f).config as Record<string, 
 const metrics = (f: Record<string, unknown>) => f.metrics as Record<string, unknown[]>;
 const events = (f: Record<string, unknown>) => f.events as Record<string, unknown>[];
 
+/** Valid reward-model settings, by hand within REWARD_MODEL_CONFIG_SPEC's ranges. */
+const rewardModel = () => ({
+  prompts: 64,
+  samplesPerPrompt: 4,
+  labelNoise: 0.1,
+  steps: 30,
+  pairsPerStep: 16,
+  lr: 0.002,
+});
+/** The file with these reward-model settings. */
+const withRewardModel = (f: Record<string, unknown>, value: unknown) =>
+  void (spec(f).rewardModel = value);
+
 function edited(edit: Edit): string {
   const file = validFile();
   const replaced = edit(file);
@@ -182,6 +195,82 @@ describe('parseLabRun', () => {
       'is not',
     ],
     [
+      'a reward model for dpo (its catalog entry has no reward model)',
+      (f) =>
+        void Object.assign(spec(f), {
+          algorithm: 'dpo',
+          config: defaultsOf('dpo'),
+          rewardModel: rewardModel(),
+        }),
+      'spec.rewardModel',
+      'is not a setting of dpo',
+    ],
+    [
+      'a reward model for an env algorithm',
+      (f) =>
+        void (f.spec = {
+          algorithm: 'sarsa',
+          task: 'cliffwalking',
+          seed: 1,
+          config: defaultsOf('sarsa'),
+          rewardModel: rewardModel(),
+        }),
+      'spec.rewardModel',
+      'is not a setting of sarsa',
+    ],
+    [
+      'reward-model settings that are not an object',
+      (f) => withRewardModel(f, [64, 4, 0.1, 30, 16, 0.002]),
+      'spec.rewardModel',
+      'must be an object, got an array of 6',
+    ],
+    [
+      'too few reward-model prompts',
+      (f) => withRewardModel(f, { ...rewardModel(), prompts: 3 }),
+      'spec.rewardModel.prompts',
+      'must be an integer in [4, 1024], got 3',
+    ],
+    [
+      'a fractional reward-model step count',
+      (f) => withRewardModel(f, { ...rewardModel(), steps: 2.5 }),
+      'spec.rewardModel.steps',
+      'must be an integer in [1, 2000], got 2.5',
+    ],
+    [
+      'reward-model label noise of one half (the top of its range is open)',
+      (f) => withRewardModel(f, { ...rewardModel(), labelNoise: 0.5 }),
+      'spec.rewardModel.labelNoise',
+      'must be a number in [0, 0.5), got 0.5',
+    ],
+    [
+      'a reward-model learning rate of 0',
+      (f) => withRewardModel(f, { ...rewardModel(), lr: 0 }),
+      'spec.rewardModel.lr',
+      'must be a number in (0, 1], got 0',
+    ],
+    [
+      'a reward-model setting as text',
+      (f) => withRewardModel(f, { ...rewardModel(), pairsPerStep: '16' }),
+      'spec.rewardModel.pairsPerStep',
+      'must be an integer in [1, 256], got 16',
+    ],
+    [
+      'a reward model without its sample count',
+      (f) => {
+        const partial: Partial<ReturnType<typeof rewardModel>> = rewardModel();
+        delete partial.samplesPerPrompt;
+        withRewardModel(f, partial);
+      },
+      'spec.rewardModel.samplesPerPrompt',
+      'is missing',
+    ],
+    [
+      'a reward model with an unknown field',
+      (f) => withRewardModel(f, { ...rewardModel(), weight: 1 }),
+      'spec.rewardModel.weight',
+      'is not a known field here (known: prompts, samplesPerPrompt, labelNoise, steps, pairsPerStep, lr)',
+    ],
+    [
       'a start file that is not base64',
       (f) => void ((f.spec as Record<string, unknown>).init = { file: 'a.onnx', bytes: '**' }),
       'spec.init.bytes',
@@ -314,7 +403,18 @@ describe('parseLabRun', () => {
         fc.double({ min: 1e-6, max: 1, noNaN: true }),
         fc.integer({ min: 0, max: 2 ** 31 - 1 }),
         fc.option(fc.uint8Array({ maxLength: 40 }), { nil: undefined }),
-        (updates, names, stream, lr, seed, checkpoint) => {
+        fc.option(
+          fc.record({
+            prompts: fc.integer({ min: 4, max: 1024 }),
+            samplesPerPrompt: fc.integer({ min: 2, max: 16 }),
+            labelNoise: fc.double({ min: 0, max: 0.49, noNaN: true }).map((v) => v + 0),
+            steps: fc.integer({ min: 1, max: 2000 }),
+            pairsPerStep: fc.integer({ min: 1, max: 256 }),
+            lr: fc.double({ min: 1e-6, max: 1, noNaN: true }),
+          }),
+          { nil: undefined },
+        ),
+        (updates, names, stream, lr, seed, checkpoint, rewardModel) => {
           const run: LabRunExport = {
             algorithm: 'grpo',
             task: 'sort',
@@ -332,6 +432,7 @@ describe('parseLabRun', () => {
             sftSteps: 50,
             reference: 'ort',
             curriculum: { threshold: lr, patience: updates + 1 },
+            ...(rewardModel ? { rewardModel } : {}),
             init: checkpoint?.length
               ? { kind: 'file', name: 'start.onnx', bytes: checkpoint }
               : { kind: 'shipped', model: 'reverse' },
@@ -342,6 +443,61 @@ describe('parseLabRun', () => {
         },
       ),
     );
+  });
+
+  it('reads the reward-model settings of a grpo and a ppo file as written', () => {
+    const grpo = parseLabRun(
+      edited((f) => withRewardModel(f, rewardModel())),
+      catalog,
+    );
+    expect(grpo.rewardModel).toEqual({
+      prompts: 64,
+      samplesPerPrompt: 4,
+      labelNoise: 0.1,
+      steps: 30,
+      pairsPerStep: 16,
+      lr: 0.002,
+    });
+    const ppo = parseLabRun(
+      edited(
+        (f) =>
+          void Object.assign(spec(f), {
+            algorithm: 'ppo',
+            config: defaultsOf('ppo'),
+            rewardModel: { ...rewardModel(), labelNoise: 0 },
+          }),
+      ),
+      catalog,
+    );
+    expect(ppo.rewardModel?.labelNoise).toBe(0);
+    // A file without the field imports a run without a reward model.
+    expect(
+      'rewardModel' in
+        parseLabRun(
+          edited(() => undefined),
+          catalog,
+        ),
+    ).toBe(false);
+  });
+
+  it('writes the reward-model settings under spec.rewardModel', () => {
+    const text = exportLabRun({
+      algorithm: 'ppo',
+      task: 'reverse',
+      seed: 1,
+      config: defaultsOf('ppo'),
+      metrics: {},
+      events: [],
+      rewardModel: rewardModel(),
+    });
+    expect((JSON.parse(text) as { spec: Record<string, unknown> }).spec.rewardModel).toEqual({
+      prompts: 64,
+      samplesPerPrompt: 4,
+      labelNoise: 0.1,
+      steps: 30,
+      pairsPerStep: 16,
+      lr: 0.002,
+    });
   });
 
   it("reads the CLI's run file (npm run train -- --out)", () => {

@@ -74,8 +74,30 @@ const linkedRun: fc.Arbitrary<LinkedRun> = fc.constantFrom(...catalog.algorithms
           }),
         }
       : {}),
+    ...(algo.rewardModel
+      ? {
+          rewardModel: fc.record({
+            prompts: fc.integer({ min: 4, max: 1024 }),
+            samplesPerPrompt: fc.integer({ min: 2, max: 16 }),
+            labelNoise: fc.double({ min: 0, max: 0.49, noNaN: true }).map((v) => v + 0),
+            steps: fc.integer({ min: 1, max: 2000 }),
+            pairsPerStep: fc.integer({ min: 1, max: 256 }),
+            lr: fc.double({ min: 1e-6, max: 1, noNaN: true }),
+          }),
+        }
+      : {}),
   });
 });
+
+/** Valid reward-model settings, by hand within REWARD_MODEL_CONFIG_SPEC's ranges. */
+const rewardModel = {
+  prompts: 64,
+  samplesPerPrompt: 4,
+  labelNoise: 0.1,
+  steps: 30,
+  pairsPerStep: 16,
+  lr: 0.002,
+};
 
 describe('URL state', () => {
   it('decodes a hand-built link, filling in the defaults', () => {
@@ -112,6 +134,32 @@ describe('URL state', () => {
       catalog,
     );
     expect(encoded).toBe(token([{ a: 'grpo', t: 'reverse', s: 1, c: { lr: 0.01 } }]));
+  });
+
+  it('carries a reward model as r: [prompts, samplesPerPrompt, labelNoise, steps, pairsPerStep, lr]', () => {
+    const linked: LinkedRun = {
+      algorithm: 'ppo',
+      task: 'reverse',
+      seed: 4,
+      config: defaultsOf('ppo'),
+      rewardModel,
+    };
+    const hand = token([{ a: 'ppo', t: 'reverse', s: 4, r: [64, 4, 0.1, 30, 16, 0.002] }]);
+    expect(encodeComparison([linked], catalog)).toBe(hand);
+    expect(decodeComparison(hand, catalog)).toEqual([linked]);
+    const grpo = decodeComparison(
+      token([{ a: 'grpo', t: 'copy', s: 0, u: [0.8, 5], r: [4, 2, 0, 1, 1, 1] }]),
+      catalog,
+    );
+    expect(grpo[0]!.curriculum).toEqual({ threshold: 0.8, patience: 5 });
+    expect(grpo[0]!.rewardModel).toEqual({
+      prompts: 4,
+      samplesPerPrompt: 2,
+      labelNoise: 0,
+      steps: 1,
+      pairsPerStep: 1,
+      lr: 1,
+    });
   });
 
   it('round-trips: decode(encode(runs)) = runs, or the link is refused as too long', () => {
@@ -252,6 +300,62 @@ describe('URL state', () => {
       'must be an integer in [1, 1000], got 0',
     ],
     [
+      'a reward model for dpo (its catalog entry has no reward model)',
+      token([{ a: 'dpo', t: 'reverse', s: 1, r: [64, 4, 0.1, 30, 16, 0.002] }]),
+      'runs[0].rewardModel',
+      0,
+      'is not a setting of dpo',
+    ],
+    [
+      'a reward model for an env run',
+      token([{ a: 'q-learning', t: 'cliffwalking', s: 1, r: [64, 4, 0.1, 30, 16, 0.002] }]),
+      'runs[0].rewardModel',
+      0,
+      'is not a setting of q-learning',
+    ],
+    [
+      'a reward model missing its last value',
+      token([{ a: 'grpo', t: 'reverse', s: 1, r: [64, 4, 0.1, 30, 16] }]),
+      'runs[0].rewardModel',
+      0,
+      'must be [prompts, samplesPerPrompt, labelNoise, steps, pairsPerStep, lr], got an array of 5',
+    ],
+    [
+      'a reward model with a seventh value',
+      token([{ a: 'grpo', t: 'reverse', s: 1, r: [64, 4, 0.1, 30, 16, 0.002, 1] }]),
+      'runs[0].rewardModel',
+      0,
+      'got an array of 7',
+    ],
+    [
+      'a reward model as an object (links hold the array)',
+      token([{ a: 'grpo', t: 'reverse', s: 1, r: rewardModel }]),
+      'runs[0].rewardModel',
+      0,
+      'must be [prompts, samplesPerPrompt, labelNoise, steps, pairsPerStep, lr], got an object',
+    ],
+    [
+      'a reward model with too many samples per prompt',
+      token([{ a: 'grpo', t: 'reverse', s: 1, r: [64, 17, 0.1, 30, 16, 0.002] }]),
+      'runs[0].rewardModel.samplesPerPrompt',
+      0,
+      'must be an integer in [2, 16], got 17',
+    ],
+    [
+      'a reward model with negative label noise',
+      token([{ a: 'ppo', t: 'reverse', s: 1, r: [64, 4, -0.1, 30, 16, 0.002] }]),
+      'runs[0].rewardModel.labelNoise',
+      0,
+      'must be a number in [0, 0.5), got -0.1',
+    ],
+    [
+      'a reward model with a null learning rate',
+      token([{ a: 'grpo', t: 'reverse', s: 1, r: [64, 4, 0.1, 30, 16, null] }]),
+      'runs[0].rewardModel.lr',
+      0,
+      'must be a number in (0, 1], got null',
+    ],
+    [
       'a start that is not a model name',
       token([{ a: 'grpo', t: 'reverse', s: 1, i: '../x' }]),
       'runs[0].init',
@@ -296,6 +400,28 @@ describe('URL state', () => {
       encodeComparison([{ algorithm: 'grpo', task: 'reverse', seed: 1, config: partial }], catalog),
     );
     expect([missing.path, missing.problem]).toEqual(['runs[0].config.lr', 'is missing']);
+    const badModel = error(() =>
+      encodeComparison(
+        [
+          {
+            algorithm: 'grpo',
+            task: 'reverse',
+            seed: 1,
+            config: defaultsOf('grpo'),
+            rewardModel: { ...rewardModel, pairsPerStep: 0 },
+          },
+        ],
+        catalog,
+      ),
+    );
+    expect([badModel.path, badModel.run]).toEqual(['runs[0].rewardModel.pairsPerStep', 0]);
+    const onDpo = error(() =>
+      encodeComparison(
+        [{ algorithm: 'dpo', task: 'reverse', seed: 1, config: defaultsOf('dpo'), rewardModel }],
+        catalog,
+      ),
+    );
+    expect([onDpo.path, onDpo.problem]).toEqual(['runs[0].rewardModel', 'is not a setting of dpo']);
     // 16 runs with every setting changed: far over 2000 characters.
     const busy = {
       algorithm: 'grpo',

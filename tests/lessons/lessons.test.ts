@@ -37,6 +37,7 @@ describe('the lesson catalog', () => {
       '04-grpo/05-dynamic-sampling-and-clip-higher',
       '04-grpo/06-ppo-vs-grpo',
       '05-reward-engineering/01-reward-hacking',
+      '05-reward-engineering/02-learned-reward-models',
       '06-tool-use/01-calls-and-masks',
       '07-reading-a-run/01-reading-a-run',
     ]);

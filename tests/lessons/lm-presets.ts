@@ -14,11 +14,55 @@ import { readShipped } from '../onnx/shipped';
 
 const defaultsOf = (algo: string): Settings => ALGORITHMS[algo]!.defaults;
 
+/** The widget of the lessons that runs `name` with the metric check `check`. */
+export function widgetCheck(name: PresetName, check: string) {
+  const widget = LESSONS.flatMap((l) => l.blocks).find(
+    (b) => b.kind === 'widget' && b.preset === name && b.check.text === check,
+  );
+  if (widget?.kind !== 'widget' || widget.check.kind !== 'metric') {
+    throw new Error(`no widget ${name} with a metric check ${check}`);
+  }
+  return widget.check;
+}
+
 /**
  * Drives a language-model preset through the lab's own path (the run host builds the run from the
- * preset's spec, shipped start included, and steps it) until the widget's check passes; returns
- * the update it passed at (Infinity: not within `budget`). `change` alters settings first: the
- * controls below.
+ * preset's spec, shipped start included, and steps it) for up to `budget` updates, and returns the
+ * series of `metrics`. `change` alters settings first (the controls below); `stop` ends the run
+ * early once it holds for the series so far.
+ */
+export async function presetSeries(
+  name: PresetName,
+  metrics: readonly string[],
+  budget: number,
+  change: Settings = {},
+  stop: (series: Record<string, number[]>) => boolean = () => false,
+): Promise<Record<string, number[]>> {
+  const preset = buildPresetSpec(name, defaultsOf(PRESETS[name].algo));
+  const spec = { ...preset, config: { ...preset.config, ...change }, backend: 'cpu' as const };
+  const series: Record<string, number[]> = Object.fromEntries(metrics.map((m) => [m, []]));
+  const api = createRunHost({ flushMs: 1, lm: { readShipped: async (file) => readShipped(file) } });
+  await api.createRun(spec, (m) => {
+    if (m.type !== 'update') return;
+    for (const p of m.points)
+      for (const metric of metrics) series[metric]!.push(p.metrics[metric]!);
+  });
+  for (let u = 1; u <= budget && !stop(series); u++) await api.step();
+  await api.dispose();
+  return series;
+}
+
+/** The first update at which a metric check passes on a series (Infinity: never). */
+export function firstPass(check: ReturnType<typeof widgetCheck>, values: readonly number[]) {
+  for (let n = 1; n <= values.length; n++) {
+    if (metricCheckPassed(check, values.slice(0, n))) return n;
+  }
+  return Infinity;
+}
+
+/**
+ * The update at which the preset's widget check first passes, within `budget` (Infinity: not);
+ * `change` alters settings first (the controls below).
  */
 export async function updatesToCheck(
   name: PresetName,
@@ -26,30 +70,12 @@ export async function updatesToCheck(
   budget: number,
   change: Settings = {},
 ): Promise<number> {
-  const widget = LESSONS.flatMap((l) => l.blocks).find(
-    (b) => b.kind === 'widget' && b.preset === name && b.check.text === check,
-  );
-  if (widget?.kind !== 'widget' || widget.check.kind !== 'metric') {
-    throw new Error(`no widget ${name} with a metric check ${check}`);
-  }
-  const metric = widget.check.metric;
-  const preset = buildPresetSpec(name, defaultsOf(PRESETS[name].algo));
-  const spec = { ...preset, config: { ...preset.config, ...change }, backend: 'cpu' as const };
-  const values: number[] = [];
-  const api = createRunHost({ flushMs: 1, lm: { readShipped: async (file) => readShipped(file) } });
-  await api.createRun(spec, (m) => {
-    if (m.type === 'update') for (const p of m.points) values.push(p.metrics[metric]!);
-  });
+  const widget = widgetCheck(name, check);
   const started = performance.now();
-  let update = Infinity;
-  for (let u = 1; u <= budget; u++) {
-    await api.step();
-    if (metricCheckPassed(widget.check, values)) {
-      update = u;
-      break;
-    }
-  }
-  await api.dispose();
+  const series = await presetSeries(name, [widget.metric], budget, change, (s) =>
+    metricCheckPassed(widget, s[widget.metric]!),
+  );
+  const update = firstPass(widget, series[widget.metric]!);
   const seconds = (performance.now() - started) / 1000;
   const what = Object.keys(change).length ? ` with ${JSON.stringify(change)}` : '';
   console.log(`${name}${what}: ${check} after ${update} updates, ${seconds.toFixed(1)} s`);
@@ -73,3 +99,15 @@ export function presetTests(rows: PresetRow[]): void {
     );
   });
 }
+
+/**
+ * The learned-reward-model lesson's two widgets, each the other's control: the reward model alone
+ * collapses strict accuracy; with the KL penalty it still holds at update 30. Each run is made
+ * once (lm-presets-f, lm-presets-g) and judged by both checks.
+ */
+export const REWARD_MODEL_LESSON = {
+  strict: 'reward/strict_accuracy',
+  model: 'reward/model',
+  collapse: () => widgetCheck('grpo-copy-rm', 'reward/strict_accuracy<=0.05'),
+  holds: () => widgetCheck('grpo-copy-rm-kl', 'reward/strict_accuracy>=0.25 after 30'),
+};

@@ -3,7 +3,7 @@ import { parseDirective } from '../../src/lessons/directives';
 import { LessonError } from '../../src/lessons/errors';
 import { parseFrontMatter } from '../../src/lessons/front-matter';
 import { parseLesson } from '../../src/lessons/lesson';
-import { parseCheck } from '../../src/lessons/checks';
+import { metricCheckPassed, parseCheck } from '../../src/lessons/checks';
 
 const F = 'lessons/01-x/01-y/index.md';
 
@@ -88,13 +88,31 @@ describe('directives', () => {
 });
 
 describe('checks', () => {
+  it("judges an 'after' check only from that many values on", () => {
+    const check = parseCheck('x>=0.5 after 12');
+    if (typeof check === 'string' || check.kind !== 'metric') throw new Error(String(check));
+    const ones = (n: number) => Array.from({ length: n }, () => 1);
+    expect(metricCheckPassed(check, ones(11))).toBe(false); // window full, too early
+    expect(metricCheckPassed(check, ones(12))).toBe(true);
+    expect(metricCheckPassed(check, [...ones(12), 0, 0, 0, 0, 0, 0])).toBe(false); // mean 0.4
+  });
+
   it('parses metric and path checks (golden)', () => {
     expect(parseCheck('values/converged>=1')).toEqual({
       kind: 'metric',
       metric: 'values/converged',
       op: '>=',
       value: 1,
+      after: 10, // judged once the window of 10 values is full
       text: 'values/converged>=1',
+    });
+    expect(parseCheck('reward/strict_accuracy>=0.25 after 30')).toEqual({
+      kind: 'metric',
+      metric: 'reward/strict_accuracy',
+      op: '>=',
+      value: 0.25,
+      after: 30,
+      text: 'reward/strict_accuracy>=0.25 after 30',
     });
     expect(parseCheck(' path <= 13 ')).toEqual({
       kind: 'path',
@@ -104,12 +122,21 @@ describe('checks', () => {
     });
     expect(parseCheck('charts/episodic_return>-40')).toMatchObject({ op: '>', value: -40 });
   });
-  it.each(['reward=>1', 'reward>=', '>=1', 'path<=0', 'path<=2.5', 'reward>=1; x'])(
-    'refuses %j',
-    (text) => {
-      expect(typeof parseCheck(text)).toBe('string');
-    },
-  );
+  it.each([
+    'reward=>1',
+    'reward>=',
+    '>=1',
+    'path<=0',
+    'path<=2.5',
+    'reward>=1; x',
+    'reward>=1 after',
+    'reward>=1 after 9', // fewer values than the window
+    'reward>=1 after 2.5',
+    'reward>=1 after 10001',
+    'path<=13 after 20',
+  ])('refuses %j', (text) => {
+    expect(typeof parseCheck(text)).toBe('string');
+  });
 });
 
 const lesson = (body: string) =>

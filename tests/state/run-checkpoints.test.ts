@@ -149,6 +149,7 @@ const catalog: RunCatalog = {
       exportsOnnx: false,
       reference: null,
       curriculum: false,
+      rewardModel: false,
     },
     {
       name: 'grpo',
@@ -160,6 +161,7 @@ const catalog: RunCatalog = {
       exportsOnnx: true,
       reference: 'kl',
       curriculum: false,
+      rewardModel: false,
     },
   ],
   tasks: [],

@@ -35,6 +35,25 @@ const run = {
   events: [{ step: 2, kind: 'hyperparams' as const, changes: { lr: 0.0005 } }],
 };
 
+/** A ppo run that trains a reward model (and a curriculum) first: settings by hand. */
+const rewardModelSpec: RunSpec = {
+  algo: 'ppo',
+  task: 'reverse',
+  seed: 5,
+  config: { ...defaults('ppo'), rewardModelWeight: 0.5 },
+  backend: 'auto',
+  sftSteps: 100,
+  curriculum: { threshold: 0.75, patience: 4 },
+  rewardModel: {
+    prompts: 32,
+    samplesPerPrompt: 6,
+    labelNoise: 0.25,
+    steps: 80,
+    pairsPerStep: 8,
+    lr: 0.0005,
+  },
+};
+
 describe('run files', () => {
   it('a run survives JSON export and import: spec, sparse series, events, config after changes', () => {
     const back = runFromJson(runToJson(run, '2026-12-02T00:00:00Z'), catalog);
@@ -44,6 +63,26 @@ describe('run files', () => {
     expect(back.data.events).toEqual(run.events);
     expect(back.data.steps).toBe(3);
     expect(back.data.config.lr).toBe(0.0005);
+  });
+
+  it('a reward model survives JSON export and import', () => {
+    const text = runToJson({ ...run, spec: rewardModelSpec });
+    expect(text).toContain(
+      '"rewardModel":{"prompts":32,"samplesPerPrompt":6,"labelNoise":0.25,"steps":80,"pairsPerStep":8,"lr":0.0005}',
+    );
+    const back = runFromJson(text, catalog);
+    expect(back.spec).toEqual(rewardModelSpec);
+    expect(back.spec.rewardModel).not.toBe(rewardModelSpec.rewardModel);
+  });
+
+  it('refuses a file whose reward model is out of range, naming spec.rewardModel.<field>', () => {
+    const text = runToJson({ ...run, spec: rewardModelSpec }).replace(
+      '"pairsPerStep":8',
+      '"pairsPerStep":257',
+    );
+    expect(() => runFromJson(text, catalog)).toThrow(
+      'spec.rewardModel.pairsPerStep: must be an integer in [1, 256], got 257',
+    );
   });
 
   it('refuses a broken file with the JSON path named', () => {
@@ -72,5 +111,16 @@ describe('run files', () => {
     expect(specs[0]!.taskOptions).toEqual({ toolCost: 0.2 });
     expect(specs[0]!.config).toEqual(grpoSpec.config);
     expect(specs[1]).toEqual(envSpec);
+  });
+
+  it('links a run with a reward model that recreates the same spec', () => {
+    const token = comparisonToken([{ spec: rewardModelSpec }], catalog);
+    const [spec] = specsFromLink(decodeComparison(token, catalog), catalog);
+    expect(spec).toEqual(rewardModelSpec);
+    const dpo: RunSpec = { ...rewardModelSpec, algo: 'dpo', config: defaults('dpo') };
+    delete dpo.curriculum;
+    expect(() => comparisonToken([{ spec: dpo }], catalog)).toThrow(
+      'runs[0].rewardModel: is not a setting of dpo',
+    );
   });
 });

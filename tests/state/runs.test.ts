@@ -80,6 +80,7 @@ const catalog: RunCatalog = {
       exportsOnnx: false,
       reference: null,
       curriculum: false,
+      rewardModel: false,
     },
     {
       name: 'grpo',
@@ -94,6 +95,7 @@ const catalog: RunCatalog = {
       exportsOnnx: true,
       reference: 'kl',
       curriculum: true,
+      rewardModel: true,
     },
   ],
   tasks: [
@@ -344,6 +346,32 @@ describe('RunDraft', () => {
     expect(draft.spec.reference).toBe('ort');
     draft.select('q-learning');
     expect(draft.usesReference).toBe(false);
+  });
+
+  it('trains a reward model only when asked, and weighs its score while it is on', () => {
+    const draft = new RunDraft(catalog, { algo: 'grpo' });
+    draft.config.rewardModelWeight = 0; // as the real catalog's default
+    expect(draft.offersRewardModel).toBe(true);
+    expect(draft.spec.rewardModel).toBeUndefined();
+    draft.useRewardModel(true);
+    draft.rewardModel.steps = 10;
+    expect(draft.config.rewardModelWeight).toBe(1); // trained to be used
+    expect(draft.spec.rewardModel).toEqual({
+      prompts: 128,
+      samplesPerPrompt: 4,
+      labelNoise: 0,
+      steps: 10,
+      pairsPerStep: 32,
+      lr: 1e-3,
+    });
+    draft.config.rewardModelWeight = 0.5;
+    draft.useRewardModel(true);
+    expect(draft.config.rewardModelWeight).toBe(0.5); // a weight the user set is kept
+    draft.useRewardModel(false);
+    expect(draft.config.rewardModelWeight).toBe(0); // a run without one must weigh it 0
+    expect(draft.spec.rewardModel).toBeUndefined();
+    draft.select('q-learning');
+    expect(draft.offersRewardModel).toBe(false);
   });
 
   it('offers a curriculum where the algorithm has one and the task has rungs', () => {

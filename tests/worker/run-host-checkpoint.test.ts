@@ -234,3 +234,62 @@ describe('checkpoints that do not fit are refused with the reason', () => {
     await api.dispose();
   });
 });
+
+describe('a run with a learned reward model', () => {
+  // A small reward model: 8 prompts × 4 answers of the shipped copy model, 3 steps of 4 pairs.
+  const spec: RunSpec = {
+    ...copySpec('grpo', { correctWeight: 0, rewardModelWeight: 1 }),
+    rewardModel: {
+      prompts: 8,
+      samplesPerPrompt: 4,
+      labelNoise: 0,
+      steps: 3,
+      pairsPerStep: 4,
+      lr: 1e-3,
+    },
+  };
+
+  it('keeps it in its checkpoints, and resumes without training it again', async () => {
+    const expected = await straight(spec, 3);
+    const checkpoint = await checkpointAt(spec, 1);
+    const kept = checkpoint.rewardModel!;
+    expect(kept.params).toBeInstanceOf(Float32Array);
+    // The policy's weights plus the scalar head (64 weights and a bias, each tensor aligned).
+    expect(kept.params.length).toBeGreaterThan(checkpoint.policy.params.length + 64);
+    expect(kept.std).toBeGreaterThan(0);
+
+    const { api, messages, points, listener } = host();
+    await api.createRun(spec, listener, undefined, checkpoint);
+    expect(messages.some((m) => m.type === 'reward-model')).toBe(false);
+    await steps(api, 2);
+    expect(points().map((p) => training(p.metrics))).toEqual(expected.slice(1));
+    await api.dispose();
+  }, 120_000);
+
+  it.each<[string, (c: RunCheckpoint) => RunCheckpoint, RegExp]>([
+    [
+      'a checkpoint without one',
+      ({ rewardModel: _, ...rest }) => rest,
+      /this run has a reward model, and the checkpoint has none/,
+    ],
+    [
+      'one of another size',
+      (c) => ({ ...c, rewardModel: { ...c.rewardModel!, params: c.rewardModel!.params.slice(1) } }),
+      /rewardModel\.params holds \d+ values; this run's reward model has \d+ parameters/,
+    ],
+    [
+      'a normalization that is not a number',
+      (c) => ({ ...c, rewardModel: { ...c.rewardModel!, std: 0 } }),
+      /rewardModel\.std must be a finite number > 0, got 0/,
+    ],
+  ])(
+    'refuses %s',
+    async (_what, spoil, message) => {
+      const good = await checkpointAt(spec, 1);
+      const { api, listener } = host();
+      await expect(api.createRun(spec, listener, undefined, spoil(good))).rejects.toThrow(message);
+      await api.dispose();
+    },
+    60_000,
+  );
+});

@@ -231,6 +231,83 @@ describe('run host: a curriculum', () => {
   );
 });
 
+describe('run host: a learned reward model', () => {
+  const grpo = () => runCatalog().algorithms.find((a) => a.name === 'grpo')!;
+  const rewardModel = {
+    prompts: 8,
+    samplesPerPrompt: 4,
+    labelNoise: 0,
+    steps: 3,
+    pairsPerStep: 4,
+    lr: 1e-3,
+  };
+  const spec = (over: Partial<RunSpec> = {}): RunSpec => ({
+    algo: 'grpo',
+    task: 'copy',
+    taskOptions: { minLength: 3, maxLength: 6, alphabet: 'abcde' },
+    init: { kind: 'shipped', model: 'copy' },
+    sftSteps: 0,
+    seed: 3,
+    config: {
+      ...grpo().defaults,
+      promptsPerUpdate: 2,
+      groupSize: 4,
+      correctWeight: 0,
+      rewardModelWeight: 1,
+    },
+    backend: 'cpu',
+    rewardModel,
+    ...over,
+  });
+
+  it('is checked: only for algorithms that have one, every setting in range, a weight only with one', () => {
+    expect(checkRunSpec(spec())).toEqual([]);
+    const dpo = runCatalog().algorithms.find((a) => a.name === 'dpo')!;
+    expect(checkRunSpec(spec({ algo: 'dpo', config: dpo.defaults }))).toEqual([
+      { field: 'rewardModel', message: 'rewardModel is only for grpo and ppo, not dpo' },
+    ]);
+    const noLr: Partial<typeof rewardModel> = { ...rewardModel };
+    delete noLr.lr;
+    expect(checkRunSpec(spec({ rewardModel: { ...noLr, steps: 0, extra: 1 } as never }))).toEqual([
+      { field: 'rewardModel.steps', message: 'steps must be an integer in [1, 2000], got 0' },
+      { field: 'rewardModel.extra', message: 'extra is not a setting of rewardModel' },
+      { field: 'rewardModel.lr', message: 'lr is missing' },
+    ]);
+    const without = spec();
+    delete without.rewardModel;
+    expect(checkRunSpec(without)).toEqual([
+      {
+        field: 'rewardModelWeight',
+        message:
+          'rewardModelWeight must be 0 in a run without a reward model (set rewardModel to train one)',
+      },
+    ]);
+  });
+
+  it('trains it before the first update, reports it, and rewards with its score alone', async () => {
+    const messages: RunMessage[] = [];
+    const listener = (m: RunMessage) => messages.push(m);
+    const updates = () => messages.filter((m) => m.type === 'update');
+    const api = createRunHost({ flushMs: 1, lm: { readShipped: async (f) => readShipped(f) } });
+    await api.createRun(spec(), listener);
+    const progress = messages.flatMap((m) => (m.type === 'reward-model' ? [m] : []));
+    expect(progress[0]).toEqual({ type: 'reward-model', done: 0, total: 3 });
+    const report = progress.at(-1)!.report!;
+    expect(progress.at(-1)).toMatchObject({ done: 3, total: 3 });
+    expect(report.pairs).toBeGreaterThanOrEqual(2);
+    expect(report.heldOutPairs).toBe(Math.floor(report.pairs / 5));
+    expect(Number.isFinite(report.firstLoss) && Number.isFinite(report.lastLoss)).toBe(true);
+    await api.step();
+    const points = updates().flatMap((m) => (m.type === 'update' ? m.points : []));
+    const metrics = points.at(-1)!.metrics;
+    // correctWeight 0: the reward is the model's term alone, while accuracy is still measured.
+    expect(metrics['reward/mean']).toBeCloseTo(metrics['reward/model']!, 6);
+    expect(metrics['reward/correct']).toBe(0);
+    expect(metrics).toHaveProperty('reward/strict_accuracy');
+    await api.dispose();
+  }, 60_000);
+});
+
 describe('run host: runs stored before a setting existed', () => {
   it('a GRPO spec without the reward settings trains with their defaults (the verifier alone)', async () => {
     const { api, updates, listener } = host();

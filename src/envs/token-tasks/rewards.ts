@@ -9,6 +9,9 @@
  *         − lengthPenalty · max(0, |y| − lengthTarget)      per token beyond a target
  *         + lengthBonus   · |y|                             per token written (see below)
  *         + overlongPenaltyFactor · R_overlong(|y|)         DAPO soft overlong punishment
+ *         + rewardModelWeight · r_φ(x, y)                   a learned reward model's score
+ *                                                         (src/rl/reward-model.ts; added by the
+ *                                                         rollout, only in runs that trained one)
  *
  * Two settings exist to be misused, for the reward-engineering lesson: `lengthBonus` stands in for
  * a learned reward model that prefers long answers, and `verifierMatch: 'prefix'` is a flawed
@@ -31,8 +34,8 @@
  * and trainers may leave it out of the loss (DAPO's overlong filtering) using the flag.
  *
  * Metrics (summarizeRewards, means over a batch): 'reward/mean', 'reward/correct',
- * 'reward/format', 'reward/length_penalty', 'reward/length_bonus', 'reward/overlong_penalty'
- * (each term as added to the total), 'reward/accuracy' (fraction the configured verifier passed),
+ * 'reward/format', 'reward/length_penalty', 'reward/length_bonus', 'reward/overlong_penalty',
+ * 'reward/model' (with a reward model) (each term as added to the total), 'reward/accuracy' (fraction the configured verifier passed),
  * 'reward/strict_accuracy' (fraction the full verifier passed), 'response_length/mean',
  * 'response_length/max', 'response_length/clip_ratio' (fraction truncated, as verl names it).
  */
@@ -75,6 +78,11 @@ export interface RewardConfig {
   overlongBuffer: number;
   /** Scale of the overlong term, ≥ 0 (verl: overlong_buffer.penalty_factor). Default 1. */
   overlongPenaltyFactor: number;
+  /**
+   * Weight of a learned reward model's normalized score, ≥ 0 (src/rl/reward-model.ts); only runs
+   * that trained one may set it above 0. Default 0.
+   */
+  rewardModelWeight: number;
 }
 
 export const VERIFIER_MATCHES = ['full', 'prefix'] as const;
@@ -91,6 +99,7 @@ export const DEFAULT_REWARD_CONFIG: Readonly<RewardConfig> = Object.freeze({
   overlongMaxLength: 64,
   overlongBuffer: 16,
   overlongPenaltyFactor: 1,
+  rewardModelWeight: 0,
 });
 
 export const REWARD_CONFIG_SPEC: ConfigSpec<RewardConfig> = {
@@ -167,6 +176,14 @@ export const REWARD_CONFIG_SPEC: ConfigSpec<RewardConfig> = {
     doc: 'scale of the overlong term',
     framework: 'verl: reward_model.overlong_buffer.penalty_factor',
   },
+  rewardModelWeight: {
+    kind: 'number',
+    min: 0,
+    max: 100,
+    live: true,
+    doc: "weight of the learned reward model's normalized score (runs that trained one)",
+    framework: 'verl: reward_model.enable; TRL: reward_funcs (a model), reward_weights',
+  },
 };
 
 /** Validates a full config: every field against REWARD_CONFIG_SPEC, then L_cache ≤ L_max. */
@@ -237,6 +254,8 @@ export interface RewardBreakdown {
   lengthBonus: number;
   /** overlongPenaltyFactor · R_overlong (≤ 0; 0 when off). */
   overlongPenalty: number;
+  /** rewardModelWeight · the reward model's normalized score; only in runs with a reward model. */
+  model?: number;
   /** The verifier, as configured (verifierMatch), said 1. */
   verified: boolean;
   /** The full verifier said 1 (equal to `verified` unless verifierMatch is 'prefix'). */
@@ -351,6 +370,9 @@ export function summarizeRewards(rewards: readonly RewardBreakdown[]): Record<st
     'reward/length_penalty': mean((r) => r.lengthPenalty),
     'reward/length_bonus': mean((r) => r.lengthBonus),
     'reward/overlong_penalty': mean((r) => r.overlongPenalty),
+    ...(rewards.every((r) => r.model !== undefined)
+      ? { 'reward/model': mean((r) => r.model!) }
+      : {}),
     'reward/accuracy': mean((r) => (r.verified ? 1 : 0)),
     'reward/strict_accuracy': mean((r) => (r.strictlyVerified ? 1 : 0)),
     'response_length/mean': mean((r) => r.length),

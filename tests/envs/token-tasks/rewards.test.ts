@@ -123,6 +123,7 @@ describe('scoreCompletion', () => {
     overlongMaxLength: 6,
     overlongBuffer: 2,
     overlongPenaltyFactor: 2,
+    rewardModelWeight: 0,
   };
   const score = (generated: number[]) =>
     scoreCompletion(task, sample, readCompletion(tok, generated), config);
