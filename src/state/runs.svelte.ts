@@ -267,12 +267,17 @@ export class RunManager {
   }
 
   /** Starts a worker and builds the run there; a refused spec leaves the run in 'error'. */
-  async create(spec: RunSpec, note = ''): Promise<LabRun> {
+  /**
+   * Creates a run and builds its worker; resolves once it is ready. `onAdded` gets the run as soon
+   * as it exists, so a caller can show its set-up (warm-up, reward model) while it is built.
+   */
+  async create(spec: RunSpec, note = '', onAdded?: (run: LabRun) => void): Promise<LabRun> {
     const where = spec.env ?? spec.task ?? '';
     const run = this.add(
       (n) => `#${n} ${spec.algo} on ${where}, seed ${spec.seed}${note ? ` (${note})` : ''}`,
       spec,
     );
+    onAdded?.(run);
     await this.command(run, () => this.ensureWorker(run));
     return run;
   }

@@ -4,12 +4,8 @@
  * head, normalized scores, the reward term a rollout adds, and the refusals.
  */
 import { describe, expect, it } from 'vitest';
-import { createTokenTask } from '../../src/envs/token-tasks/registry';
 import { DEFAULT_REWARD_CONFIG, summarizeRewards } from '../../src/envs/token-tasks/rewards';
-import type { GenerateRequest, Generation } from '../../src/models/generate';
-import type { LanguageModel } from '../../src/models/language-model';
 import { CpuLanguageModel } from '../../src/models/lm-cpu';
-import { CharTokenizer } from '../../src/models/tokenizer';
 import type { TransformerConfig } from '../../src/models/transformer-config';
 import { transformerLayout } from '../../src/models/transformer-params';
 import { OpInputError } from '../../src/ops/errors';
@@ -22,52 +18,9 @@ import {
   type RewardModelConfig,
 } from '../../src/rl/reward-model';
 import { rollout } from '../../src/rl/token-rollout';
+import { SCRIPTED_COPY } from '../support/scripted-policy';
 
-const tokenizer = CharTokenizer.createDefault();
-const task = createTokenTask('copy', { minLength: 3, maxLength: 4, alphabet: 'abcde' });
-const MAX_NEW = 6;
-
-/**
- * A policy that answers every other row right (a copy of the prompt's letters) and the rest with
- * `wrong`; with `right: false` it is never right. Rows are padded to the request's length.
- */
-function scripted(options: { wrong: string; right?: boolean }): LanguageModel {
-  const config: TransformerConfig = {
-    vocab: tokenizer.vocabSize,
-    context: task.maxChars + 2 + MAX_NEW,
-    width: 16,
-    layers: 1,
-    heads: 2,
-    tiedEmbeddings: true,
-    valueHead: false,
-  };
-  return {
-    config,
-    async generate(request: GenerateRequest): Promise<Generation> {
-      const L = request.maxLength;
-      const B = request.prompts.length;
-      const tokens = new Int32Array(B * L).fill(request.padToken);
-      const mask = new Float32Array(B * L);
-      request.prompts.forEach((prompt, b) => {
-        // The prompt is <bos> letters ':'; the right answer is the letters.
-        const letters = tokenizer.decode([...prompt.subarray(1, prompt.length - 1)]);
-        const text = options.right !== false && b % 2 === 0 ? letters : options.wrong;
-        const written = [...tokenizer.encode(text), tokenizer.eos];
-        tokens.set(prompt, b * L);
-        tokens.set(written, b * L + prompt.length);
-        mask.fill(1, b * L + prompt.length, b * L + prompt.length + written.length);
-      });
-      return {
-        batch: B,
-        maxLength: L,
-        tokens,
-        logprobs: new Float32Array(B * L),
-        mask,
-        promptLengths: Int32Array.from(request.prompts, (p) => p.length),
-      };
-    },
-  } as unknown as LanguageModel;
-}
+const { tokenizer, task, MAX_NEW, scripted } = SCRIPTED_COPY;
 
 const small: RewardModelConfig = {
   ...DEFAULT_REWARD_MODEL_CONFIG,

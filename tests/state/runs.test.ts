@@ -172,6 +172,28 @@ describe('RunManager', () => {
     expect(run.spec).not.toBe(spec);
   });
 
+  it('shows a reward model being trained, hands the run over at once, and forgets it on reset', async () => {
+    const { manager, workers } = setUp();
+    let added: unknown;
+    const run = await manager.create(spec, '', (r) => (added = r));
+    expect(added).toBe(run); // before the worker was built: its set-up can be shown meanwhile
+    workers[0]!.send({ type: 'reward-model', done: 3, total: 30 });
+    expect(run.rewardModel).toEqual({ done: 3, total: 30 });
+    const report = {
+      pairs: 46,
+      heldOutPairs: 9,
+      firstLoss: 0.67,
+      lastLoss: 0.28,
+      heldOutAccuracy: 7 / 9,
+      mean: 0,
+      std: 1.6,
+    };
+    workers[0]!.send({ type: 'reward-model', done: 30, total: 30, report });
+    expect(run.rewardModel).toEqual({ done: 30, total: 30, report });
+    await manager.reset(run);
+    expect(run.rewardModel).toBeUndefined();
+  });
+
   it('accumulates metric batches into per-metric series with x = update', async () => {
     const { manager, workers } = setUp();
     const run = await manager.create(spec);
