@@ -2,7 +2,9 @@
 // environments in one run: Node (Dawn, in a child process of its own) and headless Chromium
 // (a page served by a Vite dev server on 127.0.0.1, driven through Playwright). The TypeScript
 // benchmarks load through Vite so that `?raw` WGSL imports work. Then the lab page's frame times
-// (suite ui-frames, bench/ui/frames.ts) on the same server. Tables print at the end and one
+// (suite ui-frames, bench/ui/frames.ts) on the app's production bundle, as `npm start` serves it
+// (built into node_modules/.cache/bench-app and served by `vite preview`): the dev server's
+// Svelte runs its development checks, which cost the page more than its own work. Tables print at the end and one
 // JSON file per run is saved under bench/results/ (bench/README.md). The lesson times (suite
 // lesson-times, bench/ui/lesson-times.ts) run only when named: the full set takes long.
 //
@@ -13,7 +15,7 @@
 import { spawn } from 'node:child_process';
 import { createReadStream, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createServer } from 'vite';
+import { build, createServer, preview } from 'vite';
 import { SWIFTSHADER_ICD } from './chromium.mjs';
 
 if (existsSync(SWIFTSHADER_ICD)) process.env.VK_ICD_FILENAMES ??= SWIFTSHADER_ICD;
@@ -128,10 +130,11 @@ async function main() {
           console.error(`[chromium] ${error}`);
         }
       }
+      const app = runUi || runLessons ? await serveProductionApp() : undefined;
       if (runUi) {
         try {
           const ui = await server.ssrLoadModule('/bench/ui/frames.ts');
-          results.push(await ui.runUiFrames(`http://127.0.0.1:${port}`, options, logger('ui')));
+          results.push(await ui.runUiFrames(app.url, options, logger('ui')));
         } catch (error) {
           failures.push({ env: 'chromium-ui', reason: String(error) });
           console.error(`[ui] ${error}`);
@@ -146,14 +149,13 @@ async function main() {
             backends: value('backends'),
             widgetTimeout: value('widget-timeout'),
           };
-          results.push(
-            await lessons.runLessonTimes(`http://127.0.0.1:${port}`, flags, logger('lessons')),
-          );
+          results.push(await lessons.runLessonTimes(app.url, flags, logger('lessons')));
         } catch (error) {
           failures.push({ env: 'chromium-lessons', reason: String(error) });
           console.error(`[lessons] ${error}`);
         }
       }
+      await app?.close();
     }
     const bench = await server.ssrLoadModule('/bench/run.ts');
     bench.finish(results, { args, options: { ...options, suites: requested }, failures });
@@ -161,6 +163,27 @@ async function main() {
     await server.close();
   }
   if (results.length === 0 || failures.length > 0) process.exitCode = 1;
+}
+
+/**
+ * The app's production bundle, built and served as `npm start` serves it (same config, same
+ * headers), on a free port of 127.0.0.1.
+ * @returns {Promise<{ url: string, close: () => Promise<void> }>}
+ */
+async function serveProductionApp() {
+  const outDir = `${root}node_modules/.cache/bench-app`;
+  const started = performance.now();
+  await build({ root, logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+  const server = await preview({
+    root,
+    logLevel: 'warn',
+    build: { outDir },
+    preview: { host: '127.0.0.1', port: 5198, strictPort: false },
+  });
+  const url = server.resolvedUrls?.local[0]?.replace(/\/$/, '') ?? 'http://127.0.0.1:5198';
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  console.log(`[app] production bundle built and served at ${url} in ${seconds} s`);
+  return { url, close: () => server.close() };
 }
 
 /**
