@@ -130,7 +130,8 @@ async function main() {
           console.error(`[chromium] ${error}`);
         }
       }
-      const app = runUi || runLessons ? await serveProductionApp() : undefined;
+      const app =
+        runUi || runLessons ? await serveProductionApp() : { url: '', close: async () => {} };
       if (runUi) {
         try {
           const ui = await server.ssrLoadModule('/bench/ui/frames.ts');
@@ -155,7 +156,7 @@ async function main() {
           console.error(`[lessons] ${error}`);
         }
       }
-      await app?.close();
+      await app.close();
     }
     const bench = await server.ssrLoadModule('/bench/run.ts');
     bench.finish(results, { args, options: { ...options, suites: requested }, failures });

@@ -24,7 +24,8 @@ export interface RewardModelSetup {
   policy: LanguageModel;
   /** The policy's config (the reward model's is the same with a value head). */
   modelConfig: TransformerConfig;
-  make: (config: TransformerConfig, params: Float32Array) => LanguageModel;
+  /** Builds a model on the run's backend (the CLI's maker is async: it may acquire a device). */
+  make: (config: TransformerConfig, params: Float32Array) => LanguageModel | Promise<LanguageModel>;
   tokenizer: CharTokenizer;
   task: CharsetTask;
   maxNewTokens: number;
@@ -54,7 +55,9 @@ export function checkRewardModelResume(resume: RunCheckpoint, modelConfig: Trans
 /** The reward model from a checkpoint (checked with checkRewardModelResume first). */
 export function restoreRewardModel(
   saved: NonNullable<RunCheckpoint['rewardModel']>,
-  setup: Pick<RewardModelSetup, 'modelConfig' | 'make'>,
+  setup: Pick<RewardModelSetup, 'modelConfig'> & {
+    make: (config: TransformerConfig, params: Float32Array) => LanguageModel;
+  },
 ): RewardModel {
   const model = setup.make(scorerConfig(setup.modelConfig), saved.params.slice());
   return new RewardModel(model, saved.mean, saved.std);
@@ -78,7 +81,7 @@ export async function buildRewardModel(setup: RewardModelSetup): Promise<RewardM
     true,
     counterHash(setup.seed, 0, 5),
   );
-  const model = setup.make(start.config, start.params);
+  const model = await setup.make(start.config, start.params);
   let last = 0;
   try {
     const { rewardModel, report } = await trainRewardModel(
