@@ -284,28 +284,37 @@ describe('run host: a learned reward model', () => {
     ]);
   });
 
-  it('trains it before the first update, reports it, and rewards with its score alone', async () => {
-    const messages: RunMessage[] = [];
-    const listener = (m: RunMessage) => messages.push(m);
-    const updates = () => messages.filter((m) => m.type === 'update');
-    const api = createRunHost({ flushMs: 1, lm: { readShipped: async (f) => readShipped(f) } });
-    await api.createRun(spec(), listener);
-    const progress = messages.flatMap((m) => (m.type === 'reward-model' ? [m] : []));
-    expect(progress[0]).toEqual({ type: 'reward-model', done: 0, total: 3 });
-    const report = progress.at(-1)!.report!;
-    expect(progress.at(-1)).toMatchObject({ done: 3, total: 3 });
-    expect(report.pairs).toBeGreaterThanOrEqual(2);
-    expect(report.heldOutPairs).toBe(Math.floor(report.pairs / 5));
-    expect(Number.isFinite(report.firstLoss) && Number.isFinite(report.lastLoss)).toBe(true);
-    await api.step();
-    const points = updates().flatMap((m) => (m.type === 'update' ? m.points : []));
-    const metrics = points.at(-1)!.metrics;
-    // correctWeight 0: the reward is the model's term alone, while accuracy is still measured.
-    expect(metrics['reward/mean']).toBeCloseTo(metrics['reward/model']!, 6);
-    expect(metrics['reward/correct']).toBe(0);
-    expect(metrics).toHaveProperty('reward/strict_accuracy');
-    await api.dispose();
-  }, 60_000);
+  it.each([
+    ['grpo', { promptsPerUpdate: 2, groupSize: 4 }],
+    ['ppo', { promptsPerUpdate: 4, minibatches: 2 }],
+  ] as const)(
+    '%s: trains it before the first update, reports it, and rewards with its score alone',
+    async (algo, small) => {
+      const defaults = runCatalog().algorithms.find((a) => a.name === algo)!.defaults;
+      const config = { ...defaults, ...small, correctWeight: 0, rewardModelWeight: 1 };
+      const messages: RunMessage[] = [];
+      const listener = (m: RunMessage) => messages.push(m);
+      const updates = () => messages.filter((m) => m.type === 'update');
+      const api = createRunHost({ flushMs: 1, lm: { readShipped: async (f) => readShipped(f) } });
+      await api.createRun(spec({ algo, config }), listener);
+      const progress = messages.flatMap((m) => (m.type === 'reward-model' ? [m] : []));
+      expect(progress[0]).toEqual({ type: 'reward-model', done: 0, total: 3 });
+      const report = progress.at(-1)!.report!;
+      expect(progress.at(-1)).toMatchObject({ done: 3, total: 3 });
+      expect(report.pairs).toBeGreaterThanOrEqual(2);
+      expect(report.heldOutPairs).toBe(Math.floor(report.pairs / 5));
+      expect(Number.isFinite(report.firstLoss) && Number.isFinite(report.lastLoss)).toBe(true);
+      await api.step();
+      const points = updates().flatMap((m) => (m.type === 'update' ? m.points : []));
+      const metrics = points.at(-1)!.metrics;
+      // correctWeight 0: the reward is the model's term alone, while accuracy is still measured.
+      expect(metrics['reward/mean']).toBeCloseTo(metrics['reward/model']!, 6);
+      expect(metrics['reward/correct']).toBe(0);
+      expect(metrics).toHaveProperty('reward/strict_accuracy');
+      await api.dispose();
+    },
+    60_000,
+  );
 });
 
 describe('run host: runs stored before a setting existed', () => {
