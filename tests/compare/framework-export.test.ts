@@ -215,6 +215,25 @@ describe('frameworkExport: other values', () => {
     ).toBe(true);
   });
 
+  it('a learned reward model: TRL takes it among reward_funcs, verl turns its reward model on', () => {
+    const out = exported('grpo', { rewardModelWeight: 1, correctWeight: 0 });
+    const trl = out.trl.split('\n');
+    const verl = out.verl.split('\n');
+    expect(
+      trl.some((l) => l.startsWith('# note: rewardModelWeight:') && l.includes('RewardTrainer')),
+    ).toBe(true);
+    expect(verl).toContain('reward_model.enable=True');
+    expect(
+      verl.some(
+        (l) => l.startsWith('# note: rewardModelWeight:') && l.includes('reward_model.model.path'),
+      ),
+    ).toBe(true);
+    // At its default (0) nothing is printed for it.
+    const plain = exported('grpo', {});
+    expect(plain.trl).not.toContain('rewardModelWeight');
+    expect(plain.verl).not.toContain('reward_model.enable');
+  });
+
   it('PPO with asymmetric clipping, k2 and dr-grpo', () => {
     const out = exported('ppo', { clipHigh: 0.3, klEstimator: 'k2', lossAggregation: 'dr-grpo' });
     expect(out.trl).toContain(
