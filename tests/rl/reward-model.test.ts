@@ -6,7 +6,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_REWARD_CONFIG, summarizeRewards } from '../../src/envs/token-tasks/rewards';
 import { CpuLanguageModel } from '../../src/models/lm-cpu';
-import type { TransformerConfig } from '../../src/models/transformer-config';
 import { transformerLayout } from '../../src/models/transformer-params';
 import { OpInputError } from '../../src/ops/errors';
 import { createGrpoTrainer, DEFAULT_GRPO_CONFIG } from '../../src/rl/grpo';
@@ -20,7 +19,7 @@ import {
 import { rollout } from '../../src/rl/token-rollout';
 import { SCRIPTED_COPY } from '../support/scripted-policy';
 
-const { tokenizer, task, MAX_NEW, scripted } = SCRIPTED_COPY;
+const { tokenizer, task, MAX_NEW, scripted, tinyConfig } = SCRIPTED_COPY;
 
 const small: RewardModelConfig = {
   ...DEFAULT_REWARD_MODEL_CONFIG,
@@ -33,15 +32,7 @@ const small: RewardModelConfig = {
 
 /** A real transformer with a scalar head, as the run builds the reward model (random start). */
 function scorerModel(seed: number): CpuLanguageModel {
-  const config: TransformerConfig = {
-    vocab: tokenizer.vocabSize,
-    context: task.maxChars + 2 + MAX_NEW,
-    width: 16,
-    layers: 1,
-    heads: 2,
-    tiedEmbeddings: true,
-    valueHead: true,
-  };
+  const config = tinyConfig(true);
   return new CpuLanguageModel(config, transformerLayout(config).initialize<Float32Array>(seed));
 }
 

@@ -10,28 +10,19 @@
 import { describe, expect, it } from 'vitest';
 import { CpuLanguageModel } from '../../../src/models/lm-cpu';
 import { GpuLanguageModel } from '../../../src/models/lm-gpu';
-import type { TransformerConfig } from '../../../src/models/transformer-config';
 import { transformerLayout } from '../../../src/models/transformer-params';
 import { collectComparisons, trainRewardModel } from '../../../src/rl/reward-model';
 import { testGpu } from '../../support/gpu';
 import { SCRIPTED_COPY } from '../../support/scripted-policy';
 
 const gpu = await testGpu();
-const { tokenizer, task, MAX_NEW, scripted } = SCRIPTED_COPY;
+const { tokenizer, task, MAX_NEW, scripted, tinyConfig } = SCRIPTED_COPY;
 
 describe('reward model on the GPU', () => {
   const device = gpu!;
 
   it('trains as on the CPU: the same losses, held-out accuracy and normalized scores', async () => {
-    const config: TransformerConfig = {
-      vocab: tokenizer.vocabSize,
-      context: task.maxChars + 2 + MAX_NEW,
-      width: 16,
-      layers: 1,
-      heads: 2,
-      tiedEmbeddings: true,
-      valueHead: true,
-    };
+    const config = tinyConfig(true);
     const settings = {
       prompts: 10,
       samplesPerPrompt: 4,
