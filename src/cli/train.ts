@@ -1,14 +1,21 @@
 /**
  * `npm run train -- --algo=grpo --task=reverse --seed=1 --updates=200 [--out=runs/x.json]`
  * `npm run train -- --algo=q-learning --env=cliffwalking --updates=500`
+ * `npm run train -- --algo=grpo --task=copy --init=public/models/copy.ckpt --reward-model --reward-model-prompts=96`
  *
  * Any algorithm of src/rl/registry.ts, headless in Node. Language-model algorithms (--task) run on
  * WebGPU through Dawn where an adapter exists, else on the CPU, and say which; --init=<file>
  * starts from a saved model (checkpoint or ONNX export), otherwise --sft-steps of supervised warm-up come first. The frozen
  * reference (KL term, DPO) runs on our engine, or with --reference=ort on onnxruntime-web. Every setting
  * of the algorithm (and of the task) is a --kebab-case flag generated from its spec; --curriculum
- * [--curriculum-threshold=0.8 --curriculum-patience=5] trains GRPO or PPO through the task's rungs. A progress bar
- * and a metrics line every --log-every updates; --out writes a run file the lab can import.
+ * [--curriculum-threshold=0.8 --curriculum-patience=5] trains GRPO or PPO through the task's rungs.
+ * --reward-model trains a learned reward model after the warm-up (src/worker/reward-model-setup.ts,
+ * as the lab's worker does) and rewards its score with --reward-model-weight (1 unless given); its
+ * settings are --reward-model-<field> flags of REWARD_MODEL_CONFIG_SPEC (--reward-model-prompts,
+ * --reward-model-samples-per-prompt, --reward-model-label-noise, --reward-model-steps,
+ * --reward-model-pairs-per-step, --reward-model-lr), refused without the switch. A progress bar
+ * and a metrics line every --log-every updates; --out writes a run file the lab can import, with
+ * the task options, curriculum and reward-model settings of a language-model run.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -24,15 +31,42 @@ import {
   DEFAULT_CURRICULUM_CONFIG,
   type CurriculumConfig,
 } from '../rl/curriculum';
-import { checkConfig, configFromFlags, kebab, type ConfigSpec } from '../util/hyperparams';
-import { algorithm, curriculumAlgorithms, type EnvName, type LmAlgorithm } from '../rl/registry';
-import { MetricSeries, RUN_FILE_FORMAT, RUN_FILE_VERSION, serializeRunFile } from '../rl/run-file';
+import {
+  checkConfig,
+  checkField,
+  configFromFlags,
+  kebab,
+  type ConfigSpec,
+  type FieldSpec,
+} from '../util/hyperparams';
+import {
+  algorithm,
+  curriculumAlgorithms,
+  rewardModelAlgorithms,
+  type EnvName,
+  type LmAlgorithm,
+} from '../rl/registry';
+import {
+  DEFAULT_REWARD_MODEL_CONFIG,
+  REWARD_MODEL_CONFIG_SPEC,
+  type RewardModel,
+  type RewardModelConfig,
+  type RewardModelReport,
+} from '../rl/reward-model';
+import {
+  MetricSeries,
+  RUN_FILE_FORMAT,
+  RUN_FILE_VERSION,
+  serializeRunFile,
+  type RunFile,
+} from '../rl/run-file';
 import { DEFAULT_SFT_CONFIG, runSft } from '../rl/sft';
 import { timedUpdate, type Trainer } from '../rl/trainer';
 import { nodeOrtOptions } from '../onnx/ort-node';
 import { OrtReferenceModel } from '../onnx/ort-reference-model';
 import { readStartingPolicy } from '../onnx/starting-policy';
-import type { Settings } from '../worker/run-protocol';
+import { buildRewardModel } from '../worker/reward-model-setup';
+import type { RunMessage, Settings } from '../worker/run-protocol';
 import { curriculumSetup, runTasks } from '../worker/run-tasks';
 import { CliArgs } from './args';
 import { createLanguageModel, type BackendChoice } from './backend';
@@ -70,6 +104,8 @@ export async function main(argv: string[]): Promise<number> {
   let backend = 'CPU';
   let finish: () => Promise<Record<string, number>> = async () => ({});
   let dispose = () => {};
+  /** What a language-model run's file records beside its config (as a lab-run file's spec). */
+  let recorded: Pick<RunFile, 'taskOptions' | 'curriculum' | 'rewardModel'> = {};
   if (algo.family === 'env') {
     const env = args.string('env', algo.envs[0]!) as EnvName;
     if (!algo.envs.includes(env)) {
@@ -83,6 +119,16 @@ export async function main(argv: string[]): Promise<number> {
     trainer = algo.create(env, config, seed);
     label = `${name} on ${env}`;
   } else {
+    // Read and checked before the warm-up, so a bad flag costs no training.
+    const rewardModelConfig = rewardModelFromFlags(args, algo);
+    if (
+      rewardModelConfig &&
+      'rewardModelWeight' in algo.spec &&
+      !args.all().has('reward-model-weight')
+    ) {
+      // A reward model is trained to be used: weight 1 unless given, as the lab's form does.
+      config.rewardModelWeight = 1;
+    }
     const lm = await setUpLanguageModel(args, algo, seed);
     const referenceEngine = args.string('reference', 'engine');
     if (referenceEngine !== 'engine' && referenceEngine !== 'ort') {
@@ -109,7 +155,40 @@ export async function main(argv: string[]): Promise<number> {
       const params = await lm.policy.readParams();
       reference = (await createLanguageModel(lm.choice, lm.policy.config, params)).model;
     }
-    trainer = algo.create({ ...lm, reference, seed }, config);
+    let rewardModel: RewardModel | undefined;
+    dispose = () => {
+      lm.policy.dispose();
+      reference?.dispose();
+      rewardModel?.model.dispose();
+    };
+    try {
+      if (rewardModelConfig) {
+        // The same build as the lab's worker: comparisons of the policy as RL starts, then training.
+        rewardModel = await buildRewardModel({
+          config: rewardModelConfig,
+          policy: lm.policy,
+          modelConfig: lm.policy.config,
+          make: (modelConfig, params) =>
+            createLanguageModel(lm.choice, modelConfig, params).then((r) => r.model),
+          tokenizer: lm.tokenizer,
+          task: lm.task,
+          maxNewTokens: Number(config.maxNewTokens),
+          seed,
+          emit: rewardModelPrinter(rewardModelConfig),
+        });
+      }
+      trainer = algo.create(
+        { ...lm, reference, seed, ...(rewardModel ? { rewardModel } : {}) },
+        config,
+      );
+    } catch (error) {
+      dispose(); // e.g. a starting policy that is never right gives no pairs to train on
+      throw error;
+    }
+    recorded = {
+      ...lm.recorded,
+      ...(rewardModelConfig ? { rewardModel: rewardModelConfig } : {}),
+    };
     label = `${name} on ${lm.task.name}`;
     finish = async () => {
       const final = await evaluateTask(lm.policy, lm.tokenizer, lm.task, {
@@ -117,10 +196,6 @@ export async function main(argv: string[]): Promise<number> {
         samples: 256,
       });
       return { successRate: final.successRate };
-    };
-    dispose = () => {
-      lm.policy.dispose();
-      reference?.dispose();
     };
   }
 
@@ -147,6 +222,7 @@ export async function main(argv: string[]): Promise<number> {
         backend,
         createdAt: new Date().toISOString(),
         config: trainer.config,
+        ...recorded,
         metrics: series.series,
         events: [...trainer.events],
         summary,
@@ -218,6 +294,8 @@ async function setUpLanguageModel(args: CliArgs, algo: LmAlgorithm, seed: number
     ...(schedule ? { curriculum: schedule } : {}),
     description,
     choice,
+    // For the run file: the rungs set the options of a run with a curriculum.
+    recorded: curriculum ? { curriculum } : { taskOptions },
   };
 }
 
@@ -254,6 +332,78 @@ function curriculumFromFlags(
   };
   checkConfig('curriculum', CURRICULUM_CONFIG_SPEC, config);
   return config;
+}
+
+/**
+ * `--reward-model` (with optional `--reward-model-<field>` flags, one per field of
+ * REWARD_MODEL_CONFIG_SPEC in kebab case; the rest take DEFAULT_REWARD_MODEL_CONFIG): train a
+ * learned reward model before RL. Refused for algorithms that cannot use one, and the field flags
+ * refused without the switch (they would silently do nothing). Reads every such flag, so
+ * checkAllUsed() knows them.
+ */
+function rewardModelFromFlags(args: CliArgs, algo: LmAlgorithm): RewardModelConfig | undefined {
+  const on = args.optional('reward-model');
+  const fields = Object.entries(REWARD_MODEL_CONFIG_SPEC) as [keyof RewardModelConfig, FieldSpec][];
+  const given = fields
+    .map(([key, spec]) => ({ key, spec, flag: `reward-model-${kebab(key)}` }))
+    .map((f) => ({ ...f, raw: args.optional(f.flag) }))
+    .filter((f): f is typeof f & { raw: string } => f.raw !== undefined);
+  if (on === undefined && given.length === 0) return undefined;
+  if (on !== undefined && on !== 'true') {
+    throw new OpInputError('train', 'reward-model', `is a switch (--reward-model), got '${on}'`);
+  }
+  if (!algo.rewardModel) {
+    throw new OpInputError('train', 'reward-model', `is only for ${rewardModelAlgorithms()}`);
+  }
+  if (on === undefined) {
+    throw new OpInputError(
+      'train',
+      given[0]!.flag,
+      'sets the learned reward model, which only --reward-model trains; add --reward-model',
+    );
+  }
+  const config: RewardModelConfig = { ...DEFAULT_REWARD_MODEL_CONFIG };
+  for (const { key, spec, raw } of given) {
+    const value = Number(raw);
+    // "rewardModel: steps must be an integer in [1, 2000], got 0" (the run file's names).
+    checkField('rewardModel', key, spec, value);
+    config[key] = value;
+  }
+  return config;
+}
+
+/**
+ * Prints the reward model's build: a line as it starts, its progress at most every 10 steps, and
+ * the report (pairs, the Bradley–Terry loss first → last, held-out agreement) as one line.
+ */
+function rewardModelPrinter(config: RewardModelConfig): (message: RunMessage) => void {
+  let shown = 0;
+  return (message) => {
+    if (message.type !== 'reward-model') return;
+    const { done, total, report } = message;
+    if (report) {
+      console.log(rewardModelReportLine(report));
+    } else if (done === 0) {
+      console.log(
+        `reward model: ${config.prompts} prompts × ${config.samplesPerPrompt} answers, right paired ` +
+          `with wrong, then ${total} steps of ${config.pairsPerStep} pairs`,
+      );
+    } else if (done - shown >= 10 && done < total) {
+      shown = done;
+      console.log(`reward model: step ${done}/${total}`);
+    }
+  };
+}
+
+function rewardModelReportLine(report: RewardModelReport): string {
+  const agreement =
+    report.heldOutPairs > 0
+      ? `${(report.heldOutAccuracy * 100).toFixed(1)}% of ${report.heldOutPairs}`
+      : 'n/a (no pair held out)';
+  return (
+    `reward model: ${report.pairs} pairs, loss ${report.firstLoss.toFixed(3)} → ` +
+    `${report.lastLoss.toFixed(3)}, held-out agreement ${agreement}`
+  );
 }
 
 /** Marks a spec's flags as known, so checkAllUsed() only reports typos. */

@@ -11,10 +11,11 @@
  *     checkpoint?: base64 of the checkpoint file's bytes }
  *
  * and import reads that or the CLI's run file (src/rl/run-file.ts, what `npm run train -- --out`
- * writes). Import is a pure function of the text: JSON.parse inside try, then every field checked
- * — types, sizes, numbers, the algorithm and task known, the config through the algorithm's own
- * FieldSpecs, series of equal length, events well-formed — and the first problem thrown as an
- * ImportError naming its JSON path. Nothing in a file is evaluated, and a refused file changes
+ * writes; its optional taskOptions, curriculum and rewardModel sit at the top level, checked as
+ * the lab-run spec's are). Import is a pure function of the text: JSON.parse inside try, then
+ * every field checked — types, sizes, numbers, the algorithm and task known, the config through
+ * the algorithm's own FieldSpecs, series of equal length, events well-formed — and the first
+ * problem thrown as an ImportError naming its JSON path. Nothing in a file is evaluated, and a refused file changes
  * nothing (there is no state here to change).
  */
 import type { StartFrom } from '../worker/run-protocol';
@@ -299,38 +300,64 @@ function readLabRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
 }
 
 function readCliRun(root: Record<string, unknown>, catalog: CompareCatalog): ImportedRun {
-  expectKeys(root, '', [
-    'format',
-    'version',
-    'algorithm',
-    'task',
-    'seed',
-    'backend',
-    'createdAt',
-    'config',
-    'metrics',
-    'events',
-    'summary',
-  ]);
+  expectKeys(
+    root,
+    '',
+    [
+      'format',
+      'version',
+      'algorithm',
+      'task',
+      'seed',
+      'backend',
+      'createdAt',
+      'config',
+      'metrics',
+      'events',
+      'summary',
+    ],
+    // Language-model runs, as a lab-run file's spec carries them (files from before lack them).
+    ['taskOptions', 'curriculum', 'rewardModel'],
+  );
   const algo = knownAlgorithm(root.algorithm, 'algorithm', catalog);
   const task = cliTask(root.task, algo, catalog);
   const seed = expectInt(root.seed, 'seed', 0, MAX_SEED);
   const backend = expectString(root.backend, 'backend', IMPORT_LIMITS.maxTextLength);
   const createdAt = expectString(root.createdAt, 'createdAt', 100);
   const config = expectSettings(root.config, 'config', algo, true);
-  const metrics = readMetrics(root.metrics);
-  const events = readEvents(root.events, algo, seriesLength(metrics), 'cli-run');
-  const summary = readSummary(root.summary);
-  return {
+  const run: ImportedRun = {
     source: 'cli-run',
     algorithm: algo.name,
     task,
     seed,
     config,
-    metrics,
-    events,
-    cli: { backend, createdAt, summary },
+    metrics: {},
+    events: [],
   };
+  if (root.taskOptions !== undefined) {
+    const options = algo.family === 'lm' ? taskOptionsSpec(catalog, task) : undefined;
+    if (!options) {
+      throw new ImportError('taskOptions', `is only for language-model runs, not ${algo.name}`);
+    }
+    run.taskOptions = expectSettings(root.taskOptions, 'taskOptions', options, false);
+  }
+  if (root.curriculum !== undefined) {
+    if (!algo.curriculum) {
+      throw new ImportError('curriculum', `is not a setting of ${algo.name}`);
+    }
+    run.curriculum = expectCurriculum(root.curriculum, 'curriculum');
+  }
+  if (root.rewardModel !== undefined) {
+    if (!algo.rewardModel) {
+      throw new ImportError('rewardModel', `is not a setting of ${algo.name}`);
+    }
+    run.rewardModel = expectRewardModel(root.rewardModel, 'rewardModel');
+  }
+  run.metrics = readMetrics(root.metrics);
+  run.events = readEvents(root.events, algo, seriesLength(run.metrics), 'cli-run');
+  const summary = readSummary(root.summary);
+  run.cli = { backend, createdAt, summary };
+  return run;
 }
 
 function knownAlgorithm(value: unknown, path: string, catalog: CompareCatalog): AlgorithmInfo {

@@ -1,8 +1,12 @@
 /**
  * A run as a file: what the CLI writes and the lab imports — the config, every metric as a series
- * (one value per update, NaN where an update did not report it), the events, and a summary. JSON,
- * versioned; parsing validates it and never evaluates anything in it.
+ * (one value per update, NaN where an update did not report it), the events, and a summary; a
+ * language-model run adds its task options, curriculum or reward-model settings. JSON, versioned
+ * (the optional fields came later within version 1: a file without them is a run without them);
+ * parsing validates it and never evaluates anything in it.
  */
+import type { CurriculumConfig } from './curriculum';
+import type { RewardModelConfig } from './reward-model';
 import type { Metrics, RunEvent } from './trainer';
 
 export const RUN_FILE_FORMAT = 'agent-rl-lab/run';
@@ -17,6 +21,12 @@ export interface RunFile {
   backend: string;
   createdAt: string;
   config: Record<string, number | boolean | string>;
+  /** Language models without a curriculum: the task options set (defaults fill the rest). */
+  taskOptions?: Record<string, number | boolean | string>;
+  /** Language models: the run trained through its task's rungs, moving up so. */
+  curriculum?: CurriculumConfig;
+  /** Language models: before RL the run trained a learned reward model with these settings. */
+  rewardModel?: RewardModelConfig;
   /** Metric name → one value per update (update i at index i − 1). */
   metrics: Record<string, number[]>;
   events: RunEvent[];

@@ -1,10 +1,12 @@
 /** The training CLI end to end (CPU): run files, generated flags, refusals. */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/train';
+import { parseLabRun } from '../../src/compare/run-json';
+import { runCatalog } from '../../src/worker/run-spec';
 
 const quiet = () => vi.spyOn(console, 'log').mockImplementation(() => {});
 
@@ -25,6 +27,8 @@ describe('npm run train', () => {
     expect(run.config.alpha).toBe(0.4);
     expect(run.metrics['charts/episodic_return']).toHaveLength(40);
     expect(run.summary.updates).toBe(40);
+    // An environment run has no task options, curriculum or reward model to record.
+    expect(['taskOptions', 'curriculum', 'rewardModel'].filter((k) => k in run)).toEqual([]);
   });
 
   it('trains a language-model algorithm on the CPU backend', async () => {
@@ -49,6 +53,9 @@ describe('npm run train', () => {
     expect(run.backend).toMatch(/CPU/);
     expect(run.metrics['reward/mean']).toHaveLength(2);
     expect(run.summary.successRate).toBeGreaterThanOrEqual(0);
+    // No task flag given: the task's defaults, recorded as no options set.
+    expect(run.taskOptions).toEqual({});
+    expect('curriculum' in run || 'rewardModel' in run).toBe(false);
   }, 60_000);
 
   it('scores the frozen reference on onnxruntime-web with --reference=ort', async () => {
@@ -119,6 +126,9 @@ describe('npm run train', () => {
     const run = JSON.parse(readFileSync(out, 'utf8'));
     // Two updates on the first rung (a patience of 3 cannot move up yet).
     expect(run.metrics['curriculum/level']).toEqual([0, 0]);
+    // The run file records the curriculum; the rungs set the task options, so none are written.
+    expect(run.curriculum).toEqual({ threshold: 0.5, patience: 3 });
+    expect('taskOptions' in run).toBe(false);
     await expect(
       main(['--algo=grpo', ...common, '--updates=1', '--curriculum', '--max-length=4']),
     ).rejects.toThrow("curriculum sets the task's options rung by rung; leave out --max-length");
@@ -128,6 +138,176 @@ describe('npm run train', () => {
     await expect(
       main(['--algo=grpo', ...common, '--updates=1', '--curriculum-patience=0']),
     ).rejects.toThrow(/patience must be an integer in \[1, 1000\], got 0/);
+  }, 60_000);
+
+  it('trains a learned reward model before RL with --reward-model and records it', async () => {
+    const log = quiet();
+    log.mockClear(); // the spy is shared with the tests before
+    const dir = mkdtempSync(join(tmpdir(), 'train-'));
+    const init = fileURLToPath(new URL('../../public/models/copy.ckpt', import.meta.url));
+    const flags = ['--task=copy', `--init=${init}`, '--backend=cpu', '--prompts-per-update=2'];
+    const code = await main([
+      '--algo=grpo',
+      ...flags,
+      '--updates=2',
+      '--group-size=4',
+      '--reward-model',
+      '--reward-model-prompts=8',
+      '--reward-model-steps=3',
+      '--reward-model-pairs-per-step=4',
+      '--correct-weight=0',
+      `--out=${join(dir, 'grpo.json')}`,
+    ]);
+    expect(code).toBe(0);
+    const printed = log.mock.calls.flat().join('\n');
+    expect(printed).toContain(
+      'reward model: 8 prompts × 4 answers, right paired with wrong, then 3 steps of 4 pairs',
+    );
+    // The report as one line: pairs, the loss first → last, held-out agreement.
+    expect(printed).toMatch(
+      /^reward model: \d+ pairs, loss \d+\.\d{3} → \d+\.\d{3}, held-out agreement (\d+\.\d% of \d+|n\/a)/m,
+    );
+    // 3 steps: no progress line (those come at most every 10 steps).
+    expect(printed).not.toMatch(/reward model: step/);
+    const run = JSON.parse(readFileSync(join(dir, 'grpo.json'), 'utf8'));
+    // The flags given, the rest DEFAULT_REWARD_MODEL_CONFIG (4 samples, no noise, lr 1e-3).
+    const expected = {
+      prompts: 8,
+      samplesPerPrompt: 4,
+      labelNoise: 0,
+      steps: 3,
+      pairsPerStep: 4,
+      lr: 0.001,
+    };
+    expect(run.rewardModel).toEqual(expected);
+    // No --reward-model-weight: the model trained is used, at weight 1 (as the lab's form does).
+    expect(run.config.rewardModelWeight).toBe(1);
+    expect(run.config.correctWeight).toBe(0);
+    expect(run.metrics['reward/model']).toHaveLength(2);
+    expect(run.metrics['reward/model'].every(Number.isFinite)).toBe(true);
+    // The lab imports it as a run with that reward model.
+    const imported = parseLabRun(readFileSync(join(dir, 'grpo.json'), 'utf8'), runCatalog());
+    expect(imported.rewardModel).toEqual(expected);
+    expect(imported.taskOptions).toEqual({});
+
+    // PPO with a task option, label noise and its own weight (kept as given).
+    expect(
+      await main([
+        '--algo=ppo',
+        ...flags,
+        '--max-length=5',
+        '--updates=1',
+        '--reward-model',
+        '--reward-model-prompts=8',
+        '--reward-model-steps=2',
+        '--reward-model-label-noise=0.25',
+        '--reward-model-weight=0.5',
+        `--out=${join(dir, 'ppo.json')}`,
+      ]),
+    ).toBe(0);
+    const ppo = JSON.parse(readFileSync(join(dir, 'ppo.json'), 'utf8'));
+    expect(ppo.rewardModel).toEqual({
+      prompts: 8,
+      samplesPerPrompt: 4,
+      labelNoise: 0.25,
+      steps: 2,
+      pairsPerStep: 32,
+      lr: 0.001,
+    });
+    expect(ppo.config.rewardModelWeight).toBe(0.5);
+    expect(ppo.taskOptions).toEqual({ maxLength: 5 });
+    expect(ppo.task).toBe('ppo on copy(3–5)');
+  }, 120_000);
+
+  // Each bad use of the reward-model flags → an error naming the flag or field and its range,
+  // thrown before any training and with no run file written.
+  it.each<[string, string[], string | RegExp]>([
+    [
+      'an algorithm without a reward model',
+      ['--algo=dpo', '--reward-model'],
+      'train: reward-model is only for grpo and ppo',
+    ],
+    [
+      'a switch given a value',
+      ['--reward-model=yes'],
+      "train: reward-model is a switch (--reward-model), got 'yes'",
+    ],
+    [
+      'zero steps',
+      ['--reward-model', '--reward-model-steps=0'],
+      'rewardModel: steps must be an integer in [1, 2000], got 0',
+    ],
+    [
+      'a label noise of one half',
+      ['--reward-model', '--reward-model-label-noise=0.5'],
+      'rewardModel: labelNoise must be a number in [0, 0.5), got 0.5',
+    ],
+    [
+      'a learning rate of 0',
+      ['--reward-model', '--reward-model-lr=0'],
+      'rewardModel: lr must be a number in (0, 1], got 0',
+    ],
+    [
+      'a fractional prompt count',
+      ['--reward-model', '--reward-model-prompts=9.5'],
+      'rewardModel: prompts must be an integer in [4, 1024], got 9.5',
+    ],
+    [
+      'a value that is not a number',
+      ['--reward-model', '--reward-model-pairs-per-step=many'],
+      'rewardModel: pairsPerStep must be an integer in [1, 256], got NaN',
+    ],
+    [
+      'a field flag without the switch',
+      ['--reward-model-lr=0.01'],
+      'train: reward-model-lr sets the learned reward model, which only --reward-model trains; add --reward-model',
+    ],
+    [
+      'a field flag for dpo',
+      ['--algo=dpo', '--reward-model-samples-per-prompt=4'],
+      'train: reward-model is only for grpo and ppo',
+    ],
+    [
+      'a misspelled field flag',
+      ['--reward-model', '--reward-model-step=3'],
+      'unknown option(s): --reward-model-step',
+    ],
+    [
+      'a weight without a reward model',
+      ['--reward-model-weight=0.5'],
+      'grpo: rewardModelWeight must be 0 in a run without a reward model',
+    ],
+    [
+      'the switch for an environment algorithm',
+      ['--algo=q-learning', '--reward-model'],
+      /^unknown option\(s\): .*, --reward-model$/,
+    ],
+  ])('refuses %s', async (_what, bad, message) => {
+    quiet();
+    const out = join(mkdtempSync(join(tmpdir(), 'train-')), 'run.json');
+    const common = ['--task=copy', '--backend=cpu', '--width=16', '--layers=1', '--heads=2'];
+    const args = ['--algo=grpo', ...common, '--sft-steps=0', '--updates=1', `--out=${out}`, ...bad];
+    await expect(main(args)).rejects.toThrow(message);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('refuses a starting policy too weak to give comparison pairs, naming the count', async () => {
+    quiet();
+    const common = ['--task=copy', '--backend=cpu', '--width=16', '--layers=1', '--heads=2'];
+    // A random model (no warm-up) copies no string of 3–6 letters: no right answer, no pair.
+    await expect(
+      main([
+        '--algo=grpo',
+        ...common,
+        '--sft-steps=0',
+        '--updates=1',
+        '--reward-model',
+        '--reward-model-prompts=4',
+        '--reward-model-samples-per-prompt=2',
+      ]),
+    ).rejects.toThrow(
+      'rewardModel: pairs needs at least 2 right/wrong pairs, the starting policy gave 0',
+    );
   }, 60_000);
 
   it('refuses unknown flags, bad values and unknown algorithms, naming them', async () => {

@@ -556,4 +556,202 @@ describe('parseLabRun', () => {
       'task: must name a task of q-learning',
     );
   });
+  /**
+   * A CLI run file of a language-model run (what `npm run train -- --out` writes), with `extra`
+   * fields set on top (undefined removes one).
+   */
+  function cliFile(extra: Record<string, unknown> = {}): Record<string, unknown> {
+    const file: Record<string, unknown> = {
+      format: 'agent-rl-lab/run',
+      version: 1,
+      algorithm: 'grpo',
+      task: 'grpo on copy(3–5)',
+      seed: 4,
+      backend: 'CPU (requested)',
+      createdAt: '2025-01-01T00:00:00.000Z',
+      config: { ...defaultsOf('grpo'), rewardModelWeight: 1 },
+      taskOptions: { maxLength: 5 },
+      rewardModel: rewardModel(),
+      metrics: { 'reward/model': [0.5, -0.25] },
+      events: [],
+      summary: { updates: 2 },
+      ...extra,
+    };
+    for (const [key, value] of Object.entries(file)) if (value === undefined) delete file[key];
+    return file;
+  }
+
+  it("reads a CLI run file's task options, curriculum and reward model as written", () => {
+    const grpo = parseLabRun(JSON.stringify(cliFile()), catalog);
+    expect(grpo.source).toBe('cli-run');
+    expect(grpo.task).toBe('copy');
+    expect(grpo.taskOptions).toEqual({ maxLength: 5 });
+    expect(grpo.rewardModel).toEqual({
+      prompts: 64,
+      samplesPerPrompt: 4,
+      labelNoise: 0.1,
+      steps: 30,
+      pairsPerStep: 16,
+      lr: 0.002,
+    });
+    expect(grpo.config.rewardModelWeight).toBe(1);
+    expect(grpo.metrics['reward/model']).toEqual([0.5, -0.25]);
+    expect('curriculum' in grpo).toBe(false);
+    // A run with a curriculum: the rungs set the options, so the CLI writes none.
+    const ppo = parseLabRun(
+      JSON.stringify(
+        cliFile({
+          algorithm: 'ppo',
+          task: 'ppo on copy(1–3)',
+          config: defaultsOf('ppo'),
+          taskOptions: undefined,
+          rewardModel: undefined,
+          curriculum: { threshold: 0.75, patience: 4 },
+        }),
+      ),
+      catalog,
+    );
+    expect(ppo.curriculum).toEqual({ threshold: 0.75, patience: 4 });
+    expect('taskOptions' in ppo || 'rewardModel' in ppo).toBe(false);
+    // Files from before these fields (still version 1) read as runs without them.
+    const older = parseLabRun(
+      JSON.stringify(
+        cliFile({ taskOptions: undefined, rewardModel: undefined, config: defaultsOf('grpo') }),
+      ),
+      catalog,
+    );
+    expect(['taskOptions', 'curriculum', 'rewardModel'].filter((k) => k in older)).toEqual([]);
+  });
+
+  it('reads back any in-range reward model and curriculum the CLI serializes', () => {
+    // + 0: JSON writes -0 as 0.
+    const unit = (min: number, max: number) =>
+      fc.double({ min, max, noNaN: true }).map((v) => v + 0);
+    fc.assert(
+      fc.property(
+        fc.record({
+          prompts: fc.integer({ min: 4, max: 1024 }),
+          samplesPerPrompt: fc.integer({ min: 2, max: 16 }),
+          labelNoise: unit(0, 0.4999),
+          steps: fc.integer({ min: 1, max: 2000 }),
+          pairsPerStep: fc.integer({ min: 1, max: 256 }),
+          lr: unit(1e-9, 1),
+        }),
+        fc.record({ threshold: unit(1e-9, 1), patience: fc.integer({ min: 1, max: 1000 }) }),
+        (rm, curriculum) => {
+          const text = serializeRunFile({
+            format: 'agent-rl-lab/run',
+            version: 1,
+            algorithm: 'ppo',
+            task: 'ppo on reverse(1–3)',
+            seed: 1,
+            backend: 'CPU',
+            createdAt: 'now',
+            config: defaultsOf('ppo'),
+            curriculum,
+            rewardModel: rm,
+            metrics: {},
+            events: [],
+            summary: {},
+          });
+          const run = parseLabRun(text, catalog);
+          expect(run.rewardModel).toEqual(rm);
+          expect(run.curriculum).toEqual(curriculum);
+        },
+      ),
+    );
+  });
+
+  // Each bad CLI file → an ImportError naming the JSON path of the bad value.
+  it.each<[string, Record<string, unknown>, string, string]>([
+    [
+      'a reward model for an algorithm without one',
+      { algorithm: 'dpo', task: 'dpo on copy(3–5)', config: defaultsOf('dpo') },
+      'rewardModel',
+      'is not a setting of dpo',
+    ],
+    [
+      'a curriculum for an algorithm without one',
+      {
+        algorithm: 'dpo',
+        task: 'dpo on copy(3–5)',
+        config: defaultsOf('dpo'),
+        rewardModel: undefined,
+        curriculum: { threshold: 0.5, patience: 3 },
+      },
+      'curriculum',
+      'is not a setting of dpo',
+    ],
+    [
+      'task options for an environment run',
+      {
+        algorithm: 'q-learning',
+        task: 'q-learning on cliffwalking',
+        config: defaultsOf('q-learning'),
+        rewardModel: undefined,
+      },
+      'taskOptions',
+      'is only for language-model runs, not q-learning',
+    ],
+    [
+      'reward-model steps out of range',
+      { rewardModel: { ...rewardModel(), steps: 0 } },
+      'rewardModel.steps',
+      'must be an integer in [1, 2000], got 0',
+    ],
+    [
+      'a label noise of one half (the labels would carry nothing)',
+      { rewardModel: { ...rewardModel(), labelNoise: 0.5 } },
+      'rewardModel.labelNoise',
+      'must be a number in [0, 0.5), got 0.5',
+    ],
+    [
+      'a reward model without its lr',
+      { rewardModel: { ...rewardModel(), lr: undefined } },
+      'rewardModel.lr',
+      'is missing',
+    ],
+    [
+      'a reward model with an unknown field',
+      { rewardModel: { ...rewardModel(), weight: 1 } },
+      'rewardModel.weight',
+      'is not a known field here (known: prompts, samplesPerPrompt, labelNoise, steps, pairsPerStep, lr)',
+    ],
+    [
+      'a curriculum patience of 0',
+      { curriculum: { threshold: 0.5, patience: 0 } },
+      'curriculum.patience',
+      'must be an integer in [1, 1000], got 0',
+    ],
+    [
+      'a task option out of range',
+      { taskOptions: { maxLength: 40 } },
+      'taskOptions.maxLength',
+      'must be an integer in [1, 32], got 40',
+    ],
+    [
+      'an unknown task option',
+      { taskOptions: { digits: 3 } },
+      'taskOptions.digits',
+      'is not a setting of copy',
+    ],
+    [
+      "a lab-run spec field the CLI's file does not have",
+      { sftSteps: 10 },
+      'sftSteps',
+      'is not a known field here (known: format, version, algorithm, task, seed, backend, createdAt, config, metrics, events, summary, taskOptions, curriculum, rewardModel)',
+    ],
+  ])('refuses a CLI run file with %s', (_what, extra, path, message) => {
+    // JSON.stringify drops the undefined lr, as a file without the field would be.
+    const text = JSON.stringify(cliFile(extra));
+    let error: unknown;
+    try {
+      parseLabRun(text, catalog);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ImportError);
+    expect((error as ImportError).path).toBe(path);
+    expect((error as ImportError).message).toBe(`${path}: ${message}`);
+  });
 });
