@@ -191,8 +191,11 @@ test('every lesson renders its math and references, and each widget opens its ru
   expect(hrefs.length).toBeGreaterThanOrEqual(6);
   for (const href of hrefs) {
     // The same page throughout: leaving a lesson parks its widgets' runs, so the lessons together
-    // open more widgets than the lab's 8 runs at once without reaching the limit.
-    await page.goto(`/${href}`);
+    // open more widgets than the lab's 8 runs at once without reaching the limit. On the CPU
+    // (`?backend=cpu`, which lesson runs honor): opening the reward-model lesson's runs trains a
+    // reward model each, about 7 s on the CPU and 30 s on the software WebGPU adapter. The lab's
+    // end-to-end tests train language models on WebGPU through the same run host.
+    await page.goto(`/?backend=cpu${href}`);
     await expect(page.getByRole('heading', { level: 1 })).toBeFocused();
     await expect(page.locator('.katex-error')).toHaveCount(0);
     await expect(page.getByRole('heading', { name: 'References' })).toBeVisible();
