@@ -268,18 +268,7 @@ function readLabRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
     }
     run.init = readInit(spec.init);
   }
-  if (spec.curriculum !== undefined) {
-    if (!algo.curriculum) {
-      throw new ImportError('spec.curriculum', `is not a setting of ${algo.name}`);
-    }
-    run.curriculum = expectCurriculum(spec.curriculum, 'spec.curriculum');
-  }
-  if (spec.rewardModel !== undefined) {
-    if (!algo.rewardModel) {
-      throw new ImportError('spec.rewardModel', `is not a setting of ${algo.name}`);
-    }
-    run.rewardModel = expectRewardModel(spec.rewardModel, 'spec.rewardModel');
-  }
+  Object.assign(run, readTrainingGroups(spec, 'spec.', algo));
   run.metrics = readMetrics(root.metrics);
   run.events = readEvents(root.events, algo, seriesLength(run.metrics), 'lab-run');
   if (root.exportedAt !== undefined) {
@@ -297,6 +286,31 @@ function readLabRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
     }
   }
   return run;
+}
+
+/**
+ * A language-model run's curriculum and reward-model settings, where a file holds them (a lab-run
+ * file under `spec.`, a CLI run file at its top level); refused for algorithms without them.
+ */
+function readTrainingGroups(
+  from: Record<string, unknown>,
+  prefix: string,
+  algo: AlgorithmInfo,
+): Pick<ImportedRun, 'curriculum' | 'rewardModel'> {
+  const out: Pick<ImportedRun, 'curriculum' | 'rewardModel'> = {};
+  if (from.curriculum !== undefined) {
+    if (!algo.curriculum) {
+      throw new ImportError(`${prefix}curriculum`, `is not a setting of ${algo.name}`);
+    }
+    out.curriculum = expectCurriculum(from.curriculum, `${prefix}curriculum`);
+  }
+  if (from.rewardModel !== undefined) {
+    if (!algo.rewardModel) {
+      throw new ImportError(`${prefix}rewardModel`, `is not a setting of ${algo.name}`);
+    }
+    out.rewardModel = expectRewardModel(from.rewardModel, `${prefix}rewardModel`);
+  }
+  return out;
 }
 
 function readCliRun(root: Record<string, unknown>, catalog: CompareCatalog): ImportedRun {
@@ -341,18 +355,7 @@ function readCliRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
     }
     run.taskOptions = expectSettings(root.taskOptions, 'taskOptions', options, false);
   }
-  if (root.curriculum !== undefined) {
-    if (!algo.curriculum) {
-      throw new ImportError('curriculum', `is not a setting of ${algo.name}`);
-    }
-    run.curriculum = expectCurriculum(root.curriculum, 'curriculum');
-  }
-  if (root.rewardModel !== undefined) {
-    if (!algo.rewardModel) {
-      throw new ImportError('rewardModel', `is not a setting of ${algo.name}`);
-    }
-    run.rewardModel = expectRewardModel(root.rewardModel, 'rewardModel');
-  }
+  Object.assign(run, readTrainingGroups(root, '', algo));
   run.metrics = readMetrics(root.metrics);
   run.events = readEvents(root.events, algo, seriesLength(run.metrics), 'cli-run');
   const summary = readSummary(root.summary);

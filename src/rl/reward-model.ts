@@ -270,7 +270,7 @@ export async function trainRewardModel(
     [order[i], order[j]] = [order[j]!, order[i]!];
   }
   const heldOutCount = Math.floor(order.length / 5);
-  const heldOut = order.slice(0, heldOutCount).map((i) => data.pairs[i]!);
+  const heldOut = order.slice(0, heldOutCount); // indices into data.pairs
   const train = order.slice(heldOutCount).map((i) => data.pairs[i]!);
   const optimizer = { lr: config.lr, weightDecay: 0, maxGradNorm: 1 };
   const batch = Math.min(config.pairsPerStep, train.length);
@@ -303,11 +303,11 @@ export async function trainRewardModel(
   const mean = raw.reduce((s, v) => s + v, 0) / raw.length;
   const std = Math.sqrt(raw.reduce((s, v) => s + (v - mean) ** 2, 0) / raw.length) || 1;
   let agree = 0;
-  for (const pair of heldOut) {
-    const index = data.pairs.indexOf(pair);
+  for (const index of heldOut) {
+    // allRows holds pair i's chosen row at 2i and its rejected row at 2i + 1.
     const [chosen, rejected] = [raw[2 * index]!, raw[2 * index + 1]!];
     // The verifier's order: the right answer is `chosen` unless the label was flipped.
-    if (pair.flipped ? rejected > chosen : chosen > rejected) agree += 1;
+    if (data.pairs[index]!.flipped ? rejected > chosen : chosen > rejected) agree += 1;
   }
   return {
     rewardModel: new RewardModel(model, mean, std),

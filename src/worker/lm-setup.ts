@@ -229,19 +229,16 @@ export async function setUpLmRun(
     rewardModel?.model.dispose();
     backend.gpu?.destroy();
   };
+  // Whatever fails from here on — a starting policy never right (no pairs for the reward model),
+  // settings the trainer refuses, a refused checkpoint — leaves no model (nor GPU device) behind.
+  let trainer: Trainer<Settings>;
   try {
     if (spec.rewardModel && resume?.rewardModel) {
       rewardModel = restoreRewardModel(resume.rewardModel, rewardModelSetup);
     } else if (spec.rewardModel) {
       rewardModel = await buildRewardModel({ ...rewardModelSetup, config: spec.rewardModel });
     }
-  } catch (error) {
-    dispose(); // e.g. a starting policy that is never right gives no pairs to train on
-    throw error;
-  }
-  const curriculum = curriculumSetup(tasks, spec.curriculum);
-  let trainer: Trainer<Settings>;
-  try {
+    const curriculum = curriculumSetup(tasks, spec.curriculum);
     trainer = algo.create(
       {
         policy,
@@ -254,19 +251,15 @@ export async function setUpLmRun(
       },
       spec.config,
     );
+    if (resume) {
+      if (!trainer.loadState) {
+        throw new Error(`checkpoint: ${spec.algo} runs cannot resume from one`);
+      }
+      trainer.loadState(resume.trainer);
+    }
   } catch (error) {
     dispose();
     throw error;
-  }
-  if (resume) {
-    try {
-      if (!trainer.loadState)
-        throw new Error(`checkpoint: ${spec.algo} runs cannot resume from one`);
-      trainer.loadState(resume.trainer);
-    } catch (error) {
-      dispose(); // a refused checkpoint leaves no model (nor GPU device) behind
-      throw error;
-    }
   }
   return {
     trainer,
