@@ -71,6 +71,9 @@ export function checkMatmulShape(shape: MatmulShape, op = 'matmul'): void {
 /**
  * out (m×n) = op(A)·op(B) [+ bias broadcast over rows] [+ accumulate]. op(A) is m×k: A is stored
  * (m×k), or (k×m) when transA. op(B) is k×n: B is stored (k×n), or (n×k) when transB.
+ *
+ * Every output element is one float64 sum over p = 0…k−1 in order, then + bias, + accumulate,
+ * then one rounding: the result does not depend on the blocking below, only on the inputs.
  */
 export function matmul<T extends Floats>(
   a: T,
@@ -80,40 +83,113 @@ export function matmul<T extends Floats>(
 ): T {
   checkMatmulInput(a, b, shape, options);
   const { m, k, n } = shape;
-  const transA = shape.transA ?? false;
-  const transB = shape.transB ?? false;
-  // op(A)[i, p] = a[i·sAi + p·sAp]; op(B)[p, j] = b[p·sBp + j·sBj].
-  const sAi = transA ? 1 : k;
-  const sAp = transA ? m : 1;
-  const sBp = transB ? 1 : n;
-  const sBj = transB ? k : 1;
   const out = zerosLike(a, m * n);
-  const acc = new Float64Array(n); // one output row, float64
-  for (let i = 0; i < m; i++) {
-    acc.fill(0);
-    if (transB) {
-      // Rows of B are contiguous along p: one dot product per output element.
-      for (let j = 0; j < n; j++) {
-        let sum = 0;
-        for (let p = 0; p < k; p++) sum += a[i * sAi + p * sAp]! * b[j * sBj + p]!;
-        acc[j] = sum;
-      }
-    } else {
-      // Rows of B are contiguous along j: add a_ip · B[p, :] into the row (streams B row-wise).
-      for (let p = 0; p < k; p++) {
-        const aip = a[i * sAi + p * sAp]!;
-        const row = p * sBp;
-        for (let j = 0; j < n; j++) acc[j] = acc[j]! + aip * b[row + j]!;
-      }
-    }
-    for (let j = 0; j < n; j++) {
-      let v = acc[j]!;
-      if (options.bias) v += options.bias[j]!;
-      if (options.accumulate) v += options.accumulate[i * n + j]!;
-      out[i * n + j] = v;
+  const strides: Strides = {
+    // op(A)[i, p] = a[i·aRow + p·aInner]; op(B)[p, j] = b[p·bInner + j·bCol].
+    aRow: shape.transA ? 1 : k,
+    aInner: shape.transA ? m : 1,
+    bInner: shape.transB ? 1 : n,
+    bCol: shape.transB ? k : 1,
+  };
+  const evenRows = m - (m % 2);
+  const colsBy4 = n - (n % 4);
+  // The CPU fallback trains on this loop (most of a CPU update's time): 2 rows × 4 columns of
+  // the output per pass over p, eight float64 sums held in registers, so that each loaded
+  // element of A serves four products and each element of B two.
+  for (let i = 0; i < evenRows; i += 2) {
+    for (let j = 0; j < colsBy4; j += 4) block2x4(a, b, out, i, j, k, n, strides, options);
+    for (let j = colsBy4; j < n; j++) {
+      out[i * n + j] = finish(dot(a, b, i, j, k, strides), i, j, n, options);
+      out[(i + 1) * n + j] = finish(dot(a, b, i + 1, j, k, strides), i + 1, j, n, options);
     }
   }
+  for (let i = evenRows; i < m; i++) {
+    for (let j = 0; j < n; j++)
+      out[i * n + j] = finish(dot(a, b, i, j, k, strides), i, j, n, options);
+  }
   return out;
+}
+
+/** Element strides of op(A) and op(B) in their stored arrays. */
+interface Strides {
+  aRow: number;
+  aInner: number;
+  bInner: number;
+  bCol: number;
+}
+
+/** One output element: Σ_p op(A)[i, p] · op(B)[p, j] in float64, p in order. */
+function dot(a: Floats, b: Floats, i: number, j: number, k: number, s: Strides): number {
+  let sum = 0;
+  let ai = i * s.aRow;
+  let bi = j * s.bCol;
+  for (let p = 0; p < k; p++) {
+    sum += a[ai]! * b[bi]!;
+    ai += s.aInner;
+    bi += s.bInner;
+  }
+  return sum;
+}
+
+/** Output rows i, i+1 × columns j…j+3, each sum in the same order as dot(). */
+function block2x4<T extends Floats>(
+  a: T,
+  b: T,
+  out: T,
+  i: number,
+  j: number,
+  k: number,
+  n: number,
+  s: Strides,
+  options: MatmulOptions<T>,
+): void {
+  const { aRow, aInner, bInner, bCol } = s;
+  let r00 = 0, r01 = 0, r02 = 0, r03 = 0; // prettier-ignore
+  let r10 = 0, r11 = 0, r12 = 0, r13 = 0; // prettier-ignore
+  let ai = i * aRow;
+  let bi = j * bCol;
+  for (let p = 0; p < k; p++) {
+    const a0 = a[ai]!;
+    const a1 = a[ai + aRow]!;
+    const b0 = b[bi]!;
+    const b1 = b[bi + bCol]!;
+    const b2 = b[bi + 2 * bCol]!;
+    const b3 = b[bi + 3 * bCol]!;
+    r00 += a0 * b0;
+    r01 += a0 * b1;
+    r02 += a0 * b2;
+    r03 += a0 * b3;
+    r10 += a1 * b0;
+    r11 += a1 * b1;
+    r12 += a1 * b2;
+    r13 += a1 * b3;
+    ai += aInner;
+    bi += bInner;
+  }
+  const row0 = i * n + j;
+  const row1 = row0 + n;
+  out[row0] = finish(r00, i, j, n, options);
+  out[row0 + 1] = finish(r01, i, j + 1, n, options);
+  out[row0 + 2] = finish(r02, i, j + 2, n, options);
+  out[row0 + 3] = finish(r03, i, j + 3, n, options);
+  out[row1] = finish(r10, i + 1, j, n, options);
+  out[row1 + 1] = finish(r11, i + 1, j + 1, n, options);
+  out[row1 + 2] = finish(r12, i + 1, j + 2, n, options);
+  out[row1 + 3] = finish(r13, i + 1, j + 3, n, options);
+}
+
+/** sum + bias[j] + accumulate[i, j], still in float64 (the caller's store rounds once). */
+function finish(
+  sum: number,
+  i: number,
+  j: number,
+  n: number,
+  options: MatmulOptions<Floats>,
+): number {
+  let v = sum;
+  if (options.bias) v += options.bias[j]!;
+  if (options.accumulate) v += options.accumulate[i * n + j]!;
+  return v;
 }
 
 /** Sizes only (the GPU encode function has no arrays to check). cols ≤ 2^20 like matmul's n. */
