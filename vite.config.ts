@@ -3,7 +3,7 @@ import { playwright } from '@vitest/browser-playwright';
 import { existsSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 import { CHROMIUM_ARGS, SWIFTSHADER_ICD, findChromium } from './scripts/chromium.mjs';
-import { HeavyFirstSequencer } from './scripts/heavy-first-sequencer';
+import { HeavyFirstSequencer } from './scripts/heavy-first-sequencer.ts';
 
 // Dawn in Node (the GPU-in-Node test layer and `npm run bench`) finds SwiftShader's software
 // Vulkan driver through this variable; the test workers inherit it.
