@@ -8,7 +8,7 @@
  *             rewardModel?: { prompts, samplesPerPrompt, labelNoise, steps, pairsPerStep, lr } },
  *     metrics: { name: [value per update, …] },        NaN/±Infinity as "NaN", "Infinity", …
  *     events: [RunEvent, …],
- *     checkpoint?: base64 of the checkpoint file's bytes }
+ *     checkpoint?: the run's latest checkpoint (language models; src/compare/checkpoint-json.ts) }
  *
  * and import reads that or the CLI's run file (src/rl/run-file.ts, what `npm run train -- --out`
  * writes; its optional taskOptions, curriculum and rewardModel sit at the top level, checked as
@@ -18,8 +18,9 @@
  * problem thrown as an ImportError naming its JSON path. Nothing in a file is evaluated, and a refused file changes
  * nothing (there is no state here to change).
  */
-import type { StartFrom } from '../worker/run-protocol';
+import type { RunCheckpoint, StartFrom } from '../worker/run-protocol';
 import { base64ToBytes, bytesToBase64 } from './base64';
+import { checkpointFromJson, checkpointToJson, type JsonCheckpoint } from './checkpoint-json';
 import type { CurriculumConfig } from '../rl/curriculum';
 import type { RewardModelConfig } from '../rl/reward-model';
 import {
@@ -95,7 +96,7 @@ export interface LabRunFile {
   };
   metrics: Record<string, JsonMetricValue[]>;
   events: RunEvent[];
-  checkpoint?: string;
+  checkpoint?: JsonCheckpoint;
 }
 
 /** A run to export: the run record plus what the lab keeps beside it. */
@@ -113,8 +114,8 @@ export interface LabRunExport extends RunRecord {
   curriculum?: CurriculumConfig;
   /** Language models: before RL the run trained a reward model with these settings. */
   rewardModel?: RewardModelConfig;
-  /** The latest checkpoint file's bytes (src/models checkpoint format). */
-  checkpoint?: Uint8Array;
+  /** Language models: the run's latest checkpoint, taken at or before its last update. */
+  checkpoint?: RunCheckpoint;
   /** ISO time; left out when not given (keeps exports reproducible in tests). */
   exportedAt?: string;
 }
@@ -131,7 +132,7 @@ export interface ImportedRun extends RunRecord {
   init?: StartFrom;
   curriculum?: CurriculumConfig;
   rewardModel?: RewardModelConfig;
-  checkpoint?: Uint8Array;
+  checkpoint?: RunCheckpoint;
   exportedAt?: string;
   /** CLI run files only: the backend description, creation time and summary the CLI wrote. */
   cli?: { backend: string; createdAt: string; summary: Record<string, number | string> };
@@ -161,7 +162,7 @@ export function exportLabRun(run: LabRunExport): string {
       Object.entries(run.metrics).map(([name, values]) => [name, values.map(jsonMetricValue)]),
     ),
     events: run.events,
-    ...(run.checkpoint === undefined ? {} : { checkpoint: bytesToBase64(run.checkpoint) }),
+    ...(run.checkpoint === undefined ? {} : { checkpoint: checkpointToJson(run.checkpoint) }),
   };
   return JSON.stringify(file);
 }
@@ -278,12 +279,11 @@ function readLabRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
     run.label = expectString(root.label, 'label', IMPORT_LIMITS.maxTextLength, true);
   }
   if (root.checkpoint !== undefined) {
-    const text = expectString(root.checkpoint, 'checkpoint', IMPORT_LIMITS.maxChars, true);
-    try {
-      run.checkpoint = base64ToBytes(text);
-    } catch (error) {
-      throw new ImportError('checkpoint', `must be base64 (${(error as Error).message})`);
-    }
+    run.checkpoint = checkpointFromJson(root.checkpoint, 'checkpoint', {
+      algo,
+      updates: seriesLength(run.metrics),
+      readEvents: (value, path, updates) => readEvents(value, algo, updates, 'lab-run', path),
+    });
   }
   return run;
 }
@@ -466,18 +466,19 @@ function readEvents(
   algo: AlgorithmInfo,
   updates: number,
   source: ImportedRun['source'],
+  path = 'events',
 ): RunEvent[] {
   if (!Array.isArray(value)) {
-    throw new ImportError('events', `must be an array, got ${describeValue(value)}`);
+    throw new ImportError(path, `must be an array, got ${describeValue(value)}`);
   }
   if (value.length > IMPORT_LIMITS.maxEvents) {
     throw new ImportError(
-      'events',
+      path,
       `must have at most ${IMPORT_LIMITS.maxEvents} events, got ${value.length}`,
     );
   }
   return value.map((item, i): RunEvent => {
-    const at = child('events', i);
+    const at = child(path, i);
     const event = expectRecord(item, at);
     const kind = expectOneOf(event.kind, child(at, 'kind'), EVENT_KINDS);
     // A change is recorded at the update it first applies to, which may not have reported yet.

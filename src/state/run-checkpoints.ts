@@ -127,13 +127,7 @@ export class RunCheckpoints<R extends CheckpointedRun = CheckpointedRun> {
         if (!this.gone.has(run)) note(`${short(run)}: no checkpoint taken (${errorText(error)})`);
         return;
       }
-      if (!checkpoint || this.gone.has(run)) return;
-      try {
-        await store.saveCheckpoint(run.id, checkpoint);
-        run.checkpointStep = checkpoint.step;
-      } catch (error) {
-        note(`${short(run)}'s checkpoint could not be saved: ${errorText(error)}`);
-      }
+      if (checkpoint) await this.keep(run, checkpoint);
     });
     return waitMs === undefined ? taken : within(taken, waitMs, () => undefined);
   }
@@ -161,6 +155,67 @@ export class RunCheckpoints<R extends CheckpointedRun = CheckpointedRun> {
       if (checkpoint || run.checkpointStep !== undefined) void this.drop(run);
       return undefined;
     });
+  }
+
+  /**
+   * The checkpoint a run's file carries: a fresh one from its worker when it has one (answered
+   * between updates), else its stored one; only one taken at or before the run's shown updates,
+   * since a file's metrics must cover its checkpoint. Undefined when there is none; never rejects.
+   */
+  async forExport(run: R): Promise<RunCheckpoint | undefined> {
+    const { store, wanted } = this.options;
+    if (!wanted(run) || run.steps === 0) return undefined;
+    const fits = (c: RunCheckpoint | null | undefined) =>
+      c && c.step <= run.steps ? c : undefined;
+    let checkpoint: RunCheckpoint | undefined;
+    if (run.port) {
+      const port = run.port;
+      checkpoint = fits(
+        await within(port.api.checkpoint(), ANSWER_MS, () => null).catch(() => null),
+      );
+    }
+    if (!checkpoint && store) {
+      // After any save in flight, so the latest one kept is the one read.
+      checkpoint = fits(
+        await this.enqueue(run, () => store.loadCheckpoint(run.id)).catch(() => undefined),
+      );
+    }
+    return checkpoint;
+  }
+
+  /** Keeps `checkpoint` (from an imported file) as the run's own. Never rejects. */
+  adopt(run: R, checkpoint: RunCheckpoint): Promise<void> {
+    return this.enqueue(run, () => this.keep(run, checkpoint));
+  }
+
+  /**
+   * A fork of `from` at update `step`: it takes `from`'s stored checkpoint when that was taken at
+   * or before `step` (it then replays only the updates after it). Never rejects.
+   */
+  copy(from: R, to: R, step: number): Promise<void> {
+    const store = this.options.store;
+    if (!store || !this.options.wanted(from)) return Promise.resolve();
+    return this.enqueue(to, async () => {
+      let checkpoint: RunCheckpoint | undefined;
+      try {
+        checkpoint = await this.enqueue(from, () => store.loadCheckpoint(from.id));
+      } catch (error) {
+        this.options.note(`${short(from)}'s checkpoint could not be read: ${errorText(error)}`);
+      }
+      if (checkpoint && checkpoint.step <= step) await this.keep(to, checkpoint);
+    });
+  }
+
+  /** Stores `checkpoint` as the run's (unless it was deleted); a failure is noted. */
+  private async keep(run: R, checkpoint: RunCheckpoint): Promise<void> {
+    const store = this.options.store;
+    if (!store || this.gone.has(run)) return;
+    try {
+      await store.saveCheckpoint(run.id, checkpoint);
+      run.checkpointStep = checkpoint.step;
+    } catch (error) {
+      this.options.note(`${short(run)}'s checkpoint could not be saved: ${errorText(error)}`);
+    }
   }
 
   /** Removes the run's checkpoint (after any save in flight): reset, refused, or a new run. */

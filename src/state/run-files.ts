@@ -7,14 +7,21 @@ import { metricsToCsv } from '../compare/csv';
 import { alignSeries, type CompareCatalog } from '../compare/run-record';
 import { exportLabRun, parseLabRun, type ImportedRun } from '../compare/run-json';
 import { encodeComparison, type LinkedRun } from '../compare/url-state';
-import type { RunEvent, RunSpec, Settings } from '../worker/run-protocol';
+import type { RunCheckpoint, RunEvent, RunSpec, Settings } from '../worker/run-protocol';
 import type { Series, StoredRun } from './run-store';
 
 /** What the shareable forms need of a run (a LabRun or a StoredRun). */
 export type ShareableRun = Pick<StoredRun, 'label' | 'spec' | 'series' | 'events'>;
 
-/** The run as lab-run JSON: its spec, every metric per update, its events. */
-export function runToJson(run: ShareableRun, exportedAt?: string): string {
+/**
+ * The run as lab-run JSON: its spec, every metric per update, its events, and (language models)
+ * its latest checkpoint when given, so that an import resumes from it instead of replaying.
+ */
+export function runToJson(
+  run: ShareableRun,
+  exportedAt?: string,
+  checkpoint?: RunCheckpoint,
+): string {
   const { spec } = run;
   return exportLabRun({
     algorithm: spec.algo,
@@ -34,6 +41,7 @@ export function runToJson(run: ShareableRun, exportedAt?: string): string {
     ...(spec.rewardModel !== undefined ? { rewardModel: spec.rewardModel } : {}),
     ...(spec.taskOptions ? { taskOptions: spec.taskOptions } : {}),
     ...(exportedAt ? { exportedAt } : {}),
+    ...(checkpoint ? { checkpoint } : {}),
   });
 }
 
@@ -48,6 +56,8 @@ export interface ImportedLabRun {
   spec: RunSpec;
   label: string;
   data: Pick<StoredRun, 'series' | 'events' | 'config' | 'steps'>;
+  /** The checkpoint the file carried (at or before its last update). */
+  checkpoint?: RunCheckpoint;
 }
 
 /**
@@ -65,6 +75,7 @@ export function runFromJson(text: string, catalog: CompareCatalog): ImportedLabR
       config: configAfter(imported.config, imported.events),
       steps: Math.max(0, ...Object.values(imported.metrics).map((v) => v.length)),
     },
+    ...(imported.checkpoint ? { checkpoint: imported.checkpoint } : {}),
   };
 }
 

@@ -8,6 +8,7 @@ import { halveSeries } from './chart';
 import type { CheckpointStorePort } from './checkpoint-store';
 import { COLORBLIND_SAFE_PALETTE } from './palette';
 import { PARK_WAIT_MS, RunCheckpoints } from './run-checkpoints';
+import { runToJson } from './run-files';
 import {
   runNumber,
   STORED_RUN_VERSION,
@@ -287,6 +288,7 @@ export class RunManager {
     spec: RunSpec,
     label: (n: number) => string,
     data: Pick<StoredRun, 'series' | 'events' | 'config' | 'steps'>,
+    checkpoint?: RunCheckpoint,
   ): LabRun {
     const run = this.add(label, spec, true);
     run.series = data.series;
@@ -294,7 +296,16 @@ export class RunManager {
     run.config = data.config;
     run.steps = data.steps;
     this.scheduleSave(run, 0);
+    if (checkpoint && checkpoint.step <= run.steps) {
+      run.checkpointStep = checkpoint.step; // shown at once; kept in the background
+      void this.checkpoints.adopt(run, checkpoint);
+    }
     return run;
+  }
+
+  /** The run as a lab-run file, with its latest checkpoint (language models) when it has one. */
+  async exportJson(run: LabRun, exportedAt?: string): Promise<string> {
+    return runToJson(run, exportedAt, await this.checkpoints.forExport(run));
   }
 
   /**
@@ -314,11 +325,14 @@ export class RunManager {
     const events = run.events.filter((e) => e.step <= step);
     let config = { ...run.spec.config };
     for (const e of events) if (e.kind === 'hyperparams') config = { ...config, ...e.changes };
-    return this.addStored(
+    const fork = this.addStored(
       structuredClone($state.snapshot(run.spec) as RunSpec),
       (n) => `#${n} fork of ${run.label.split(' ')[0]} at update ${step}`,
       { series, events, config, steps: step },
     );
+    // Language models: from the run's checkpoint when it was taken by then (no full replay).
+    void this.checkpoints.copy(run, fork, step);
+    return fork;
   }
 
   start(run: LabRun): Promise<void> {

@@ -113,11 +113,22 @@ test('PPO and GRPO side by side: train, change lr live, inspect, reload, export 
   await expect(storedGrpo.getByText(/Replaying/)).toHaveCount(0);
   await expect(storedGrpo.getByTestId('run-status')).toHaveText(/idle|paused/);
 
-  // Re-import the exported file: a third run with the same history.
+  // Re-import the exported file: a third run with the same history, and the checkpoint the file
+  // carries, so that it too goes on from where the export stood without replaying.
   await page.getByTestId('import-file').setInputFiles(file!);
-  await expect(page.getByTestId('import-message')).toContainText(`${steps} updates`);
+  await expect(page.getByTestId('import-message')).toContainText(
+    `${steps} updates. Starting it resumes from its checkpoint at update ${steps}, then trains on`,
+  );
   const imported = page.getByRole('article', { name: /^#3 .*grpo on reverse.*\(imported\)/ });
   await expect(imported.getByTestId('run-status')).toHaveText('stored');
+  await expect(imported.getByTestId('run-backend')).toContainText(
+    `starting it resumes from its checkpoint at update ${steps}, then trains on`,
+  );
+  await imported.getByRole('button', { name: 'Step' }).click();
+  await expect(imported.getByTestId('run-steps')).toContainText(`Update ${steps + 1}`, {
+    timeout: 60_000,
+  });
+  await expect(imported.getByText(/Replaying/)).toHaveCount(0);
 
   // A bad file is refused with the problem named, and nothing changes.
   await page.getByTestId('import-file').setInputFiles({

@@ -530,20 +530,82 @@ describe('RunManager: resuming from checkpoints', () => {
     expect(workers[0]!.calls).toEqual(['createRun replay 5', 'start']);
   });
 
-  it('forks and imports replay: no checkpoint for an arbitrary step', async () => {
+  it('a fork at or after the run’s checkpoint starts from it; one before it replays', async () => {
     const checkpoints = memoryCheckpoints({ 'run-2': checkpointAt(3) });
     const { manager, workers } = await setUp({ checkpoints, stored: [storedLm] });
-    const fork = manager.fork(manager.get('run-2')!, 4);
-    const imported = manager.addStored(lmSpec, (n) => `#${n} imported`, {
+    const later = manager.fork(manager.get('run-2')!, 4);
+    const earlier = manager.fork(manager.get('run-2')!, 2);
+    await settle();
+    expect(later.checkpointStep).toBe(3);
+    expect(earlier.checkpointStep).toBeUndefined();
+    await manager.step(later);
+    await manager.step(earlier);
+    expect(workers.map((w) => w.calls[0])).toEqual([
+      'createRun replay 4 from 3',
+      'createRun replay 2',
+    ]);
+    expect(checkpoints.kept.get('run-2')?.step).toBe(3); // the original keeps its own
+    // Deleting the fork removes its copy only.
+    await manager.remove(later);
+    await settle();
+    expect(checkpoints.kept.has(later.id)).toBe(false);
+    expect(checkpoints.kept.get('run-2')?.step).toBe(3);
+  });
+
+  it('an imported run resumes from the checkpoint its file carried; without one it replays', async () => {
+    const checkpoints = memoryCheckpoints();
+    const { manager, workers } = await setUp({ checkpoints });
+    const data = { series: {}, events: [], config: {}, steps: 5 };
+    const withCheckpoint = manager.addStored(lmSpec, (n) => `#${n} a`, data, checkpointAt(4));
+    const without = manager.addStored(lmSpec, (n) => `#${n} b`, data);
+    // A checkpoint after the file's updates cannot be resumed from: it is not kept.
+    const ahead = manager.addStored(lmSpec, (n) => `#${n} c`, data, checkpointAt(6));
+    expect(withCheckpoint.checkpointStep).toBe(4); // the card says so at once
+    await settle();
+    expect(checkpoints.kept.get(withCheckpoint.id)).toEqual(checkpointAt(4));
+    expect(checkpoints.kept.has(ahead.id)).toBe(false);
+    for (const run of [withCheckpoint, without, ahead]) await manager.step(run);
+    expect(workers.map((w) => w.calls[0])).toEqual([
+      'createRun replay 5 from 4',
+      'createRun replay 5',
+      'createRun replay 5',
+    ]);
+  });
+});
+
+describe('RunManager: a run’s file carries its checkpoint', () => {
+  const fileCheckpoint = (json: string) =>
+    (JSON.parse(json) as { checkpoint?: { step: number } }).checkpoint?.step;
+
+  it('a stored run: its stored checkpoint', async () => {
+    const checkpoints = memoryCheckpoints({ 'run-2': checkpointAt(3) });
+    const { manager, workers } = await setUp({ checkpoints, stored: [storedLm] });
+    expect(fileCheckpoint(await manager.exportJson(manager.get('run-2')!))).toBe(3);
+    expect(workers).toHaveLength(0); // read from the store, no worker started
+  });
+
+  it('a run with a worker: a fresh one from the worker, if its updates have been shown', async () => {
+    const checkpoints = memoryCheckpoints({ 'run-2': checkpointAt(3) });
+    const { manager, workers } = await setUp({ checkpoints, stored: [storedLm] });
+    const run = manager.get('run-2')!;
+    await manager.step(run); // builds the worker (it replays to update 5)
+    expect(fileCheckpoint(await manager.exportJson(run))).toBe(5);
+    expect(workers[0]!.calls.at(-1)).toBe('checkpoint');
+    // The worker is ahead of the updates shown: the stored one (at 3) goes into the file instead.
+    workers[0]!.at.step = 6;
+    expect(fileCheckpoint(await manager.exportJson(run))).toBe(3);
+  });
+
+  it('none for an environment run or a language-model run without one', async () => {
+    const { manager } = await setUp({ stored: [storedLm] });
+    const env = manager.addStored(envSpec, (n) => `#${n} env`, {
       series: {},
       events: [],
       config: {},
-      steps: 5,
+      steps: 3,
     });
-    await manager.step(fork);
-    await manager.step(imported);
-    expect(workers.map((w) => w.calls[0])).toEqual(['createRun replay 4', 'createRun replay 5']);
-    expect(checkpoints.kept.get('run-2')?.step).toBe(3); // the original keeps its own
+    expect(fileCheckpoint(await manager.exportJson(env))).toBeUndefined();
+    expect(fileCheckpoint(await manager.exportJson(manager.get('run-2')!))).toBeUndefined();
   });
 });
 

@@ -1,0 +1,260 @@
+/**
+ * A language-model run's checkpoint (RunCheckpoint: weights, AdamW moments, the reference's and the
+ * reward model's weights, the trainer's state) inside a lab-run file, so that an imported run
+ * resumes where the exported one stood instead of replaying every update:
+ *
+ *   checkpoint: { version: 1, step, backend: 'webgpu' | 'cpu',
+ *                 policy: { params, m, v, stats },       each the base64 of float32 LE bytes
+ *                 reference?, rewardModel?: { params, mean, std },
+ *                 trainer: { algorithm, step, config, events, health, skippedInARow, random,
+ *                            curriculum?: { level, streak } } }
+ *
+ * Reading is a check of every field (untrusted text): arrays must decode to finite floats of the
+ * right counts (a NaN weight is refused here, never trained on), the trainer's config passes the
+ * algorithm's FieldSpecs and its events the lab-run event check. What only the run can judge (the
+ * weight count of its model, the random streams' names) is left to the worker, which refuses a
+ * checkpoint that does not fit; the lab then replays the run instead.
+ */
+import { STATS_LENGTH } from '../models/optimizer';
+import type { TrainerState } from '../rl/trainer';
+import { checkpointProblem } from '../worker/checkpoint-check';
+import { RUN_CHECKPOINT_VERSION, type RunCheckpoint, type RunEvent } from '../worker/run-protocol';
+import { base64ToBytes, bytesToBase64 } from './base64';
+import {
+  child,
+  describeValue,
+  expectInt,
+  expectKeys,
+  expectOneOf,
+  expectRecord,
+  expectSettings,
+  expectString,
+  ImportError,
+} from './json-checks';
+import type { AlgorithmInfo } from './run-record';
+
+/** The checkpoint as JSON: float arrays as base64 of their little-endian float32 bytes. */
+export interface JsonCheckpoint {
+  version: typeof RUN_CHECKPOINT_VERSION;
+  step: number;
+  backend: 'webgpu' | 'cpu';
+  policy: { params: string; m: string; v: string; stats: string };
+  reference?: string;
+  rewardModel?: { params: string; mean: number; std: number };
+  trainer: TrainerState;
+}
+
+/** Most float values one array may hold (64 Mi floats, 256 MB: far above the lab's models). */
+const MAX_FLOATS = 2 ** 26;
+/** Most random streams and curriculum levels a trainer state may name. */
+const MAX_STREAMS = 64;
+const MAX_NAME = 200;
+
+export function checkpointToJson(checkpoint: RunCheckpoint): JsonCheckpoint {
+  const { policy, reference, rewardModel } = checkpoint;
+  return {
+    version: checkpoint.version,
+    step: checkpoint.step,
+    backend: checkpoint.backend,
+    policy: {
+      params: floatsToBase64(policy.params),
+      m: floatsToBase64(policy.m),
+      v: floatsToBase64(policy.v),
+      stats: floatsToBase64(policy.stats),
+    },
+    ...(reference ? { reference: floatsToBase64(reference) } : {}),
+    ...(rewardModel
+      ? {
+          rewardModel: {
+            params: floatsToBase64(rewardModel.params),
+            mean: rewardModel.mean,
+            std: rewardModel.std,
+          },
+        }
+      : {}),
+    trainer: structuredClone(checkpoint.trainer),
+  };
+}
+
+/** What reading a checkpoint needs of the file around it. */
+export interface CheckpointContext {
+  algo: AlgorithmInfo;
+  /** Updates the file's metrics cover: a checkpoint taken after them cannot be resumed from. */
+  updates: number;
+  /** The lab-run reader's event check, here at `path` with steps up to `updates`. */
+  readEvents: (value: unknown, path: string, updates: number) => RunEvent[];
+}
+
+/** Reads `value` (at JSON path `path`) as a checkpoint, or throws an ImportError naming the field. */
+export function checkpointFromJson(
+  value: unknown,
+  path: string,
+  context: CheckpointContext,
+): RunCheckpoint {
+  const { algo } = context;
+  if (algo.family !== 'lm') {
+    throw new ImportError(path, `is only for language-model runs, not ${algo.name}`);
+  }
+  const root = expectRecord(value, path);
+  expectKeys(
+    root,
+    path,
+    ['version', 'step', 'backend', 'policy', 'trainer'],
+    ['reference', 'rewardModel'],
+  );
+  if (root.version !== RUN_CHECKPOINT_VERSION) {
+    throw new ImportError(
+      child(path, 'version'),
+      `must be ${RUN_CHECKPOINT_VERSION}, got ${describeValue(root.version)}`,
+    );
+  }
+  const step = expectInt(root.step, child(path, 'step'), 0, context.updates);
+  const backend = expectOneOf(root.backend, child(path, 'backend'), ['webgpu', 'cpu'] as const);
+
+  const at = child(path, 'policy');
+  const policyJson = expectRecord(root.policy, at);
+  expectKeys(policyJson, at, ['params', 'm', 'v', 'stats']);
+  const params = readFloats(policyJson.params, child(at, 'params'));
+  const count = params.length;
+  const policy = {
+    params,
+    m: readFloats(policyJson.m, child(at, 'm'), count),
+    v: readFloats(policyJson.v, child(at, 'v'), count, 0),
+    stats: readFloats(policyJson.stats, child(at, 'stats'), STATS_LENGTH),
+  };
+  const checkpoint: RunCheckpoint = {
+    version: RUN_CHECKPOINT_VERSION,
+    step,
+    backend,
+    policy,
+    trainer: readTrainerState(root.trainer, child(path, 'trainer'), step, context),
+  };
+  if (root.reference !== undefined) {
+    checkpoint.reference = readFloats(root.reference, child(path, 'reference'), count);
+  }
+  if (root.rewardModel !== undefined) {
+    checkpoint.rewardModel = readRewardModel(root.rewardModel, child(path, 'rewardModel'));
+  }
+  // The shape check the lab and the worker share, as the last word.
+  const problem = checkpointProblem(checkpoint);
+  if (problem) throw new ImportError(path, problem);
+  return checkpoint;
+}
+
+function floatsToBase64(values: Float32Array): string {
+  // The lab's targets are all little-endian, as are typed arrays on them.
+  return bytesToBase64(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
+}
+
+/**
+ * Base64 float32 bytes → a Float32Array of finite values (`length` of them when given), each at
+ * least `min` when given (AdamW's second moment is never negative).
+ */
+function readFloats(value: unknown, path: string, length?: number, min?: number): Float32Array {
+  const text = expectString(value, path, Math.ceil((MAX_FLOATS * 4) / 3) + 4);
+  let bytes: Uint8Array;
+  try {
+    bytes = base64ToBytes(text);
+  } catch (error) {
+    throw new ImportError(path, `must be base64 (${(error as Error).message})`);
+  }
+  if (bytes.length % 4 !== 0) {
+    throw new ImportError(path, `must hold whole float32 values, got ${bytes.length} bytes`);
+  }
+  const floats = new Float32Array(
+    bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length),
+  );
+  if (length !== undefined && floats.length !== length) {
+    throw new ImportError(path, `must hold ${length} values, got ${floats.length}`);
+  }
+  for (let i = 0; i < floats.length; i++) {
+    const v = floats[i]!;
+    if (!Number.isFinite(v) || (min !== undefined && v < min)) {
+      const want = min === undefined ? 'finite' : `finite and ≥ ${min}`;
+      throw new ImportError(child(path, i), `must be ${want}, got ${v}`);
+    }
+  }
+  return floats;
+}
+
+function readRewardModel(value: unknown, path: string): NonNullable<RunCheckpoint['rewardModel']> {
+  const json = expectRecord(value, path);
+  expectKeys(json, path, ['params', 'mean', 'std']);
+  const { mean, std } = json;
+  if (typeof mean !== 'number' || !Number.isFinite(mean)) {
+    throw new ImportError(
+      child(path, 'mean'),
+      `must be a finite number, got ${describeValue(mean)}`,
+    );
+  }
+  if (typeof std !== 'number' || !Number.isFinite(std) || std <= 0) {
+    throw new ImportError(child(path, 'std'), `must be a number > 0, got ${describeValue(std)}`);
+  }
+  return { params: readFloats(json.params, child(path, 'params')), mean, std };
+}
+
+function readTrainerState(
+  value: unknown,
+  path: string,
+  step: number,
+  context: CheckpointContext,
+): TrainerState {
+  const { algo } = context;
+  const json = expectRecord(value, path);
+  expectKeys(
+    json,
+    path,
+    ['algorithm', 'step', 'config', 'events', 'health', 'skippedInARow', 'random'],
+    ['curriculum'],
+  );
+  expectOneOf(json.algorithm, child(path, 'algorithm'), [algo.name]);
+  expectInt(json.step, child(path, 'step'), step, step);
+  const state: TrainerState = {
+    algorithm: algo.name,
+    step,
+    config: expectSettings(json.config, child(path, 'config'), algo, false),
+    events: context.readEvents(json.events, child(path, 'events'), step),
+    health: readHealth(json.health, child(path, 'health')),
+    skippedInARow: expectInt(json.skippedInARow, child(path, 'skippedInARow'), 0, step),
+    random: readDraws(json.random, child(path, 'random')),
+  };
+  if (json.curriculum !== undefined) {
+    const at = child(path, 'curriculum');
+    const curriculum = expectRecord(json.curriculum, at);
+    expectKeys(curriculum, at, ['level', 'streak']);
+    state.curriculum = {
+      level: expectInt(curriculum.level, child(at, 'level'), 0, MAX_STREAMS),
+      streak: expectInt(curriculum.streak, child(at, 'streak'), 0, step),
+    };
+  }
+  return state;
+}
+
+function readHealth(value: unknown, path: string): TrainerState['health'] {
+  const json = expectRecord(value, path);
+  expectKeys(json, path, ['healthy'], ['reason']);
+  if (typeof json.healthy !== 'boolean') {
+    throw new ImportError(
+      child(path, 'healthy'),
+      `must be true or false, got ${describeValue(json.healthy)}`,
+    );
+  }
+  return json.reason === undefined
+    ? { healthy: json.healthy }
+    : { healthy: json.healthy, reason: expectString(json.reason, child(path, 'reason'), 2_000) };
+}
+
+/** Random stream name → draws taken (whole numbers; the worker checks the names). */
+function readDraws(value: unknown, path: string): Record<string, number> {
+  const json = expectRecord(value, path);
+  const names = Object.keys(json);
+  if (names.length > MAX_STREAMS) {
+    throw new ImportError(path, `must name at most ${MAX_STREAMS} streams, got ${names.length}`);
+  }
+  const draws: Record<string, number> = {};
+  for (const name of names) {
+    expectString(name, path, MAX_NAME);
+    draws[name] = expectInt(json[name], child(path, name), 0, Number.MAX_SAFE_INTEGER);
+  }
+  return draws;
+}
