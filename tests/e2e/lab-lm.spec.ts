@@ -124,6 +124,8 @@ test('PPO and GRPO side by side: train, change lr live, inspect, reload, export 
   await expect(imported.getByTestId('run-backend')).toContainText(
     `starting it resumes from its checkpoint at update ${steps}, then trains on`,
   );
+  await page.getByTestId('import-message').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${SCREENSHOTS}/lab-imported.png` });
   await imported.getByRole('button', { name: 'Step' }).click();
   await expect(imported.getByTestId('run-steps')).toContainText(`Update ${steps + 1}`, {
     timeout: 60_000,
