@@ -18,7 +18,8 @@
  * the task options, curriculum and reward-model settings of a language-model run.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
+import { bytesToBase64 } from '../compare/base64';
 import { TOKEN_TASK_NAMES, TOKEN_TASKS, type TokenTaskName } from '../envs/token-tasks/registry';
 import type { LanguageModel } from '../models/language-model';
 import { CharTokenizer } from '../models/tokenizer';
@@ -105,7 +106,8 @@ export async function main(argv: string[]): Promise<number> {
   let finish: () => Promise<Record<string, number>> = async () => ({});
   let dispose = () => {};
   /** What a language-model run's file records beside its config (as a lab-run file's spec). */
-  let recorded: Pick<RunFile, 'taskOptions' | 'curriculum' | 'rewardModel'> = {};
+  let recorded: Pick<RunFile, 'taskOptions' | 'curriculum' | 'rewardModel' | 'sftSteps' | 'init'> =
+    {};
   if (algo.family === 'env') {
     const env = args.string('env', algo.envs[0]!) as EnvName;
     if (!algo.envs.includes(env)) {
@@ -265,9 +267,10 @@ async function setUpLanguageModel(args: CliArgs, algo: LmAlgorithm, seed: number
     valueHead: algo.valueHead,
   };
   let params = transformerLayout(modelConfig).initialize<Float32Array>(seed);
-  if (init) {
+  const initBytes = init ? new Uint8Array(readFileSync(init)) : undefined;
+  if (initBytes) {
     // A checkpoint or an ONNX export; the value head follows the algorithm (added or dropped).
-    const started = readStartingPolicy(new Uint8Array(readFileSync(init)), {
+    const started = readStartingPolicy(initBytes, {
       tokenizer: tokenizer.spec,
       tokensNeeded: tasks.maxChars + 2,
       valueHead: algo.valueHead,
@@ -294,8 +297,14 @@ async function setUpLanguageModel(args: CliArgs, algo: LmAlgorithm, seed: number
     ...(schedule ? { curriculum: schedule } : {}),
     description,
     choice,
-    // For the run file: the rungs set the options of a run with a curriculum.
-    recorded: curriculum ? { curriculum } : { taskOptions },
+    // For the run file: the rungs set the options of a run with a curriculum; the lab builds the
+    // same model from the same start (the file's bytes, or a fresh one and the warm-up).
+    recorded: {
+      ...(curriculum ? { curriculum } : { taskOptions }),
+      ...(init && initBytes
+        ? { init: { file: basename(init), bytes: bytesToBase64(initBytes) } }
+        : { sftSteps }),
+    },
   };
 }
 

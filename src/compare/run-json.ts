@@ -246,28 +246,12 @@ function readLabRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
   if (spec.backend !== undefined) {
     run.backend = expectOneOf(spec.backend, 'spec.backend', ['auto', 'cpu'] as const);
   }
-  if (spec.sftSteps !== undefined) {
-    if (algo.family !== 'lm') {
-      throw new ImportError('spec.sftSteps', `is only for language-model runs, not ${algo.name}`);
-    }
-    run.sftSteps = expectInt(
-      spec.sftSteps,
-      'spec.sftSteps',
-      catalog.sftSteps.min,
-      catalog.sftSteps.max,
-    );
-  }
+  Object.assign(run, readStart(spec, 'spec.', algo, catalog));
   if (spec.reference !== undefined) {
     if (algo.family !== 'lm') {
       throw new ImportError('spec.reference', `is only for language-model runs, not ${algo.name}`);
     }
     run.reference = expectOneOf(spec.reference, 'spec.reference', ['engine', 'ort'] as const);
-  }
-  if (spec.init !== undefined) {
-    if (algo.family !== 'lm') {
-      throw new ImportError('spec.init', `is only for language-model runs, not ${algo.name}`);
-    }
-    run.init = readInit(spec.init);
   }
   Object.assign(run, readTrainingGroups(spec, 'spec.', algo));
   run.metrics = readMetrics(root.metrics);
@@ -286,6 +270,31 @@ function readLabRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
     });
   }
   return run;
+}
+
+/**
+ * Where a language-model run started, where a file says (a lab-run file under `spec.`, a CLI run
+ * file at its top level): its warm-up's SFT steps, and the weights it started from; refused for
+ * algorithms without them.
+ */
+function readStart(
+  from: Record<string, unknown>,
+  prefix: string,
+  algo: AlgorithmInfo,
+  catalog: CompareCatalog,
+): Pick<ImportedRun, 'sftSteps' | 'init'> {
+  const out: Pick<ImportedRun, 'sftSteps' | 'init'> = {};
+  for (const key of ['sftSteps', 'init'] as const) {
+    if (from[key] !== undefined && algo.family !== 'lm') {
+      throw new ImportError(prefix + key, `is only for language-model runs, not ${algo.name}`);
+    }
+  }
+  if (from.sftSteps !== undefined) {
+    const { min, max } = catalog.sftSteps;
+    out.sftSteps = expectInt(from.sftSteps, `${prefix}sftSteps`, min, max);
+  }
+  if (from.init !== undefined) out.init = readInit(from.init, `${prefix}init`);
+  return out;
 }
 
 /**
@@ -331,7 +340,7 @@ function readCliRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
       'summary',
     ],
     // Language-model runs, as a lab-run file's spec carries them (files from before lack them).
-    ['taskOptions', 'curriculum', 'rewardModel'],
+    ['taskOptions', 'curriculum', 'rewardModel', 'sftSteps', 'init'],
   );
   const algo = knownAlgorithm(root.algorithm, 'algorithm', catalog);
   const task = cliTask(root.task, algo, catalog);
@@ -355,7 +364,7 @@ function readCliRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
     }
     run.taskOptions = expectSettings(root.taskOptions, 'taskOptions', options, false);
   }
-  Object.assign(run, readTrainingGroups(root, '', algo));
+  Object.assign(run, readTrainingGroups(root, '', algo), readStart(root, '', algo, catalog));
   run.metrics = readMetrics(root.metrics);
   run.events = readEvents(root.events, algo, seriesLength(run.metrics), 'cli-run');
   const summary = readSummary(root.summary);
@@ -544,24 +553,24 @@ function initToJson(init: StartFrom): { shipped: string } | { file: string; byte
 }
 
 /** Shipped names are checked against the catalog when the run starts (the worker's spec check). */
-function readInit(value: unknown): StartFrom {
-  const init = expectRecord(value, 'spec.init');
+function readInit(value: unknown, path: string): StartFrom {
+  const init = expectRecord(value, path);
   if ('shipped' in init) {
-    expectKeys(init, 'spec.init', ['shipped'], []);
-    return { kind: 'shipped', model: expectModelName(init.shipped, 'spec.init.shipped') };
+    expectKeys(init, path, ['shipped'], []);
+    return { kind: 'shipped', model: expectModelName(init.shipped, child(path, 'shipped')) };
   }
-  expectKeys(init, 'spec.init', ['file', 'bytes'], []);
-  const name = expectString(init.file, 'spec.init.file', 256);
-  const text = expectString(init.bytes, 'spec.init.bytes', IMPORT_LIMITS.maxChars);
+  expectKeys(init, path, ['file', 'bytes'], []);
+  const name = expectString(init.file, child(path, 'file'), 256);
+  const text = expectString(init.bytes, child(path, 'bytes'), IMPORT_LIMITS.maxChars);
   let bytes: Uint8Array;
   try {
     bytes = base64ToBytes(text);
   } catch (error) {
     throw new ImportError(
-      'spec.init.bytes',
+      child(path, 'bytes'),
       error instanceof Error ? error.message : String(error),
     );
   }
-  if (bytes.length === 0) throw new ImportError('spec.init.bytes', 'must not be empty');
+  if (bytes.length === 0) throw new ImportError(child(path, 'bytes'), 'must not be empty');
   return { kind: 'file', name, bytes };
 }

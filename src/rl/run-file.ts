@@ -1,7 +1,8 @@
 /**
  * A run as a file: what the CLI writes and the lab imports — the config, every metric as a series
  * (one value per update, NaN where an update did not report it), the events, and a summary; a
- * language-model run adds its task options, curriculum or reward-model settings. JSON, versioned
+ * language-model run adds its task options, curriculum or reward-model settings, and where it started
+ * (its warm-up's SFT steps, or the file it started from). JSON, versioned
  * (the optional fields came later within version 1: a file without them is a run without them);
  * parsing validates it and never evaluates anything in it.
  */
@@ -27,6 +28,10 @@ export interface RunFile {
   curriculum?: CurriculumConfig;
   /** Language models: before RL the run trained a learned reward model with these settings. */
   rewardModel?: RewardModelConfig;
+  /** Language models started from a fresh initialization: the supervised warm-up's steps. */
+  sftSteps?: number;
+  /** Language models started from a file (`--init`): its name, and its bytes as base64. */
+  init?: { file: string; bytes: string };
   /** Metric name → one value per update (update i at index i − 1). */
   metrics: Record<string, number[]>;
   events: RunEvent[];

@@ -56,6 +56,10 @@ describe('npm run train', () => {
     // No task flag given: the task's defaults, recorded as no options set.
     expect(run.taskOptions).toEqual({});
     expect('curriculum' in run || 'rewardModel' in run).toBe(false);
+    // Where it started: a fresh model and 2 SFT steps, which the lab's import keeps.
+    expect(run.sftSteps).toBe(2);
+    expect('init' in run).toBe(false);
+    expect(parseLabRun(readFileSync(out, 'utf8'), runCatalog()).sftSteps).toBe(2);
   }, 60_000);
 
   it('scores the frozen reference on onnxruntime-web with --reference=ort', async () => {
@@ -97,7 +101,17 @@ describe('npm run train', () => {
     const flags = ['--task=reverse', '--backend=cpu', '--updates=1', `--init=${init}`];
     const common = ['--group-size=2', '--prompts-per-update=2', `--out=${out}`];
     expect(await main(['--algo=grpo', ...flags, ...common])).toBe(0);
-    expect(JSON.parse(readFileSync(out, 'utf8')).metrics['reward/mean']).toHaveLength(1);
+    const run = JSON.parse(readFileSync(out, 'utf8'));
+    expect(run.metrics['reward/mean']).toHaveLength(1);
+    // The run file carries the starting file, so the lab's import starts from the same weights.
+    expect(run.init.file).toBe('reverse.onnx');
+    expect('sftSteps' in run).toBe(false);
+    const imported = parseLabRun(readFileSync(out, 'utf8'), runCatalog());
+    expect(imported.init).toEqual({
+      kind: 'file',
+      name: 'reverse.onnx',
+      bytes: new Uint8Array(readFileSync(init)),
+    });
     // No warm-up line: the run starts from the file's weights.
     expect(log.mock.calls.flat().join('\n')).not.toMatch(/warm-up/);
     // A task longer than the model's context is refused with both lengths.

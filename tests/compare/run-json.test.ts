@@ -580,6 +580,16 @@ describe('parseLabRun', () => {
     return file;
   }
 
+  it("reads a CLI run file's warm-up steps and starting file as written", () => {
+    expect(parseLabRun(JSON.stringify(cliFile({ sftSteps: 300 })), catalog).sftSteps).toBe(300);
+    const init = { file: 'start.ckpt', bytes: 'AQID' }; // bytes 1, 2, 3
+    expect(parseLabRun(JSON.stringify(cliFile({ init })), catalog).init).toEqual({
+      kind: 'file',
+      name: 'start.ckpt',
+      bytes: new Uint8Array([1, 2, 3]),
+    });
+  });
+
   it("reads a CLI run file's task options, curriculum and reward model as written", () => {
     const grpo = parseLabRun(JSON.stringify(cliFile()), catalog);
     expect(grpo.source).toBe('cli-run');
@@ -736,9 +746,34 @@ describe('parseLabRun', () => {
     ],
     [
       "a lab-run spec field the CLI's file does not have",
-      { sftSteps: 10 },
+      { reference: 'ort' },
+      'reference',
+      'is not a known field here (known: format, version, algorithm, task, seed, backend, createdAt, config, metrics, events, summary, taskOptions, curriculum, rewardModel, sftSteps, init)',
+    ],
+    [
+      'more warm-up steps than the lab runs',
+      { sftSteps: 6000 },
       'sftSteps',
-      'is not a known field here (known: format, version, algorithm, task, seed, backend, createdAt, config, metrics, events, summary, taskOptions, curriculum, rewardModel)',
+      'must be an integer in [0, 5000], got 6000',
+    ],
+    [
+      'a starting file that is not base64',
+      { init: { file: 'start.ckpt', bytes: 'AB$=' } },
+      'init.bytes',
+      'character "$" at index 2 is not base64',
+    ],
+    [
+      'a starting file on an environment run',
+      {
+        algorithm: 'q-learning',
+        task: 'q-learning on cliffwalking',
+        config: defaultsOf('q-learning'),
+        taskOptions: undefined,
+        rewardModel: undefined,
+        init: { file: 'start.ckpt', bytes: 'AAAA' },
+      },
+      'init',
+      'is only for language-model runs, not q-learning',
     ],
   ])('refuses a CLI run file with %s', (_what, extra, path, message) => {
     // JSON.stringify drops the undefined lr, as a file without the field would be.
