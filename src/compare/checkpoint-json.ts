@@ -33,16 +33,15 @@ import {
 } from './json-checks';
 import type { AlgorithmInfo } from './run-record';
 
-/** The checkpoint as JSON: float arrays as base64 of their little-endian float32 bytes. */
-export interface JsonCheckpoint {
-  version: typeof RUN_CHECKPOINT_VERSION;
-  step: number;
-  backend: 'webgpu' | 'cpu';
-  policy: { params: string; m: string; v: string; stats: string };
-  reference?: string;
-  rewardModel?: { params: string; mean: number; std: number };
-  trainer: TrainerState;
-}
+/** `T` with every Float32Array as the base64 of its little-endian float32 bytes. */
+type Base64Floats<T> = T extends Float32Array
+  ? string
+  : T extends object
+    ? { [K in keyof T]: Base64Floats<T[K]> }
+    : T;
+
+/** The checkpoint as JSON (RunCheckpoint, its float arrays as base64 text). */
+export type JsonCheckpoint = Base64Floats<RunCheckpoint>;
 
 /** Most float values one array may hold (64 Mi floats, 256 MB: far above the lab's models). */
 const MAX_FLOATS = 2 ** 26;
