@@ -2,6 +2,7 @@
 import { startLabWorker, startRunWorker } from '../worker/client';
 import { lazyRunStore } from './run-store';
 import { RunManager } from './runs.svelte';
+import { defaultCapacity, TrainingSlots } from './training-slots';
 
 let shared: RunManager | undefined;
 
@@ -15,6 +16,8 @@ export function labRuns(): RunManager {
       spawn: startRunWorker,
       store,
       checkpoints: store,
+      // Runs take turns so that one core stays free for the page (see training-slots.ts).
+      slots: new TrainingSlots(defaultCapacity(navigator.hardwareConcurrency)),
     });
     void shared.restore();
   }

@@ -9,6 +9,7 @@ import type { CheckpointStorePort } from './checkpoint-store';
 import { COLORBLIND_SAFE_PALETTE } from './palette';
 import { PARK_WAIT_MS, RunCheckpoints } from './run-checkpoints';
 import { runToJson } from './run-files';
+import type { RunTurns, TrainingSlots } from './training-slots';
 import {
   runNumber,
   STORED_RUN_VERSION,
@@ -29,6 +30,7 @@ import type {
   RunCheckpoint,
   RunWorkerApi,
   Settings,
+  TrainingTurns,
 } from '../worker/run-protocol';
 
 /** What the manager needs of a run worker (the comlink proxy in the app, a fake in tests). */
@@ -39,6 +41,7 @@ export interface RunPort {
       listener: (message: RunMessage) => void,
       replay?: ReplayPlan,
       checkpoint?: RunCheckpoint,
+      turns?: TrainingTurns,
     ): Promise<void>;
   };
   terminate(): void;
@@ -193,6 +196,8 @@ export class LabRun {
 export interface RunManagerOptions {
   catalog: CatalogPort;
   spawn: () => RunPort;
+  /** Turns at training shared by the runs' workers; none: every worker trains freely. */
+  slots?: TrainingSlots;
   /** Runs alive at once (each is a worker, and for language models a GPU device). Default 8. */
   maxRuns?: number;
   /** Where runs are kept across page loads (IndexedDB in the app); none: nothing is kept. */
@@ -215,6 +220,8 @@ export class RunManager {
   // eslint-disable-next-line svelte/prefer-svelte-reactivity -- bookkeeping, never rendered
   private readonly saveTimers = new Map<LabRun, ReturnType<typeof setTimeout>>();
   private readonly checkpoints: RunCheckpoints<LabRun>;
+  /** Each worker's turns at training (closed when the worker ends). */
+  private readonly turns = new WeakMap<RunPort, RunTurns>();
 
   constructor(private readonly options: RunManagerOptions) {
     this.storageNote = options.store?.unavailable;
@@ -230,6 +237,11 @@ export class RunManager {
 
   get maxRuns(): number {
     return this.options.maxRuns ?? 8;
+  }
+
+  /** How many runs train at once, when they take turns (undefined: no limit). */
+  get trainingAtOnce(): number | undefined {
+    return this.options.slots?.capacity;
   }
 
   async loadCatalog(): Promise<void> {
@@ -453,6 +465,9 @@ export class RunManager {
       // The worker may already be gone; terminating it is all that is left.
     } finally {
       port.terminate();
+      // A worker ended mid-slice or while waiting: its turn goes to the next run.
+      this.turns.get(port)?.close();
+      this.turns.delete(port);
     }
   }
 
@@ -512,7 +527,9 @@ export class RunManager {
       if (message.type === 'update' && message.points.length) this.scheduleSave(run);
     });
     try {
-      await port.api.createRun(run.spec, listener, plan, checkpoint);
+      const turns = this.options.slots?.forRun();
+      if (turns) this.turns.set(port, turns);
+      await port.api.createRun(run.spec, listener, plan, checkpoint, turns && proxy(turns));
     } catch (error) {
       if (run.status === 'warming') run.status = 'error';
       throw error;

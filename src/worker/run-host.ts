@@ -18,6 +18,7 @@ import type {
   RunSpec,
   RunWorkerApi,
   Settings,
+  TrainingTurns,
 } from './run-protocol';
 import { checkRunSpec, withDefaultSettings } from './run-spec';
 
@@ -66,6 +67,12 @@ export function createRunHost({
   let timer: ReturnType<typeof setTimeout> | undefined;
   // Work that must not interleave with an update (it may use the model): run between updates.
   let betweenUpdates: (() => Promise<void>)[] = [];
+  /** The lab's turns at training (none: train freely, as in Node). */
+  let turns: TrainingTurns | undefined;
+  /** True while the loop awaits a turn: no update is in progress then. */
+  let waitingForTurn = false;
+  /** Between-update work started while the loop waited for a turn. */
+  let boundaryWork: Promise<void> = Promise.resolve();
 
   async function drainBetweenUpdates(): Promise<void> {
     const queued = betweenUpdates;
@@ -73,11 +80,15 @@ export function createRunHost({
     for (const task of queued) await task();
   }
 
-  /** Runs `fn` when no update is in progress: now if idle, else after the current update. */
+  /**
+   * Runs `fn` when no update is in progress: now if idle or waiting for a turn (the loop awaits
+   * it before its next update), else after the current update.
+   */
   function atBoundary<T>(fn: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       betweenUpdates.push(() => fn().then(resolve, reject));
       if (!running) void loop.then(drainBetweenUpdates);
+      else if (waitingForTurn) boundaryWork = boundaryWork.then(drainBetweenUpdates);
     });
   }
 
@@ -110,22 +121,45 @@ export function createRunHost({
     emit({ type: 'status', status: 'error', error: errorText(error) });
   }
 
+  /**
+   * Trains slice by slice until paused: each slice (updates until `sliceMs` has passed, at least
+   * one) waits for a turn when the lab hands them out, then yields to the message loop.
+   */
   async function train(active: Trainer<Settings>): Promise<void> {
-    let sliceStart = performance.now();
     try {
       while (running) {
-        await updateOnce(active);
-        await drainBetweenUpdates();
-        if (performance.now() - sliceStart > sliceMs) {
-          await macrotask();
-          sliceStart = performance.now();
+        if (turns) {
+          waitingForTurn = true;
+          const granted = await turns.take();
+          waitingForTurn = false;
+          await boundaryWork; // an inspection or checkpoint that ran while this run waited
+          if (!granted || !running) {
+            if (granted) await turns.give();
+            break;
+          }
         }
+        try {
+          const sliceStart = performance.now();
+          do {
+            await updateOnce(active);
+            await drainBetweenUpdates();
+          } while (running && performance.now() - sliceStart <= sliceMs);
+        } finally {
+          if (turns) await Promise.resolve(turns.give()).catch(() => {});
+        }
+        await macrotask();
       }
     } catch (error) {
       fail(error);
     } finally {
+      waitingForTurn = false;
       await drainBetweenUpdates();
     }
+  }
+
+  /** A pause while the run waits for a turn: stop waiting (the loop then ends). */
+  function stopWaiting(): void {
+    if (waitingForTurn && turns) void Promise.resolve(turns.cancel()).catch(() => {});
   }
 
   /**
@@ -158,9 +192,11 @@ export function createRunHost({
       onMessage: RunListener,
       replay?: ReplayPlan,
       checkpoint?: RunCheckpoint,
+      trainingTurns?: TrainingTurns,
     ): Promise<void> {
       if (trainer) throw new Error('this worker already hosts a run');
       listener = onMessage;
+      turns = trainingTurns;
       const spec = withDefaultSettings(given);
       const errors = checkRunSpec(spec);
       if (errors.length) throw new Error(errors.map((e) => e.message).join('; '));
@@ -210,6 +246,7 @@ export function createRunHost({
     async pause(): Promise<void> {
       if (!running) return;
       running = false;
+      stopWaiting();
       await loop;
       flush();
       emit({ type: 'status', status: 'paused' });
@@ -255,6 +292,7 @@ export function createRunHost({
 
     async dispose(): Promise<void> {
       running = false;
+      stopWaiting();
       await loop;
       if (timer !== undefined) clearTimeout(timer);
       disposeModel();

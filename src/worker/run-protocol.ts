@@ -160,6 +160,17 @@ export type RunListener = (message: RunMessage) => void;
 /** The result of a live change: applied at the next update, or refused with the reason. */
 export type HyperparamResult = { ok: true } | { ok: false; error: string };
 
+/**
+ * A run's turns at training (src/state/training-slots.ts RunTurns, seen from the worker through
+ * comlink): take() before each slice of updates, give() after it, cancel() when pausing while
+ * waiting.
+ */
+export interface TrainingTurns {
+  take(): Promise<boolean>;
+  give(): void | Promise<void>;
+  cancel(): void | Promise<void>;
+}
+
 export interface RunWorkerApi {
   /**
    * Builds the trainer (language models: model, backend, SFT warm-up with 'warmup' messages) and
@@ -177,6 +188,8 @@ export interface RunWorkerApi {
      * not fit the spec (another algorithm, model shape or version) is refused with the reason.
      */
     checkpoint?: RunCheckpoint,
+    /** The lab's turns at training (wrapped in comlink's proxy()): each slice takes one. */
+    turns?: TrainingTurns,
   ): Promise<void>;
   /** Trains until pause(); updates stream through the listener. */
   start(): Promise<void>;

@@ -8,16 +8,20 @@ import type {
   RunMessage,
   RunSpec,
   Settings,
+  TrainingTurns,
 } from '../../src/worker/run-protocol';
+import { TrainingSlots } from '../../src/state/training-slots';
 
 /** A run worker stand-in: records calls, answers like run-host.ts, lets the test push messages. */
 function fakeWorker(options: { refuse?: string; disposeThrows?: boolean } = {}) {
   const calls: string[] = [];
   let listener: ((message: RunMessage) => void) | undefined;
   const send = (message: RunMessage) => listener?.(message);
+  const received: { turns?: TrainingTurns } = {};
   const port: RunPort = {
     api: {
-      async createRun(_spec: RunSpec, onMessage, replay) {
+      async createRun(_spec: RunSpec, onMessage, replay, _checkpoint, turns) {
+        received.turns = turns;
         calls.push(replay ? `createRun replay ${JSON.stringify(replay)}` : 'createRun');
         listener = onMessage;
         if (options.refuse) throw new Error(options.refuse);
@@ -62,7 +66,7 @@ function fakeWorker(options: { refuse?: string; disposeThrows?: boolean } = {}) 
     },
     terminate: () => calls.push('terminate'),
   };
-  return { port, calls, send };
+  return { port, calls, send, received };
 }
 
 const catalog: RunCatalog = {
@@ -132,10 +136,15 @@ const catalog: RunCatalog = {
   ],
 };
 
-function setUp(workerOptions: Parameters<typeof fakeWorker>[0] = {}, store?: RunStorePort) {
+function setUp(
+  workerOptions: Parameters<typeof fakeWorker>[0] = {},
+  store?: RunStorePort,
+  slots?: TrainingSlots,
+) {
   const workers: ReturnType<typeof fakeWorker>[] = [];
   const manager = new RunManager({
     store,
+    slots,
     saveEveryMs: 1,
     catalog: {
       runCatalog: async () => catalog,
@@ -332,6 +341,27 @@ describe('RunManager', () => {
     expect(workers[0]!.calls.slice(-2)).toEqual(['dispose', 'terminate']);
     expect(manager.get(b.id)).toBe(b);
     expect(manager.get(a.id)).toBeUndefined();
+  });
+
+  it('hands each worker its turns at training, and a deleted run’s turn goes to the next', async () => {
+    const { manager, workers } = setUp({}, undefined, new TrainingSlots(1));
+    expect(manager.trainingAtOnce).toBe(1);
+    const a = await manager.create(spec);
+    await manager.create(spec);
+    const [turnsA, turnsB] = workers.map((w) => w.received.turns!);
+    expect(await turnsA!.take()).toBe(true);
+    let bGranted = false;
+    const bTurn = turnsB!.take().then((granted) => (bGranted = granted));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(bGranted).toBe(false); // the one slot is a's
+    await manager.remove(a); // a's worker ends mid-turn
+    await bTurn;
+    expect(bGranted).toBe(true);
+    // Without slots, workers train freely: no turns are passed.
+    const free = setUp();
+    await free.manager.create(spec);
+    expect(free.workers[0]!.received.turns).toBeUndefined();
+    expect(free.manager.trainingAtOnce).toBeUndefined();
   });
 
   it('loads the catalog once', async () => {

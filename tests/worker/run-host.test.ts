@@ -6,6 +6,7 @@ import { loadLanguageModel } from '../../src/models/lm-checkpoint';
 import { transformerLayout } from '../../src/models/transformer-params';
 import { readShipped, shippedEntry } from '../onnx/shipped';
 import { createRunHost } from '../../src/worker/run-host';
+import { TrainingSlots } from '../../src/state/training-slots';
 import type { MetricPoint, RunMessage, RunSpec, Settings } from '../../src/worker/run-protocol';
 import { checkRunSpec, runCatalog } from '../../src/worker/run-spec';
 
@@ -651,4 +652,83 @@ describe('run host: inspecting between updates', () => {
     }
     await api.dispose();
   }, 60_000);
+});
+
+describe('run host: turns at training (the lab leaves a core for the page)', () => {
+  /** Turns from `slots` that count how many runs hold one at once. */
+  function countedTurns(
+    slots: TrainingSlots,
+    stats: { holding: number; most: number; taken: number },
+  ) {
+    const turns = slots.forRun();
+    let mine = false;
+    return {
+      async take() {
+        const granted = await turns.take();
+        if (granted) {
+          mine = true;
+          stats.holding += 1;
+          stats.most = Math.max(stats.most, stats.holding);
+          stats.taken += 1;
+        }
+        return granted;
+      },
+      give() {
+        if (mine) stats.holding -= 1;
+        mine = false;
+        turns.give();
+      },
+      cancel: () => turns.cancel(),
+    };
+  }
+
+  it('two runs on one slot train in turns, slice by slice, never both at once', async () => {
+    const slots = new TrainingSlots(1);
+    const stats = { holding: 0, most: 0, taken: 0 };
+    const [a, b] = [host(), host()];
+    await a.api.createRun(spec, a.listener, undefined, undefined, countedTurns(slots, stats));
+    await b.api.createRun(
+      { ...spec, seed: 2 },
+      b.listener,
+      undefined,
+      undefined,
+      countedTurns(slots, stats),
+    );
+    await Promise.all([a.api.start(), b.api.start()]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await Promise.all([a.api.pause(), b.api.pause()]);
+    expect(stats.most).toBe(1);
+    expect(stats.holding).toBe(0); // every turn given back
+    expect(stats.taken).toBeGreaterThanOrEqual(4);
+    const steps = (h: ReturnType<typeof host>) =>
+      h.updates().flatMap((m) => (m.type === 'update' ? m.points.map((p) => p.step) : [])).length;
+    expect(steps(a)).toBeGreaterThan(0);
+    expect(steps(b)).toBeGreaterThan(0);
+    await Promise.all([a.api.dispose(), b.api.dispose()]);
+  });
+
+  it('a run waiting for a turn answers an inspection, and pauses without getting one', async () => {
+    const slots = new TrainingSlots(1);
+    const blocker = slots.forRun();
+    await blocker.take(); // holds the only slot throughout
+    const { api, messages, listener } = host();
+    await api.createRun(spec, listener, undefined, undefined, slots.forRun());
+    await api.step(); // one update (a step is the user's own, not a turn)
+    await api.start();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(slots.queued).toBe(1);
+    expect(await api.inspect()).not.toBeNull();
+    await api.pause();
+    expect(slots.queued).toBe(0);
+    expect(
+      messages
+        .filter((m) => m.type === 'status')
+        .map((m) => m.status)
+        .slice(-2),
+    ).toEqual(['running', 'paused']);
+    // No update ran while it waited: only the step's.
+    const steps = messages.flatMap((m) => (m.type === 'update' ? m.points.map((p) => p.step) : []));
+    expect(steps).toEqual([1]);
+    await api.dispose();
+  });
 });

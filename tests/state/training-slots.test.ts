@@ -1,0 +1,138 @@
+/**
+ * Turns at training: never more slices at once than the capacity, waiting runs served in the
+ * order they asked, a pause stops a wait, and a run whose worker ends gives its turn on.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { defaultCapacity, TrainingSlots, type RunTurns } from '../../src/state/training-slots';
+
+/** Lets resolved promises' callbacks run. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+describe('TrainingSlots', () => {
+  it('grants up to the capacity at once, then serves the waiting runs in the order they asked', async () => {
+    const slots = new TrainingSlots(2);
+    const runs = [0, 1, 2, 3].map(() => slots.forRun());
+    const order: number[] = [];
+    const takes = runs.map((run, i) => run.take().then((granted) => granted && order.push(i)));
+    await settle();
+    expect(order).toEqual([0, 1]);
+    expect([slots.training, slots.queued]).toEqual([2, 2]);
+    runs[1]!.give();
+    await settle();
+    expect(order).toEqual([0, 1, 2]);
+    runs[0]!.give();
+    await settle();
+    expect(order).toEqual([0, 1, 2, 3]);
+    await Promise.all(takes);
+  });
+
+  it('a run that gives its turn and asks again goes behind the run already waiting', async () => {
+    const slots = new TrainingSlots(1);
+    const [a, b] = [slots.forRun(), slots.forRun()];
+    const order: string[] = [];
+    await a.take();
+    const bTurn = b.take().then(() => order.push('b'));
+    a.give();
+    const aAgain = a.take().then(() => order.push('a'));
+    await bTurn;
+    b.give();
+    await aAgain;
+    expect(order).toEqual(['b', 'a']);
+  });
+
+  it('cancel() ends a wait with false and frees nothing; give() without a turn does nothing', async () => {
+    const slots = new TrainingSlots(1);
+    const a = slots.forRun();
+    const b = slots.forRun();
+    expect(await a.take()).toBe(true);
+    const waiting = b.take();
+    b.give(); // holds nothing: no effect
+    expect(slots.training).toBe(1);
+    b.cancel();
+    expect(await waiting).toBe(false);
+    expect([slots.training, slots.queued]).toEqual([1, 0]);
+    a.give();
+    expect(slots.training).toBe(0);
+  });
+
+  it('a closed run gives its held turn on, leaves the queue, and cannot take again', async () => {
+    const slots = new TrainingSlots(1);
+    const [a, b, c] = [slots.forRun(), slots.forRun(), slots.forRun()];
+    expect(await a.take()).toBe(true);
+    const bWaits = b.take();
+    const cWaits = c.take();
+    b.close(); // a waiter that ends: removed from the queue
+    expect(await bWaits).toBe(false);
+    a.close(); // a holder that ends: its turn goes to c
+    expect(await cWaits).toBe(true);
+    await expect(a.take()).rejects.toThrow('this run has ended');
+    expect([slots.training, slots.queued]).toEqual([1, 0]);
+  });
+
+  it('refuses a second take() while a run holds or awaits a turn, and a bad capacity', async () => {
+    const slots = new TrainingSlots(1);
+    const a = slots.forRun();
+    await a.take();
+    await expect(a.take()).rejects.toThrow('this run already has a turn');
+    expect(() => new TrainingSlots(0)).toThrow('capacity must be a whole number ≥ 1, got 0');
+    expect(() => new TrainingSlots(1.5)).toThrow('got 1.5');
+  });
+
+  it('property: under any interleaving, never more turns held than the capacity, and none lost', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 3 }),
+        fc.array(
+          fc.tuple(
+            fc.integer({ min: 0, max: 4 }),
+            fc.constantFrom('take', 'give', 'cancel', 'close'),
+          ),
+          {
+            maxLength: 60,
+          },
+        ),
+        async (capacity, script) => {
+          const slots = new TrainingSlots(capacity);
+          const runs: { turns: RunTurns; holding: boolean; waiting: boolean; closed: boolean }[] =
+            Array.from({ length: 5 }, () => ({
+              turns: slots.forRun(),
+              holding: false,
+              waiting: false,
+              closed: false,
+            }));
+          for (const [i, action] of script) {
+            const run = runs[i]!;
+            if (action === 'take') {
+              if (run.closed || run.holding || run.waiting) continue;
+              run.waiting = true;
+              void run.turns.take().then((granted) => {
+                run.waiting = false;
+                run.holding = granted;
+              });
+            } else {
+              run.turns[action]();
+              if (action !== 'cancel') run.holding = false;
+              if (action === 'close') run.closed = true;
+            }
+            await settle();
+            const held = runs.filter((r) => r.holding).length;
+            expect(held).toBeLessThanOrEqual(capacity);
+            expect(slots.training).toBe(held);
+            // A free slot is never left while someone waits.
+            if (held < capacity) expect(runs.some((r) => r.waiting)).toBe(false);
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+});
+
+describe('defaultCapacity', () => {
+  it('keeps one core for the page, at least one run training; 4 cores when unknown', () => {
+    expect([1, 2, 4, 8, 16].map(defaultCapacity)).toEqual([1, 1, 3, 7, 15]);
+    expect(defaultCapacity(undefined)).toBe(3);
+    expect(defaultCapacity(0)).toBe(3);
+  });
+});
