@@ -1,8 +1,10 @@
 /**
  * Turns at training for the lab's run workers. Each worker trains in slices (one language-model
- * update, or about 12 ms of environment updates) and asks for a turn before each; at most
- * `capacity` slices run at once, and waiting runs are served first come, first served, so runs that
- * share the slots take turns slice by slice.
+ * update, or about 12 ms of environment updates), asks for a turn before each and says how long
+ * it trained when it gives the turn back. At most `capacity` slices run at once; a freed slot goes
+ * to the waiting run that has trained least so far (ties: the one that asked first), so runs that
+ * share the slots get equal training time whatever their slices last: a q-learning run's 12 ms
+ * slices are not starved by a language model's second-long updates.
  *
  * Why: every worker that trains keeps a CPU core busy. With more runs training than the device
  * has cores to spare, the page's own thread (charts, sliders) waits for a core behind them and its
@@ -20,15 +22,29 @@ export function defaultCapacity(cores: number | undefined): number {
 export interface RunTurns {
   /** Resolves true when this run may train one slice, false if cancel() came first. */
   take(): Promise<boolean>;
-  /** Ends this run's slice (nothing if it holds no turn). */
-  give(): void;
+  /** Ends this run's slice, which trained for `ms` (nothing if it holds no turn). */
+  give(ms?: number): void;
+  /**
+   * give(ms) and take() in one step, so that the next grant already counts this slice: a run
+   * that asks again right away is still served after runs that have trained less.
+   */
+  pass(ms: number): Promise<boolean>;
   /** Stops waiting (a pause): the pending take() resolves false. Nothing if not waiting. */
   cancel(): void;
   /** The run's worker ended: its turn, held or awaited, goes to the next run. */
   close(): void;
 }
 
+interface Account {
+  /** Training time so far, ms (a new run starts level with the least of the others). */
+  used: number;
+  closed: boolean;
+}
+
 interface Waiter {
+  account: Account;
+  /** Order of asking, for ties. */
+  ticket: number;
   /** Takes a slot (the caller counted it) and resolves take() with true. */
   grant: () => void;
   /** Resolves take() without a slot. */
@@ -37,8 +53,9 @@ interface Waiter {
 
 export class TrainingSlots {
   private busy = 0;
-  /** Waiting runs, first come first served: each grant resolves one take(). */
+  private tickets = 0;
   private readonly waiting: Waiter[] = [];
+  private readonly accounts = new Set<Account>();
 
   constructor(readonly capacity: number) {
     if (!Number.isInteger(capacity) || capacity < 1) {
@@ -58,13 +75,51 @@ export class TrainingSlots {
 
   /** A run's handle. A run holds or awaits at most one turn: a second take() is refused. */
   forRun(): RunTurns {
+    const others = [...this.accounts].map((a) => a.used);
+    // Level with the run that has trained least: a new run neither waits for the others' past
+    // time to be matched nor is owed it.
+    const account: Account = { used: others.length ? Math.min(...others) : 0, closed: false };
+    this.accounts.add(account);
     let holding = false;
-    let closed = false;
     let waiter: Waiter | undefined;
-    const give = () => {
-      if (!holding) return;
+    /** Ends the held turn, counting `ms` (no grant yet: the caller calls next()). */
+    const release = (ms: number) => {
       holding = false;
+      if (Number.isFinite(ms) && ms > 0) account.used += ms;
       this.busy -= 1;
+    };
+    /** Joins the queue (no grant yet: the caller calls next()). */
+    const enqueue = () =>
+      new Promise<boolean>((resolve) => {
+        waiter = {
+          account,
+          ticket: this.tickets++,
+          grant: () => {
+            waiter = undefined;
+            holding = true;
+            resolve(true);
+          },
+          settle: resolve,
+        };
+        this.waiting.push(waiter);
+      });
+    const refusal = (): Error | undefined => {
+      if (account.closed) return new Error('training slots: this run has ended');
+      if (waiter) return new Error('training slots: this run already waits for a turn');
+      return undefined;
+    };
+    const take = () => {
+      const refused =
+        refusal() ??
+        (holding ? new Error('training slots: this run already has a turn') : undefined);
+      if (refused) return Promise.reject(refused);
+      const granted = enqueue();
+      this.next();
+      return granted;
+    };
+    const give = (ms = 0) => {
+      if (!holding) return;
+      release(ms);
       this.next();
     };
     const cancel = () => {
@@ -75,39 +130,42 @@ export class TrainingSlots {
       cancelled.settle(false);
     };
     return {
-      take: () => {
-        if (closed) return Promise.reject(new Error('training slots: this run has ended'));
-        if (holding || waiter) {
-          return Promise.reject(new Error('training slots: this run already has a turn'));
-        }
-        return new Promise<boolean>((resolve) => {
-          const entry: Waiter = {
-            grant: () => {
-              waiter = undefined;
-              holding = true;
-              resolve(true);
-            },
-            settle: resolve,
-          };
-          waiter = entry;
-          this.waiting.push(entry);
-          this.next();
-        });
-      },
+      take,
       give,
+      pass: (ms) => {
+        const refused = refusal();
+        if (refused) return Promise.reject(refused);
+        if (holding) release(ms);
+        const granted = enqueue();
+        this.next();
+        return granted;
+      },
       cancel,
       close: () => {
-        closed = true;
+        account.closed = true;
+        this.accounts.delete(account);
         cancel();
         give();
       },
     };
   }
 
+  /** Fills free slots: least training time first, then first asked. */
   private next(): void {
     while (this.busy < this.capacity && this.waiting.length > 0) {
+      let best = 0;
+      for (let i = 1; i < this.waiting.length; i++) {
+        const [w, b] = [this.waiting[i]!, this.waiting[best]!];
+        if (
+          w.account.used < b.account.used ||
+          (w.account.used === b.account.used && w.ticket < b.ticket)
+        ) {
+          best = i;
+        }
+      }
+      const [chosen] = this.waiting.splice(best, 1);
       this.busy += 1;
-      this.waiting.shift()!.grant();
+      chosen!.grant();
     }
   }
 }

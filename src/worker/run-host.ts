@@ -122,32 +122,22 @@ export function createRunHost({
   }
 
   /**
-   * Trains slice by slice until paused: each slice (updates until `sliceMs` has passed, at least
-   * one) waits for a turn when the lab hands them out, then yields to the message loop.
+   * Trains slice by slice until paused: a slice is updates until `sliceMs` has passed (at least
+   * one), then a yield to the message loop. Where the lab hands out turns, each slice waits for
+   * one, and its time is counted when it passes the turn on.
    */
   async function train(active: Trainer<Settings>): Promise<void> {
     try {
-      while (running) {
-        if (turns) {
-          waitingForTurn = true;
-          const granted = await turns.take();
-          waitingForTurn = false;
-          await boundaryWork; // an inspection or checkpoint that ran while this run waited
-          if (!granted || !running) {
-            if (granted) await turns.give();
-            break;
-          }
-        }
-        try {
-          const sliceStart = performance.now();
-          do {
-            await updateOnce(active);
-            await drainBetweenUpdates();
-          } while (running && performance.now() - sliceStart <= sliceMs);
-        } finally {
-          if (turns) await Promise.resolve(turns.give()).catch(() => {});
-        }
-        await macrotask();
+      let granted = await nextTurn();
+      while (granted) {
+        const sliceStart = performance.now();
+        do {
+          await updateOnce(active);
+          await drainBetweenUpdates();
+        } while (running && performance.now() - sliceStart <= sliceMs);
+        const ms = performance.now() - sliceStart;
+        await macrotask(); // a pause, an inspection or a live change comes in here
+        granted = await nextTurn(ms);
       }
     } catch (error) {
       fail(error);
@@ -155,6 +145,28 @@ export function createRunHost({
       waitingForTurn = false;
       await drainBetweenUpdates();
     }
+  }
+
+  /**
+   * Whether to train another slice: without turns, while running; with them, once the lab grants
+   * one (after `ms` of training, if this run held one). A paused run gives its turn back.
+   */
+  async function nextTurn(ms?: number): Promise<boolean> {
+    if (!turns) return running;
+    if (!running) {
+      if (ms !== undefined) await turns.give(ms);
+      return false;
+    }
+    waitingForTurn = true;
+    boundaryWork = boundaryWork.then(drainBetweenUpdates); // what came in before the wait
+    const granted = await (ms === undefined ? turns.take() : turns.pass(ms));
+    waitingForTurn = false;
+    await boundaryWork; // an inspection or checkpoint answered during the wait
+    if (granted && !running) {
+      await turns.give(0);
+      return false;
+    }
+    return granted;
   }
 
   /** A pause while the run waits for a turn: stop waiting (the loop then ends). */

@@ -162,12 +162,14 @@ export type HyperparamResult = { ok: true } | { ok: false; error: string };
 
 /**
  * A run's turns at training (src/state/training-slots.ts RunTurns, seen from the worker through
- * comlink): take() before each slice of updates, give() after it, cancel() when pausing while
- * waiting.
+ * comlink): take() before the first slice of updates, pass(ms) between slices (the slice's time
+ * given back and the next turn asked for in one step), give(ms) after the last, cancel() when
+ * pausing while waiting.
  */
 export interface TrainingTurns {
   take(): Promise<boolean>;
-  give(): void | Promise<void>;
+  pass(ms: number): Promise<boolean>;
+  give(ms?: number): void | Promise<void>;
   cancel(): void | Promise<void>;
 }
 

@@ -26,6 +26,14 @@ test('two runs train in workers, stream metrics, and mark a live epsilon change'
   await expect(qLearning.getByTestId('run-status')).toHaveText('running');
   await expect(sarsa.getByTestId('run-status')).toHaveText('running');
 
+  // The runs take turns at training, leaving a CPU core to the page; the list says how many train
+  // at once (this device's cores but one, at least one).
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  const atOnce = Math.max(1, cores - 1);
+  await expect(page.getByTestId('training-at-once')).toContainText(
+    `At most ${atOnce} run${atOnce === 1 ? '' : 's'} train at a time`,
+  );
+
   // Both runs put points on the chart (its default metric is charts/episodic_return).
   const chart = page.getByTestId('metric-chart');
   for (const id of ['run-1', 'run-2']) {

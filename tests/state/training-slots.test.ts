@@ -41,6 +41,24 @@ describe('TrainingSlots', () => {
     expect(order).toEqual(['b', 'a']);
   });
 
+  it('serves the run that has trained least: short slices are not starved by long ones', async () => {
+    const slots = new TrainingSlots(1);
+    const order: string[] = [];
+    // Each run passes its turn on as soon as its slice ends: lm's slices take 100 ms, env's 10.
+    async function train(name: string, ms: number, slices: number) {
+      const turns = slots.forRun();
+      let granted = await turns.take();
+      for (let i = 0; granted && i < slices; i++) {
+        order.push(name);
+        granted = i + 1 < slices ? await turns.pass(ms) : (turns.give(ms), false);
+      }
+    }
+    await Promise.all([train('lm', 100, 3), train('env', 10, 25)]);
+    // After lm's first 100 ms, env trains ten 10 ms slices before lm's turn comes again.
+    const lm = order.flatMap((name, i) => (name === 'lm' ? [i] : []));
+    expect(lm.slice(0, 3)).toEqual([0, 11, 22]);
+  });
+
   it('cancel() ends a wait with false and frees nothing; give() without a turn does nothing', async () => {
     const slots = new TrainingSlots(1);
     const a = slots.forRun();
@@ -86,7 +104,7 @@ describe('TrainingSlots', () => {
         fc.array(
           fc.tuple(
             fc.integer({ min: 0, max: 4 }),
-            fc.constantFrom('take', 'give', 'cancel', 'close'),
+            fc.constantFrom('take', 'pass', 'give', 'cancel', 'close'),
           ),
           {
             maxLength: 60,
@@ -103,10 +121,12 @@ describe('TrainingSlots', () => {
             }));
           for (const [i, action] of script) {
             const run = runs[i]!;
-            if (action === 'take') {
-              if (run.closed || run.holding || run.waiting) continue;
+            if (action === 'take' || action === 'pass') {
+              if (run.closed || run.waiting || (action === 'take' && run.holding)) continue;
               run.waiting = true;
-              void run.turns.take().then((granted) => {
+              run.holding = false; // pass gives the held turn back first
+              const asked = action === 'take' ? run.turns.take() : run.turns.pass(5);
+              void asked.then((granted) => {
                 run.waiting = false;
                 run.holding = granted;
               });

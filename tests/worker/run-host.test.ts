@@ -662,21 +662,28 @@ describe('run host: turns at training (the lab leaves a core for the page)', () 
   ) {
     const turns = slots.forRun();
     let mine = false;
+    const granted = (ok: boolean) => {
+      if (ok) {
+        mine = true;
+        stats.holding += 1;
+        stats.most = Math.max(stats.most, stats.holding);
+        stats.taken += 1;
+      }
+      return ok;
+    };
+    const released = () => {
+      if (mine) stats.holding -= 1;
+      mine = false;
+    };
     return {
-      async take() {
-        const granted = await turns.take();
-        if (granted) {
-          mine = true;
-          stats.holding += 1;
-          stats.most = Math.max(stats.most, stats.holding);
-          stats.taken += 1;
-        }
-        return granted;
+      take: async () => granted(await turns.take()),
+      async pass(ms: number) {
+        released();
+        return granted(await turns.pass(ms));
       },
-      give() {
-        if (mine) stats.holding -= 1;
-        mine = false;
-        turns.give();
+      give(ms?: number) {
+        released();
+        turns.give(ms);
       },
       cancel: () => turns.cancel(),
     };
