@@ -31,7 +31,7 @@ test('two runs train in workers, stream metrics, and mark a live epsilon change'
   const cores = await page.evaluate(() => navigator.hardwareConcurrency);
   const atOnce = Math.max(1, cores - 1);
   await expect(page.getByTestId('training-at-once')).toContainText(
-    `At most ${atOnce} run${atOnce === 1 ? '' : 's'} train at a time`,
+    `${atOnce === 1 ? 'One run trains' : `At most ${atOnce} runs train`} at a time`,
   );
 
   // Both runs put points on the chart (its default metric is charts/episodic_return).
