@@ -2,7 +2,7 @@
  * `npm run sft -- --task=reverse --steps=300 [--backend=auto|webgpu|cpu] [--out=model.ckpt]`
  *
  * Supervised warm-up of a fresh transformer on a token task, headless in Node (WebGPU through Dawn
- * where an adapter exists, else the CPU), with a progress line every --eval-every steps and the
+ * where a hardware adapter exists, else the CPU: see cli/backend.ts), with a progress line every --eval-every steps and the
  * final greedy success rate; --out writes a checkpoint the lab and the RL trainers can start from.
  */
 import { writeFileSync } from 'node:fs';

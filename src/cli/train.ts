@@ -4,7 +4,8 @@
  * `npm run train -- --algo=grpo --task=copy --init=public/models/copy.ckpt --reward-model --reward-model-prompts=96`
  *
  * Any algorithm of src/rl/registry.ts, headless in Node. Language-model algorithms (--task) run on
- * WebGPU through Dawn where an adapter exists, else on the CPU, and say which; --init=<file>
+ * WebGPU through Dawn where a hardware adapter exists, else on the CPU (cli/backend.ts), and say
+ * which; --init=<file>
  * starts from a saved model (checkpoint or ONNX export), otherwise --sft-steps of supervised warm-up come first. The frozen
  * reference (KL term, DPO) runs on our engine, or with --reference=ort on onnxruntime-web. Every setting
  * of the algorithm (and of the task) is a --kebab-case flag generated from its spec; --curriculum
