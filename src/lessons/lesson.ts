@@ -60,7 +60,17 @@ export function lessonIdOf(path: string): string | undefined {
   return match ? `${match[1]}/${match[2]}` : undefined;
 }
 
-export function parseLesson(file: string, text: string): Lesson {
+/**
+ * Parses a lesson file. With `lazyBody`, the front matter is checked now and the body (Markdown,
+ * KaTeX, directives) is rendered on the first read of `blocks`, throwing its LessonError then:
+ * the app's catalog reads every lesson's front matter on each page load and one body per lesson
+ * page (the test suite renders them all).
+ */
+export function parseLesson(
+  file: string,
+  text: string,
+  options: { lazyBody?: boolean } = {},
+): Lesson {
   const id = lessonIdOf(file);
   if (!id) throw new LessonError(file, 1, 'a lesson lives at lessons/NN-unit/NN-step/index.md');
   const front = parseFrontMatter(file, text);
@@ -101,16 +111,14 @@ export function parseLesson(file: string, text: string): Lesson {
     );
   }
   const [unit, step] = id.split('/') as [string, string];
+  const head = { id, unit, step, file, title, goals, prerequisites, minutes };
+  if (!options.lazyBody) return { ...head, blocks: parseBody(file, front.body, front.bodyLine) };
+  let blocks: LessonBlock[] | undefined;
   return {
-    id,
-    unit,
-    step,
-    file,
-    title,
-    goals,
-    prerequisites,
-    minutes,
-    blocks: parseBody(file, front.body, front.bodyLine),
+    ...head,
+    get blocks() {
+      return (blocks ??= parseBody(file, front.body, front.bodyLine));
+    },
   };
 }
 

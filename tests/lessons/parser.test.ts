@@ -240,6 +240,18 @@ describe('lessons', () => {
     expect(() => parseLesson(F, lesson(body))).toThrow(message);
   });
 
+  it('with lazyBody, checks the front matter now and renders the body on first read, once', () => {
+    const bad = parseLesson(F, lesson('a\nb\n$\\frac{$'), { lazyBody: true });
+    expect(bad.title.length).toBeGreaterThan(0);
+    expect(() => bad.blocks).toThrow(`${F}:9: `);
+    expect(() =>
+      parseLesson(F, lesson('x').replace('minutes: 5', 'minutes: 0'), { lazyBody: true }),
+    ).toThrow('minutes must be a number');
+    const good = parseLesson(F, lesson('Some *text*.'), { lazyBody: true });
+    expect(good.blocks).toBe(good.blocks); // rendered once
+    expect(good.blocks).toEqual(parseLesson(F, lesson('Some *text*.')).blocks);
+  });
+
   it.each([
     ['title: ""', 2, 'title must be a non-empty string'],
     ['title: 5', 2, 'title must be a non-empty string'],
