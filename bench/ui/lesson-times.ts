@@ -28,6 +28,7 @@ import os from 'node:os';
 import { chromium, errors, type Browser, type Locator, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs';
 import { LESSONS } from '../../src/lessons/catalog';
+import { lessonBlocks } from '../../src/lessons/lesson';
 import { isPresetName, PRESETS } from '../../src/lessons/presets';
 import type { EnvResult, Measurement, SuiteResult } from '../core/types';
 import {
@@ -104,7 +105,7 @@ export function lessonInfos(): LessonInfo[] {
     id: lesson.id,
     title: lesson.title,
     minutes: lesson.minutes,
-    widgets: lesson.blocks.flatMap((b) =>
+    widgets: lessonBlocks(lesson).flatMap((b) =>
       b.kind === 'widget' ? [{ preset: b.preset, check: b.check.text }] : [],
     ),
   }));

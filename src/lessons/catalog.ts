@@ -1,11 +1,11 @@
 /**
- * Every lesson, loaded at build time from lessons/NN-unit/NN-step/index.md. The front matter is
- * parsed when this module loads, each body when its blocks are first read (parseLesson's
- * lazyBody): about 100–150 ms of rendering all sixteen with KaTeX is not on every page load.
- * Order is the folders' numeric order; prerequisites must name lessons that exist.
+ * Every lesson, loaded at build time from lessons/NN-unit/NN-step/index.md, with its front matter
+ * checked; a body is rendered only when a page shows it (lesson.ts lessonBlocks), so neither the
+ * 100–150 ms of rendering all sixteen nor KaTeX, Markdown and the kernel sources are part of
+ * every page load. Order is the folders' numeric order; prerequisites must name lessons that exist.
  */
 import { LessonError } from './errors';
-import { parseLesson, type Lesson } from './lesson';
+import { parseLessonHead, type LessonHead } from './lesson-head';
 
 const FILES = import.meta.glob('/lessons/**/index.md', {
   query: '?raw',
@@ -14,9 +14,9 @@ const FILES = import.meta.glob('/lessons/**/index.md', {
 }) as Record<string, string>;
 
 /** Parses and orders lessons from (path → text); throws the first LessonError. */
-export function buildCatalog(files: Record<string, string>, lazyBody = false): Lesson[] {
+export function buildCatalog(files: Record<string, string>): LessonHead[] {
   const lessons = Object.entries(files)
-    .map(([path, text]) => parseLesson(path, text, { lazyBody }))
+    .map(([path, text]) => parseLessonHead(path, text))
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const ids = new Set(lessons.map((l) => l.id));
   for (const lesson of lessons) {
@@ -28,17 +28,17 @@ export function buildCatalog(files: Record<string, string>, lazyBody = false): L
   return lessons;
 }
 
-export const LESSONS: readonly Lesson[] = buildCatalog(FILES, true);
+export const LESSONS: readonly LessonHead[] = buildCatalog(FILES);
 
-export function findLesson(id: string): Lesson | undefined {
+export function findLesson(id: string): LessonHead | undefined {
   return LESSONS.find((lesson) => lesson.id === id);
 }
 
 /** The lessons before and after `id`, in reading order. */
-export function neighbours(id: string): { prev?: Lesson; next?: Lesson } {
+export function neighbours(id: string): { prev?: LessonHead; next?: LessonHead } {
   const index = LESSONS.findIndex((lesson) => lesson.id === id);
   if (index < 0) return {};
-  const result: { prev?: Lesson; next?: Lesson } = {};
+  const result: { prev?: LessonHead; next?: LessonHead } = {};
   const prev = LESSONS[index - 1];
   const next = LESSONS[index + 1];
   if (prev) result.prev = prev;
@@ -47,8 +47,8 @@ export function neighbours(id: string): { prev?: Lesson; next?: Lesson } {
 }
 
 /** Unit folder (`01-mdp`) → lessons in order. */
-export function lessonsByUnit(): Map<string, Lesson[]> {
-  const units = new Map<string, Lesson[]>();
+export function lessonsByUnit(): Map<string, LessonHead[]> {
+  const units = new Map<string, LessonHead[]>();
   for (const lesson of LESSONS) {
     const list = units.get(lesson.unit) ?? [];
     list.push(lesson);
@@ -61,7 +61,10 @@ export function lessonsByUnit(): Map<string, Lesson[]> {
  * The shortest route to a lesson: it and everything its prerequisites need, transitively, in
  * reading order. Undefined for an unknown id.
  */
-export function routeTo(id: string, lessons: readonly Lesson[] = LESSONS): Lesson[] | undefined {
+export function routeTo(
+  id: string,
+  lessons: readonly LessonHead[] = LESSONS,
+): LessonHead[] | undefined {
   const byId = new Map(lessons.map((lesson) => [lesson.id, lesson]));
   if (!byId.has(id)) return undefined;
   const needed = new Set<string>();

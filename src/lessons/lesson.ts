@@ -1,12 +1,12 @@
 /**
- * One lesson file → a Lesson: its front matter checked field by field, its body cut into
+ * One lesson file → a Lesson: its front matter checked field by field (lesson-head.ts), its body cut into
  * Markdown segments and directives, each directive checked against what it points at (preset,
  * check, kernel file and lines). Every problem is a LessonError naming the file and line.
  */
 import { parseCheck, type Check } from './checks';
 import { isDirectiveLine, parseDirective, type Directive } from './directives';
 import { LessonError } from './errors';
-import { parseFrontMatter, type FrontValue } from './front-matter';
+import { parseLessonHead, type LessonHead } from './lesson-head';
 import { checkKernelAnchors, kernelLines, parseLineRange, type LineRange } from './kernels';
 import { renderMarkdown } from './markdown';
 import { isPresetName, PRESETS, type PresetName } from './presets';
@@ -39,97 +39,30 @@ export type LessonBlock =
 export const PLOTS = ['clip-plot', 'gae-plot', 'group-bias', 'kl-plot', 'dpo-plot'] as const;
 export type PlotName = (typeof PLOTS)[number];
 
-export interface Lesson {
-  /** `01-mdp/01-value-iteration`: the unit folder and the step folder. */
-  id: string;
-  unit: string;
-  step: string;
-  file: string;
-  title: string;
-  goals: string[];
-  prerequisites: string[];
-  minutes: number;
+/** A lesson: its checked front matter and its body rendered into blocks. */
+export interface Lesson extends LessonHead {
   blocks: LessonBlock[];
 }
 
-const FIELDS = ['title', 'goals', 'prerequisites', 'minutes'] as const;
-
-/** `/lessons/01-mdp/01-value-iteration/index.md` → `01-mdp/01-value-iteration`. */
-export function lessonIdOf(path: string): string | undefined {
-  const match = /(?:^|\/)lessons\/(\d{2}-[a-z0-9-]+)\/(\d{2}-[a-z0-9-]+)\/index\.md$/.exec(path);
-  return match ? `${match[1]}/${match[2]}` : undefined;
+/** Parses a lesson file and renders its body; throws a LessonError naming the file and line. */
+export function parseLesson(file: string, text: string): Lesson {
+  const head = parseLessonHead(file, text);
+  return { ...head, blocks: parseBody(head.file, head.body, head.bodyLine) };
 }
+
+const rendered = new WeakMap<LessonHead, LessonBlock[]>();
 
 /**
- * Parses a lesson file. With `lazyBody`, the front matter is checked now and the body (Markdown,
- * KaTeX, directives) is rendered on the first read of `blocks`, throwing its LessonError then:
- * the app's catalog reads every lesson's front matter on each page load and one body per lesson
- * page (the test suite renders them all).
+ * A catalog lesson's blocks, rendered on first use and kept: the app renders only the lessons it
+ * shows (lesson pages load this module on demand).
  */
-export function parseLesson(
-  file: string,
-  text: string,
-  options: { lazyBody?: boolean } = {},
-): Lesson {
-  const id = lessonIdOf(file);
-  if (!id) throw new LessonError(file, 1, 'a lesson lives at lessons/NN-unit/NN-step/index.md');
-  const front = parseFrontMatter(file, text);
-  for (const key of Object.keys(front.fields)) {
-    if (!(FIELDS as readonly string[]).includes(key)) {
-      throw new LessonError(
-        file,
-        front.lines[key] ?? 1,
-        `unknown front-matter key '${key}' (known: ${FIELDS.join(', ')})`,
-      );
-    }
+export function lessonBlocks(lesson: LessonHead): LessonBlock[] {
+  let blocks = rendered.get(lesson);
+  if (!blocks) {
+    blocks = parseBody(lesson.file, lesson.body, lesson.bodyLine);
+    rendered.set(lesson, blocks);
   }
-  const field = (key: (typeof FIELDS)[number]): FrontValue => {
-    const value = front.fields[key];
-    if (value === undefined) throw new LessonError(file, 1, `front matter needs '${key}'`);
-    return value;
-  };
-  const at = (key: string) => front.lines[key] ?? 1;
-  const title = field('title');
-  if (typeof title !== 'string' || title.trim() === '') {
-    throw new LessonError(file, at('title'), 'title must be a non-empty string');
-  }
-  const goals = stringList(file, at('goals'), 'goals', field('goals'));
-  if (goals.length === 0)
-    throw new LessonError(file, at('goals'), 'goals must list at least one goal');
-  const prerequisites = stringList(
-    file,
-    at('prerequisites'),
-    'prerequisites',
-    field('prerequisites'),
-  );
-  const minutes = field('minutes');
-  if (typeof minutes !== 'number' || !(minutes > 0) || minutes > 600) {
-    throw new LessonError(
-      file,
-      at('minutes'),
-      `minutes must be a number in (0, 600], got ${String(minutes)}`,
-    );
-  }
-  const [unit, step] = id.split('/') as [string, string];
-  const head = { id, unit, step, file, title, goals, prerequisites, minutes };
-  if (!options.lazyBody) return { ...head, blocks: parseBody(file, front.body, front.bodyLine) };
-  let blocks: LessonBlock[] | undefined;
-  return {
-    ...head,
-    get blocks() {
-      return (blocks ??= parseBody(file, front.body, front.bodyLine));
-    },
-  };
-}
-
-function stringList(file: string, line: number, key: string, value: FrontValue): string[] {
-  if (!Array.isArray(value)) throw new LessonError(file, line, `${key} must be a list`);
-  return value.map((item, index) => {
-    if (typeof item !== 'string') {
-      throw new LessonError(file, line, `${key}[${index}] must be a string, got ${item}`);
-    }
-    return item;
-  });
+  return blocks;
 }
 
 function parseBody(file: string, body: string, firstLine: number): LessonBlock[] {

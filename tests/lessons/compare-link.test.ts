@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { comparisonFromHash } from '../../src/compare/url-state';
 import { LESSONS } from '../../src/lessons/catalog';
+import { lessonBlocks } from '../../src/lessons/lesson';
 import { presetComparisonHash } from '../../src/lessons/compare-link';
 import { buildPresetSpec, PRESETS, type PresetName } from '../../src/lessons/presets';
 import { ALGORITHMS } from '../../src/rl/registry';
@@ -60,7 +61,7 @@ describe('presetComparisonHash', () => {
         }
         run = [];
       };
-      for (const block of lesson.blocks) {
+      for (const block of lessonBlocks(lesson)) {
         if (block.kind === 'widget') run.push(block.preset);
         else flush();
       }

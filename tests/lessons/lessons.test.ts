@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { LESSONS, routeTo, TOOL_USE_GOAL } from '../../src/lessons/catalog';
+import { lessonBlocks } from '../../src/lessons/lesson';
 import { metricCheckPassed, pathCheckPassed } from '../../src/lessons/checks';
 import { KERNEL_SOURCES } from '../../src/lessons/kernels';
 import {
@@ -47,7 +48,7 @@ describe('the lesson catalog', () => {
     '%s: widgets, kernels and references',
     (_id, lesson) => {
       expect(lesson.goals.length).toBeGreaterThan(0);
-      for (const block of lesson.blocks) {
+      for (const block of lessonBlocks(lesson)) {
         if (block.kind === 'widget') {
           const spec = buildPresetSpec(block.preset, defaultsOf(PRESETS[block.preset].algo));
           expect(checkRunSpec(spec), `${lesson.file}:${block.line}`).toEqual([]);
@@ -58,7 +59,9 @@ describe('the lesson catalog', () => {
           expect(block.lines.every((l) => l !== undefined)).toBe(true);
         }
       }
-      const html = lesson.blocks.map((b) => (b.kind === 'markdown' ? b.html : '')).join('');
+      const html = lessonBlocks(lesson)
+        .map((b) => (b.kind === 'markdown' ? b.html : ''))
+        .join('');
       expect(html).toContain('References');
     },
   );
@@ -84,7 +87,7 @@ async function reachCheck(name: PresetName, check: string, budget: number) {
   if (algo.family !== 'env') throw new Error('env presets only');
   const spec = buildPresetSpec(name, algo.defaults);
   const trainer = algo.create(p.env as never, spec.config, spec.seed);
-  const lesson = LESSONS.flatMap((l) => l.blocks).find(
+  const lesson = LESSONS.flatMap(lessonBlocks).find(
     (b) => b.kind === 'widget' && b.preset === name && b.check.text === check,
   );
   if (!lesson || lesson.kind !== 'widget') throw new Error(`no widget ${name} with ${check}`);

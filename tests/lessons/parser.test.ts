@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parseDirective } from '../../src/lessons/directives';
 import { LessonError } from '../../src/lessons/errors';
 import { parseFrontMatter } from '../../src/lessons/front-matter';
-import { parseLesson } from '../../src/lessons/lesson';
+import { lessonBlocks, parseLesson } from '../../src/lessons/lesson';
+import { parseLessonHead } from '../../src/lessons/lesson-head';
 import { metricCheckPassed, parseCheck } from '../../src/lessons/checks';
 
 const F = 'lessons/01-x/01-y/index.md';
@@ -240,16 +241,17 @@ describe('lessons', () => {
     expect(() => parseLesson(F, lesson(body))).toThrow(message);
   });
 
-  it('with lazyBody, checks the front matter now and renders the body on first read, once', () => {
-    const bad = parseLesson(F, lesson('a\nb\n$\\frac{$'), { lazyBody: true });
-    expect(bad.title.length).toBeGreaterThan(0);
-    expect(() => bad.blocks).toThrow(`${F}:9: `);
-    expect(() =>
-      parseLesson(F, lesson('x').replace('minutes: 5', 'minutes: 0'), { lazyBody: true }),
-    ).toThrow('minutes must be a number');
-    const good = parseLesson(F, lesson('Some *text*.'), { lazyBody: true });
-    expect(good.blocks).toBe(good.blocks); // rendered once
-    expect(good.blocks).toEqual(parseLesson(F, lesson('Some *text*.')).blocks);
+  it('the head checks the front matter only; lessonBlocks renders the body on first use, once', () => {
+    const bad = parseLessonHead(F, lesson('a\nb\n$\\frac{$'));
+    expect(bad.title).toBe('T');
+    expect(bad.bodyLine).toBe(7);
+    expect(() => lessonBlocks(bad)).toThrow(`${F}:9: `);
+    expect(() => parseLessonHead(F, lesson('x').replace('minutes: 5', 'minutes: 0'))).toThrow(
+      'minutes must be a number',
+    );
+    const good = parseLessonHead(F, lesson('Some *text*.'));
+    expect(lessonBlocks(good)).toBe(lessonBlocks(good)); // rendered once
+    expect(lessonBlocks(good)).toEqual(parseLesson(F, lesson('Some *text*.')).blocks);
   });
 
   it.each([
