@@ -153,8 +153,10 @@ export function createRunHost({
    */
   async function nextTurn(ms?: number): Promise<boolean> {
     if (!turns) return running;
+    // A turn given back to a lab that has gone (its page closed) is nothing to fail the run for.
+    const giveBack = (time: number) => Promise.resolve(turns?.give(time)).catch(() => {});
     if (!running) {
-      if (ms !== undefined) await turns.give(ms);
+      if (ms !== undefined) await giveBack(ms);
       return false;
     }
     waitingForTurn = true;
@@ -163,7 +165,7 @@ export function createRunHost({
     waitingForTurn = false;
     await boundaryWork; // an inspection or checkpoint answered during the wait
     if (granted && !running) {
-      await turns.give(0);
+      await giveBack(0);
       return false;
     }
     return granted;
