@@ -24,7 +24,7 @@ import { bytesToBase64 } from '../compare/base64';
 import { TOKEN_TASK_NAMES, TOKEN_TASKS, type TokenTaskName } from '../envs/token-tasks/registry';
 import type { LanguageModel } from '../models/language-model';
 import { CharTokenizer } from '../models/tokenizer';
-import type { TransformerConfig } from '../models/transformer-config';
+import { LAB_MODEL_SHAPE, type TransformerConfig } from '../models/transformer-config';
 import { transformerLayout } from '../models/transformer-params';
 import { OpInputError } from '../ops/errors';
 import { evaluateTask } from '../rl/evaluate';
@@ -107,8 +107,10 @@ export async function main(argv: string[]): Promise<number> {
   let finish: () => Promise<Record<string, number>> = async () => ({});
   let dispose = () => {};
   /** What a language-model run's file records beside its config (as a lab-run file's spec). */
-  let recorded: Pick<RunFile, 'taskOptions' | 'curriculum' | 'rewardModel' | 'sftSteps' | 'init'> =
-    {};
+  let recorded: Pick<
+    RunFile,
+    'taskOptions' | 'curriculum' | 'rewardModel' | 'sftSteps' | 'init' | 'model'
+  > = {};
   if (algo.family === 'env') {
     const env = args.string('env', algo.envs[0]!) as EnvName;
     if (!algo.envs.includes(env)) {
@@ -261,9 +263,9 @@ async function setUpLanguageModel(args: CliArgs, algo: LmAlgorithm, seed: number
   let modelConfig: TransformerConfig = {
     vocab: tokenizer.vocabSize,
     context: Math.min(256, tasks.maxChars + 2 + 8),
-    width: args.number('width', 64),
-    layers: args.number('layers', 2),
-    heads: args.number('heads', 4),
+    width: args.number('width', LAB_MODEL_SHAPE.width),
+    layers: args.number('layers', LAB_MODEL_SHAPE.layers),
+    heads: args.number('heads', LAB_MODEL_SHAPE.heads),
     tiedEmbeddings: true,
     valueHead: algo.valueHead,
   };
@@ -301,6 +303,7 @@ async function setUpLanguageModel(args: CliArgs, algo: LmAlgorithm, seed: number
     // For the run file: the rungs set the options of a run with a curriculum; the lab builds the
     // same model from the same start (the file's bytes, or a fresh one and the warm-up).
     recorded: {
+      model: { width: modelConfig.width, layers: modelConfig.layers, heads: modelConfig.heads },
       ...(curriculum ? { curriculum } : { taskOptions }),
       ...(init && initBytes
         ? { init: { file: basename(init), bytes: bytesToBase64(initBytes) } }

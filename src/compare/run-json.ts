@@ -21,6 +21,7 @@
 import type { RunCheckpoint, StartFrom } from '../worker/run-protocol';
 import { base64ToBytes, bytesToBase64 } from './base64';
 import { checkpointFromJson, checkpointToJson, type JsonCheckpoint } from './checkpoint-json';
+import { TRANSFORMER_LIMITS, type ModelShape } from '../models/transformer-config';
 import type { CurriculumConfig } from '../rl/curriculum';
 import type { RewardModelConfig } from '../rl/reward-model';
 import {
@@ -135,7 +136,13 @@ export interface ImportedRun extends RunRecord {
   checkpoint?: RunCheckpoint;
   exportedAt?: string;
   /** CLI run files only: the backend description, creation time and summary the CLI wrote. */
-  cli?: { backend: string; createdAt: string; summary: Record<string, number | string> };
+  cli?: {
+    backend: string;
+    createdAt: string;
+    summary: Record<string, number | string>;
+    /** Language models: the transformer's trunk the CLI trained (files from before lack it). */
+    model?: ModelShape;
+  };
 }
 
 /** The run as lab-run JSON (compact; non-finite metric values as strings). */
@@ -340,7 +347,7 @@ function readCliRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
       'summary',
     ],
     // Language-model runs, as a lab-run file's spec carries them (files from before lack them).
-    ['taskOptions', 'curriculum', 'rewardModel', 'sftSteps', 'init'],
+    ['taskOptions', 'curriculum', 'rewardModel', 'sftSteps', 'init', 'model'],
   );
   const algo = knownAlgorithm(root.algorithm, 'algorithm', catalog);
   const task = cliTask(root.task, algo, catalog);
@@ -369,7 +376,24 @@ function readCliRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
   run.events = readEvents(root.events, algo, seriesLength(run.metrics), 'cli-run');
   const summary = readSummary(root.summary);
   run.cli = { backend, createdAt, summary };
+  if (root.model !== undefined) {
+    if (algo.family !== 'lm') {
+      throw new ImportError('model', `is only for language-model runs, not ${algo.name}`);
+    }
+    run.cli.model = readModelShape(root.model, 'model');
+  }
   return run;
+}
+
+/** A transformer trunk's size, each within the model's limits. */
+function readModelShape(value: unknown, path: string): ModelShape {
+  const json = expectRecord(value, path);
+  expectKeys(json, path, ['width', 'layers', 'heads']);
+  const [width, layers, heads] = (['width', 'layers', 'heads'] as const).map((key) => {
+    const [min, max] = TRANSFORMER_LIMITS[key];
+    return expectInt(json[key], child(path, key), min, max);
+  }) as [number, number, number];
+  return { width, layers, heads };
 }
 
 function knownAlgorithm(value: unknown, path: string, catalog: CompareCatalog): AlgorithmInfo {

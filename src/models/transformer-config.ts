@@ -26,6 +26,15 @@ export interface TransformerConfig {
   valueHead: boolean;
 }
 
+/**
+ * The shape of the lab's language models (the worker builds this one; the CLI's default flags
+ * match it). A run of another shape can be compared in the lab but not trained on there.
+ */
+export const LAB_MODEL_SHAPE = Object.freeze({ width: 64, layers: 2, heads: 4 });
+
+/** The trunk's size: what a run file records so the lab can tell whether it builds the same. */
+export type ModelShape = Pick<TransformerConfig, 'width' | 'layers' | 'heads'>;
+
 export const TRANSFORMER_LIMITS = {
   vocab: [2, 256],
   context: [2, 256],

@@ -6,6 +6,7 @@
  * (the optional fields came later within version 1: a file without them is a run without them);
  * parsing validates it and never evaluates anything in it.
  */
+import type { ModelShape } from '../models/transformer-config';
 import type { CurriculumConfig } from './curriculum';
 import type { RewardModelConfig } from './reward-model';
 import type { Metrics, RunEvent } from './trainer';
@@ -32,6 +33,8 @@ export interface RunFile {
   sftSteps?: number;
   /** Language models started from a file (`--init`): its name, and its bytes as base64. */
   init?: { file: string; bytes: string };
+  /** Language models: the transformer's trunk (the lab builds only LAB_MODEL_SHAPE). */
+  model?: ModelShape;
   /** Metric name → one value per update (update i at index i − 1). */
   metrics: Record<string, number[]>;
   events: RunEvent[];

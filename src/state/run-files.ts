@@ -7,6 +7,7 @@ import { metricsToCsv } from '../compare/csv';
 import { alignSeries, type CompareCatalog } from '../compare/run-record';
 import { exportLabRun, parseLabRun, type ImportedRun } from '../compare/run-json';
 import { encodeComparison, type LinkedRun } from '../compare/url-state';
+import { LAB_MODEL_SHAPE, type ModelShape } from '../models/transformer-config';
 import type { RunCheckpoint, RunEvent, RunSpec, Settings } from '../worker/run-protocol';
 import type { Series, StoredRun } from './run-store';
 
@@ -58,6 +59,8 @@ export interface ImportedLabRun {
   data: Pick<StoredRun, 'series' | 'events' | 'config' | 'steps'>;
   /** The checkpoint the file carried (at or before its last update). */
   checkpoint?: RunCheckpoint;
+  /** What the reader should know before starting it here (e.g. a model the lab does not build). */
+  note?: string;
 }
 
 /**
@@ -76,6 +79,29 @@ export function runFromJson(text: string, catalog: CompareCatalog): ImportedLabR
       steps: Math.max(0, ...Object.values(imported.metrics).map((v) => v.length)),
     },
     ...(imported.checkpoint ? { checkpoint: imported.checkpoint } : {}),
+    ...shapeNote(imported),
+  };
+}
+
+/**
+ * A CLI run of another model shape than the lab's, started from a fresh model: the lab would
+ * replay it on its own shape, so the history would not be the file's. (A run started from a
+ * file takes that file's shape, here as in the CLI.)
+ */
+function shapeNote(imported: ImportedRun): { note?: string } {
+  const model = imported.cli?.model;
+  if (!model || imported.init) return {};
+  const lab = LAB_MODEL_SHAPE;
+  if (model.width === lab.width && model.layers === lab.layers && model.heads === lab.heads) {
+    return {};
+  }
+  const shape = (m: ModelShape) =>
+    `width ${m.width}, ${m.layers} layer${m.layers === 1 ? '' : 's'}, ${m.heads} head${m.heads === 1 ? '' : 's'}`;
+  return {
+    note:
+      `It trained a transformer of ${shape(model)}; the lab builds ${shape(lab)}. Starting it ` +
+      'here replays its updates on the lab’s model, whose curves will differ from the file’s: ' +
+      'compare it as it is.',
   };
 }
 

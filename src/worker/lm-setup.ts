@@ -13,7 +13,7 @@ import type { LanguageModel } from '../models/language-model';
 import { CpuLanguageModel } from '../models/lm-cpu';
 import { GpuLanguageModel } from '../models/lm-gpu';
 import { CharTokenizer } from '../models/tokenizer';
-import type { TransformerConfig } from '../models/transformer-config';
+import { LAB_MODEL_SHAPE, type TransformerConfig } from '../models/transformer-config';
 import { transformerLayout } from '../models/transformer-params';
 import type { LmAlgorithm } from '../rl/registry';
 import { DEFAULT_SFT_CONFIG, runSft } from '../rl/sft';
@@ -136,9 +136,7 @@ export async function setUpLmRun(
   let modelConfig: TransformerConfig = {
     vocab: tokenizer.vocabSize,
     context: Math.min(256, tasks.maxChars + 2 + 8),
-    width: 64,
-    layers: 2,
-    heads: 4,
+    ...LAB_MODEL_SHAPE,
     tiedEmbeddings: true,
     valueHead: algo.valueHead,
   };

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/train';
 import { parseLabRun } from '../../src/compare/run-json';
+import { runFromJson } from '../../src/state/run-files';
 import { runCatalog } from '../../src/worker/run-spec';
 
 const quiet = () => vi.spyOn(console, 'log').mockImplementation(() => {});
@@ -60,6 +61,13 @@ describe('npm run train', () => {
     expect(run.sftSteps).toBe(2);
     expect('init' in run).toBe(false);
     expect(parseLabRun(readFileSync(out, 'utf8'), runCatalog()).sftSteps).toBe(2);
+    // Its model is not the lab's: the file says so, and the import warns before a replay.
+    expect(run.model).toEqual({ width: 16, layers: 1, heads: 2 });
+    expect(runFromJson(readFileSync(out, 'utf8'), runCatalog()).note).toBe(
+      'It trained a transformer of width 16, 1 layer, 2 heads; the lab builds width 64, 2 ' +
+        'layers, 4 heads. Starting it here replays its updates on the lab’s model, whose curves ' +
+        'will differ from the file’s: compare it as it is.',
+    );
   }, 60_000);
 
   it('scores the frozen reference on onnxruntime-web with --reference=ort', async () => {
@@ -105,6 +113,9 @@ describe('npm run train', () => {
     expect(run.metrics['reward/mean']).toHaveLength(1);
     // The run file carries the starting file, so the lab's import starts from the same weights.
     expect(run.init.file).toBe('reverse.onnx');
+    // The shape the file gave (the lab's): no warning on import.
+    expect(run.model).toEqual({ width: 64, layers: 2, heads: 4 });
+    expect(runFromJson(readFileSync(out, 'utf8'), runCatalog()).note).toBeUndefined();
     expect('sftSteps' in run).toBe(false);
     const imported = parseLabRun(readFileSync(out, 'utf8'), runCatalog());
     expect(imported.init).toEqual({

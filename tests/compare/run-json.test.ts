@@ -748,8 +748,15 @@ describe('parseLabRun', () => {
       "a lab-run spec field the CLI's file does not have",
       { reference: 'ort' },
       'reference',
-      'is not a known field here (known: format, version, algorithm, task, seed, backend, createdAt, config, metrics, events, summary, taskOptions, curriculum, rewardModel, sftSteps, init)',
+      'is not a known field here (known: format, version, algorithm, task, seed, backend, createdAt, config, metrics, events, summary, taskOptions, curriculum, rewardModel, sftSteps, init, model)',
     ],
+    [
+      'a model wider than a transformer here may be',
+      { model: { width: 512, layers: 2, heads: 4 } },
+      'model.width',
+      'must be an integer in [16, 256], got 512',
+    ],
+    ['a model without its heads', { model: { width: 64, layers: 2 } }, 'model.heads', 'is missing'],
     [
       'more warm-up steps than the lab runs',
       { sftSteps: 6000 },
