@@ -36,8 +36,10 @@ export interface RunTurns {
 }
 
 interface Account {
-  /** Training time so far, ms (a new run starts level with the least of the others). */
+  /** Training time so far, ms, since the run last joined (see level()). */
   used: number;
+  /** Holding or waiting for a turn: contending for the slots now. */
+  active: boolean;
   closed: boolean;
 }
 
@@ -75,22 +77,21 @@ export class TrainingSlots {
 
   /** A run's handle. A run holds or awaits at most one turn: a second take() is refused. */
   forRun(): RunTurns {
-    const others = [...this.accounts].map((a) => a.used);
-    // Level with the run that has trained least: a new run neither waits for the others' past
-    // time to be matched nor is owed it.
-    const account: Account = { used: others.length ? Math.min(...others) : 0, closed: false };
+    const account: Account = { used: 0, active: false, closed: false };
     this.accounts.add(account);
     let holding = false;
     let waiter: Waiter | undefined;
     /** Ends the held turn, counting `ms` (no grant yet: the caller calls next()). */
     const release = (ms: number) => {
       holding = false;
+      account.active = false;
       if (Number.isFinite(ms) && ms > 0) account.used += ms;
       this.busy -= 1;
     };
     /** Joins the queue (no grant yet: the caller calls next()). */
     const enqueue = () =>
       new Promise<boolean>((resolve) => {
+        account.active = true;
         waiter = {
           account,
           ticket: this.tickets++,
@@ -113,6 +114,7 @@ export class TrainingSlots {
         refusal() ??
         (holding ? new Error('training slots: this run already has a turn') : undefined);
       if (refused) return Promise.reject(refused);
+      this.level(account);
       const granted = enqueue();
       this.next();
       return granted;
@@ -127,6 +129,7 @@ export class TrainingSlots {
       this.waiting.splice(this.waiting.indexOf(waiter), 1);
       const cancelled = waiter;
       waiter = undefined;
+      account.active = holding;
       cancelled.settle(false);
     };
     return {
@@ -148,6 +151,20 @@ export class TrainingSlots {
         give();
       },
     };
+  }
+
+  /**
+   * A run (re)joining the contest — new, or started again after a pause — is set level with the
+   * least-trained run contending now: it neither waits while others make up time it trained
+   * before nor is owed the time it sat out. (Between slices a run passes its turn and keeps its
+   * count.)
+   */
+  private level(account: Account): void {
+    let least = Infinity;
+    for (const other of this.accounts) {
+      if (other !== account && other.active) least = Math.min(least, other.used);
+    }
+    if (least < Infinity) account.used = least;
   }
 
   /** Fills free slots: least training time first, then first asked. */

@@ -59,6 +59,47 @@ describe('TrainingSlots', () => {
     expect(lm.slice(0, 3)).toEqual([0, 11, 22]);
   });
 
+  it('a run back from a pause is set level with the runs contending: neither owed nor owing', async () => {
+    const slots = new TrainingSlots(1);
+    const [a, b] = [slots.forRun(), slots.forRun()];
+    await a.take();
+    a.give(1000); // a trained 1 s, then paused
+    await b.take();
+    for (let i = 0; i < 9; i++) await b.pass(10); // b trains on alone: 90 ms, holding
+    let aGranted = false;
+    const aBack = a.take().then((granted) => (aGranted = granted));
+    await settle();
+    expect(aGranted).toBe(false); // b holds the one slot
+    const bNext = b.pass(10); // b has 100 ms now; a, level with b's 90, goes first
+    await aBack;
+    expect(aGranted).toBe(true);
+    a.give(10);
+    expect(await bNext).toBe(true);
+  });
+
+  it('a run that joins late is levelled too: it takes its share, not the slot', async () => {
+    const slots = new TrainingSlots(1);
+    const order: string[] = [];
+    let joined: Promise<void> | undefined;
+    async function train(name: string, slices: number): Promise<void> {
+      const turns = slots.forRun();
+      let granted = await turns.take();
+      for (let i = 0; granted && i < slices; i++) {
+        order.push(name);
+        // c joins once a and b have had ten 10 ms turns between them.
+        if (order.length === 10) joined = train('c', 10);
+        granted = i + 1 < slices ? await turns.pass(10) : (turns.give(10), false);
+      }
+    }
+    await Promise.all([train('a', 20), train('b', 20)]);
+    await joined;
+    const first = order.indexOf('c');
+    expect(first).toBeGreaterThanOrEqual(10);
+    // From the join on, the three take turns: c has two of the next six, not all of them.
+    const next = order.slice(first, first + 6);
+    expect(next.filter((name) => name === 'c')).toHaveLength(2);
+  });
+
   it('cancel() ends a wait with false and frees nothing; give() without a turn does nothing', async () => {
     const slots = new TrainingSlots(1);
     const a = slots.forRun();
