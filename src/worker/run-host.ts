@@ -181,17 +181,29 @@ export function createRunHost({
    * where it is: update 0, or a checkpoint's step.
    */
   async function replayRun(active: Trainer<Settings>, plan: ReplayPlan): Promise<void> {
+    if (active.step >= plan.steps) return;
     let lastReport = performance.now();
-    for (let step = active.step + 1; step <= plan.steps; step++) {
-      for (const change of plan.changes) {
-        if (change.step === step) active.setHyperparams(change.changes);
+    // A replay trains like a run: in slices, each on a turn where the lab hands them out.
+    if (turns) await turns.take();
+    let sliceStart = performance.now();
+    try {
+      for (let step = active.step + 1; step <= plan.steps; step++) {
+        for (const change of plan.changes) {
+          if (change.step === step) active.setHyperparams(change.changes);
+        }
+        await active.update();
+        if (performance.now() - lastReport > 200 || step === plan.steps) {
+          emit({ type: 'replay', done: step, total: plan.steps });
+          lastReport = performance.now();
+          await macrotask();
+        }
+        if (turns && step < plan.steps && performance.now() - sliceStart > sliceMs) {
+          await turns.pass(performance.now() - sliceStart);
+          sliceStart = performance.now();
+        }
       }
-      await active.update();
-      if (performance.now() - lastReport > 200 || step === plan.steps) {
-        emit({ type: 'replay', done: step, total: plan.steps });
-        lastReport = performance.now();
-        await macrotask();
-      }
+    } finally {
+      if (turns) await Promise.resolve(turns.give(performance.now() - sliceStart)).catch(() => {});
     }
   }
 

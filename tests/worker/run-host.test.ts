@@ -714,6 +714,35 @@ describe('run host: turns at training (the lab leaves a core for the page)', () 
     await Promise.all([a.api.dispose(), b.api.dispose()]);
   });
 
+  it('a replay takes turns too: it waits while another run holds the only slot', async () => {
+    const slots = new TrainingSlots(1);
+    const blocker = slots.forRun();
+    await blocker.take();
+    // Slices long enough for the whole replay: ungated, it would be done within the 50 ms below.
+    const messages: RunMessage[] = [];
+    const api = createRunHost({ flushMs: 50, sliceMs: 5_000 });
+    const listener = (m: RunMessage) => messages.push(m);
+    const created = api.createRun(
+      spec,
+      listener,
+      { steps: 300, changes: [] },
+      undefined,
+      slots.forRun(),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(messages.some((m) => m.type === 'replay')).toBe(false);
+    expect(slots.queued).toBe(1);
+    blocker.give(10);
+    await created;
+    expect(messages.filter((m) => m.type === 'replay').at(-1)).toEqual({
+      type: 'replay',
+      done: 300,
+      total: 300,
+    });
+    expect([slots.training, slots.queued]).toEqual([0, 0]); // its turn given back
+    await api.dispose();
+  });
+
   it('a run waiting for a turn answers an inspection, and pauses without getting one', async () => {
     const slots = new TrainingSlots(1);
     const blocker = slots.forRun();
