@@ -25,11 +25,13 @@ import {
   describeValue,
   expectInt,
   expectKeys,
+  expectLanguageModel,
   expectOneOf,
   expectRecord,
   expectSettings,
   expectString,
   ImportError,
+  IMPORT_LIMITS,
 } from './json-checks';
 import type { AlgorithmInfo } from './run-record';
 
@@ -47,7 +49,6 @@ export type JsonCheckpoint = Base64Floats<RunCheckpoint>;
 const MAX_FLOATS = 2 ** 26;
 /** Most random streams and curriculum levels a trainer state may name. */
 const MAX_STREAMS = 64;
-const MAX_NAME = 200;
 
 export function checkpointToJson(checkpoint: RunCheckpoint): JsonCheckpoint {
   const { policy, reference, rewardModel } = checkpoint;
@@ -71,7 +72,7 @@ export function checkpointToJson(checkpoint: RunCheckpoint): JsonCheckpoint {
           },
         }
       : {}),
-    trainer: structuredClone(checkpoint.trainer),
+    trainer: checkpoint.trainer, // serialized at once by exportLabRun
   };
 }
 
@@ -90,10 +91,7 @@ export function checkpointFromJson(
   path: string,
   context: CheckpointContext,
 ): RunCheckpoint {
-  const { algo } = context;
-  if (algo.family !== 'lm') {
-    throw new ImportError(path, `is only for language-model runs, not ${algo.name}`);
-  }
+  expectLanguageModel(context.algo, path);
   const root = expectRecord(value, path);
   expectKeys(
     root,
@@ -240,7 +238,10 @@ function readHealth(value: unknown, path: string): TrainerState['health'] {
   }
   return json.reason === undefined
     ? { healthy: json.healthy }
-    : { healthy: json.healthy, reason: expectString(json.reason, child(path, 'reason'), 2_000) };
+    : {
+        healthy: json.healthy,
+        reason: expectString(json.reason, child(path, 'reason'), IMPORT_LIMITS.maxTextLength),
+      };
 }
 
 /** Random stream name → draws taken (whole numbers; the worker checks the names). */
@@ -252,7 +253,7 @@ function readDraws(value: unknown, path: string): Record<string, number> {
   }
   const draws: Record<string, number> = {};
   for (const name of names) {
-    expectString(name, path, MAX_NAME);
+    expectString(name, path, IMPORT_LIMITS.maxNameLength);
     draws[name] = expectInt(json[name], child(path, name), 0, Number.MAX_SAFE_INTEGER);
   }
   return draws;

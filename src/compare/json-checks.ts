@@ -8,7 +8,29 @@ import { OpInputError } from '../ops/errors';
 import { CURRICULUM_CONFIG_SPEC, type CurriculumConfig } from '../rl/curriculum';
 import { REWARD_MODEL_CONFIG_SPEC, type RewardModelConfig } from '../rl/reward-model';
 import { checkField, type ConfigSpec, type FieldSpec } from '../util/hyperparams';
-import type { AlgorithmInfo, Settings } from './run-record';
+import {
+  taskOptionsSpec,
+  type AlgorithmInfo,
+  type CompareCatalog,
+  type Settings,
+} from './run-record';
+
+/**
+ * What an import accepts at most (run files, and the checkpoints inside them); larger files are
+ * refused before any other work.
+ */
+export const IMPORT_LIMITS = {
+  /** Characters of the JSON text (≈ bytes for the ASCII JSON the lab writes): 20 MB. */
+  maxChars: 20_000_000,
+  /** Metric values over all series. */
+  maxPoints: 1_000_000,
+  maxMetrics: 1_000,
+  maxEvents: 100_000,
+  /** Metric, summary and task names. */
+  maxNameLength: 200,
+  /** Free text: event reasons, labels, backend descriptions. */
+  maxTextLength: 2_000,
+} as const;
 
 /** A bad file or link: `path` names the value, the message says what is wrong with it. */
 export class ImportError extends Error {
@@ -114,6 +136,28 @@ export function expectOneOf<T extends string>(
     throw new ImportError(path, `must be one of ${list}, got ${describeValue(value)}`);
   }
   return value as T;
+}
+
+/** Refuses the field at `path` on a run that is not a language model's. */
+export function expectLanguageModel(algo: AlgorithmInfo, path: string): void {
+  if (algo.family !== 'lm') {
+    throw new ImportError(path, `is only for language-model runs, not ${algo.name}`);
+  }
+}
+
+/** A language-model run's task options at `path`: a subset of the task's own settings. */
+export function expectTaskOptions(
+  value: unknown,
+  path: string,
+  algo: AlgorithmInfo,
+  catalog: CompareCatalog,
+  task: string,
+): Settings {
+  expectLanguageModel(algo, path);
+  // The task was checked against the catalog before its options are read.
+  const options = taskOptionsSpec(catalog, task);
+  if (!options) throw new ImportError(path, `task '${task}' is not in the catalog`);
+  return expectSettings(value, path, options, false);
 }
 
 /**

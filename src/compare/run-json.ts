@@ -28,6 +28,7 @@ import {
   child,
   describeValue,
   expectInt,
+  expectLanguageModel,
   expectCurriculum,
   expectKeys,
   expectModelName,
@@ -36,11 +37,12 @@ import {
   expectRewardModel,
   expectSettings,
   expectString,
+  expectTaskOptions,
   ImportError,
+  IMPORT_LIMITS,
 } from './json-checks';
 import {
   findAlgorithm,
-  taskOptionsSpec,
   tasksFor,
   type AlgorithmInfo,
   type CompareCatalog,
@@ -49,27 +51,13 @@ import {
   type Settings,
 } from './run-record';
 
-export { ImportError } from './json-checks';
+export { ImportError, IMPORT_LIMITS } from './json-checks';
 
 export const LAB_RUN_FORMAT = 'agent-rl-lab/lab-run';
 export const LAB_RUN_VERSION = 1;
 /** The CLI's run file (src/rl/run-file.ts RUN_FILE_FORMAT / RUN_FILE_VERSION). */
 export const CLI_RUN_FORMAT = 'agent-rl-lab/run';
 export const CLI_RUN_VERSION = 1;
-
-/** What an import accepts at most; larger files are refused before any other work. */
-export const IMPORT_LIMITS = {
-  /** Characters of the JSON text (≈ bytes for the ASCII JSON the lab writes): 20 MB. */
-  maxChars: 20_000_000,
-  /** Metric values over all series. */
-  maxPoints: 1_000_000,
-  maxMetrics: 1_000,
-  maxEvents: 100_000,
-  /** Metric, summary and task names. */
-  maxNameLength: 200,
-  /** Free text: event reasons, labels, backend descriptions. */
-  maxTextLength: 2_000,
-} as const;
 
 /** Largest seed (the worker's check of RunSpec.seed). */
 export const MAX_SEED = 2 ** 31 - 1;
@@ -241,23 +229,14 @@ function readLabRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
     events: [],
   };
   if (spec.taskOptions !== undefined) {
-    const options = algo.family === 'lm' ? taskOptionsSpec(catalog, task) : undefined;
-    if (!options) {
-      throw new ImportError(
-        'spec.taskOptions',
-        `is only for language-model runs, not ${algo.name}`,
-      );
-    }
-    run.taskOptions = expectSettings(spec.taskOptions, 'spec.taskOptions', options, false);
+    run.taskOptions = expectTaskOptions(spec.taskOptions, 'spec.taskOptions', algo, catalog, task);
   }
   if (spec.backend !== undefined) {
     run.backend = expectOneOf(spec.backend, 'spec.backend', ['auto', 'cpu'] as const);
   }
   Object.assign(run, readStart(spec, 'spec.', algo, catalog));
   if (spec.reference !== undefined) {
-    if (algo.family !== 'lm') {
-      throw new ImportError('spec.reference', `is only for language-model runs, not ${algo.name}`);
-    }
+    expectLanguageModel(algo, 'spec.reference');
     run.reference = expectOneOf(spec.reference, 'spec.reference', ['engine', 'ort'] as const);
   }
   Object.assign(run, readTrainingGroups(spec, 'spec.', algo));
@@ -292,9 +271,7 @@ function readStart(
 ): Pick<ImportedRun, 'sftSteps' | 'init'> {
   const out: Pick<ImportedRun, 'sftSteps' | 'init'> = {};
   for (const key of ['sftSteps', 'init'] as const) {
-    if (from[key] !== undefined && algo.family !== 'lm') {
-      throw new ImportError(prefix + key, `is only for language-model runs, not ${algo.name}`);
-    }
+    if (from[key] !== undefined) expectLanguageModel(algo, prefix + key);
   }
   if (from.sftSteps !== undefined) {
     const { min, max } = catalog.sftSteps;
@@ -365,11 +342,7 @@ function readCliRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
     events: [],
   };
   if (root.taskOptions !== undefined) {
-    const options = algo.family === 'lm' ? taskOptionsSpec(catalog, task) : undefined;
-    if (!options) {
-      throw new ImportError('taskOptions', `is only for language-model runs, not ${algo.name}`);
-    }
-    run.taskOptions = expectSettings(root.taskOptions, 'taskOptions', options, false);
+    run.taskOptions = expectTaskOptions(root.taskOptions, 'taskOptions', algo, catalog, task);
   }
   Object.assign(run, readTrainingGroups(root, '', algo), readStart(root, '', algo, catalog));
   run.metrics = readMetrics(root.metrics);
@@ -377,9 +350,7 @@ function readCliRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
   const summary = readSummary(root.summary);
   run.cli = { backend, createdAt, summary };
   if (root.model !== undefined) {
-    if (algo.family !== 'lm') {
-      throw new ImportError('model', `is only for language-model runs, not ${algo.name}`);
-    }
+    expectLanguageModel(algo, 'model');
     run.cli.model = readModelShape(root.model, 'model');
   }
   return run;

@@ -21,22 +21,18 @@ import {
   describeValue,
   expectCurriculum,
   expectInt,
+  expectLanguageModel,
   expectModelName,
   expectOneOf,
   expectRecord,
   expectRewardModel,
   expectSettings,
+  expectTaskOptions,
   ImportError,
 } from './json-checks';
 import type { CurriculumConfig } from '../rl/curriculum';
 import type { RewardModelConfig } from '../rl/reward-model';
-import {
-  findAlgorithm,
-  taskOptionsSpec,
-  tasksFor,
-  type CompareCatalog,
-  type Settings,
-} from './run-record';
+import { findAlgorithm, tasksFor, type CompareCatalog, type Settings } from './run-record';
 
 /** The hash query parameter that carries a comparison. */
 export const URL_STATE_PARAM = 'compare';
@@ -265,22 +261,14 @@ function readRun(value: unknown, index: number, catalog: CompareCatalog): Linked
       config: { ...algo.defaults, ...diff },
     };
     if (run.w !== undefined) {
-      if (algo.family !== 'lm') {
-        throw new ImportError(at('w'), `is only for language-model runs, not ${algo.name}`);
-      }
+      expectLanguageModel(algo, at('w'));
       linked.sftSteps = expectInt(run.w, at('w'), catalog.sftSteps.min, catalog.sftSteps.max);
     }
     if (run.o !== undefined) {
-      const options = algo.family === 'lm' ? taskOptionsSpec(catalog, task) : undefined;
-      if (!options) {
-        throw new ImportError(at('o'), `is only for language-model runs, not ${algo.name}`);
-      }
-      linked.taskOptions = expectSettings(run.o, at('o'), options, false);
+      linked.taskOptions = expectTaskOptions(run.o, at('o'), algo, catalog, task);
     }
     if (run.i !== undefined) {
-      if (algo.family !== 'lm') {
-        throw new ImportError(at('i'), `is only for language-model runs, not ${algo.name}`);
-      }
+      expectLanguageModel(algo, at('i'));
       linked.init = { kind: 'shipped', model: expectModelName(run.i, at('i')) };
     }
     if (run.u !== undefined) {

@@ -38,8 +38,10 @@ export interface RunTurns {
 interface Account {
   /** Training time so far, ms, since the run last joined (see level()). */
   used: number;
-  /** Holding or waiting for a turn: contending for the slots now. */
-  active: boolean;
+  /** It holds a turn now. */
+  holding: boolean;
+  /** Its place in the queue, while it waits for a turn. */
+  waiter: Waiter | undefined;
   closed: boolean;
 }
 
@@ -77,42 +79,38 @@ export class TrainingSlots {
 
   /** A run's handle. A run holds or awaits at most one turn: a second take() is refused. */
   forRun(): RunTurns {
-    const account: Account = { used: 0, active: false, closed: false };
+    const account: Account = { used: 0, holding: false, waiter: undefined, closed: false };
     this.accounts.add(account);
-    let holding = false;
-    let waiter: Waiter | undefined;
     /** Ends the held turn, counting `ms` (no grant yet: the caller calls next()). */
     const release = (ms: number) => {
-      holding = false;
-      account.active = false;
+      account.holding = false;
       if (Number.isFinite(ms) && ms > 0) account.used += ms;
       this.busy -= 1;
     };
     /** Joins the queue (no grant yet: the caller calls next()). */
     const enqueue = () =>
       new Promise<boolean>((resolve) => {
-        account.active = true;
-        waiter = {
+        account.waiter = {
           account,
           ticket: this.tickets++,
           grant: () => {
-            waiter = undefined;
-            holding = true;
+            account.waiter = undefined;
+            account.holding = true;
             resolve(true);
           },
           settle: resolve,
         };
-        this.waiting.push(waiter);
+        this.waiting.push(account.waiter);
       });
     const refusal = (): Error | undefined => {
       if (account.closed) return new Error('training slots: this run has ended');
-      if (waiter) return new Error('training slots: this run already waits for a turn');
+      if (account.waiter) return new Error('training slots: this run already waits for a turn');
       return undefined;
     };
     const take = () => {
       const refused =
         refusal() ??
-        (holding ? new Error('training slots: this run already has a turn') : undefined);
+        (account.holding ? new Error('training slots: this run already has a turn') : undefined);
       if (refused) return Promise.reject(refused);
       this.level(account);
       const granted = enqueue();
@@ -120,16 +118,15 @@ export class TrainingSlots {
       return granted;
     };
     const give = (ms = 0) => {
-      if (!holding) return;
+      if (!account.holding) return;
       release(ms);
       this.next();
     };
     const cancel = () => {
-      if (!waiter) return;
-      this.waiting.splice(this.waiting.indexOf(waiter), 1);
-      const cancelled = waiter;
-      waiter = undefined;
-      account.active = holding;
+      const cancelled = account.waiter;
+      if (!cancelled) return;
+      this.waiting.splice(this.waiting.indexOf(cancelled), 1);
+      account.waiter = undefined;
       cancelled.settle(false);
     };
     return {
@@ -138,7 +135,7 @@ export class TrainingSlots {
       pass: (ms) => {
         const refused = refusal();
         if (refused) return Promise.reject(refused);
-        if (holding) release(ms);
+        if (account.holding) release(ms);
         const granted = enqueue();
         this.next();
         return granted;
@@ -162,7 +159,7 @@ export class TrainingSlots {
   private level(account: Account): void {
     let least = Infinity;
     for (const other of this.accounts) {
-      if (other !== account && other.active) least = Math.min(least, other.used);
+      if (other !== account && (other.holding || other.waiter)) least = Math.min(least, other.used);
     }
     if (least < Infinity) account.used = least;
   }

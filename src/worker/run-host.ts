@@ -153,8 +153,6 @@ export function createRunHost({
    */
   async function nextTurn(ms?: number): Promise<boolean> {
     if (!turns) return running;
-    // A turn given back to a lab that has gone (its page closed) is nothing to fail the run for.
-    const giveBack = (time: number) => Promise.resolve(turns?.give(time)).catch(() => {});
     if (!running) {
       if (ms !== undefined) await giveBack(ms);
       return false;
@@ -169,6 +167,11 @@ export function createRunHost({
       return false;
     }
     return granted;
+  }
+
+  /** Ends a held turn after `ms` of training. A lab that has gone cannot take it: no failure. */
+  function giveBack(ms: number): Promise<void> {
+    return Promise.resolve(turns?.give(ms)).catch(() => {});
   }
 
   /** A pause while the run waits for a turn: stop waiting (the loop then ends). */
@@ -203,7 +206,7 @@ export function createRunHost({
         }
       }
     } finally {
-      if (turns) await Promise.resolve(turns.give(performance.now() - sliceStart)).catch(() => {});
+      if (turns) await giveBack(performance.now() - sliceStart);
     }
   }
 
