@@ -15,10 +15,12 @@
  *   <name>.onnx  the same weights as ONNX (export-transformer.ts), metadata alike.
  * and, in src/models/shipped-manifest.json (bundled by the app): per model the task and its options, the config, the SFT recipe, the greedy
  * success rate on EVAL_PROMPTS fixed prompts, and bytes + sha256 of both files
- * (tests/onnx/shipped-models.test.ts checks every entry against the files).
+ * (tests/onnx/shipped-models.test.ts checks every entry against the files). A model warmed up on
+ * a mixture of agent tasks (`mix`) also lists every part with its share and greedy success.
  *
  * Config (the lab's small model): width 64, 2 layers, 4 heads, tied embeddings, value head on (so
- * PPO can start from the same file; GRPO ignores it), context = task.maxChars + 10, at most 256.
+ * PPO can start from the same file; GRPO ignores it), context = task.maxChars + 10 (the longest
+ * part of a mixed warm-up, or `contextChars` when more), at most 256.
  *
  * --only builds a subset (the manifest keeps the other entries as they are); --steps-scale
  * multiplies every step count (a quick look at timing; the manifest records the steps used);
@@ -40,6 +42,31 @@ import { transformerLayout } from '../src/models/transformer-params';
 import { exportTransformerOnnx } from '../src/onnx/export-transformer';
 import { evaluateTask } from '../src/rl/evaluate';
 import { DEFAULT_SFT_CONFIG, runSft, type SftConfig } from '../src/rl/sft';
+import { isAgentTask, type AgentTask } from '../src/agents/agent-task';
+import { mixedAgentTask } from '../src/agents/mixed-task';
+import { shoppingDifficultyLevels, shoppingTask } from '../src/agents/tasks/shopping';
+import type { TokenTask } from '../src/envs/token-tasks/types';
+
+/** Characters of the shopping curriculum's top rung: a model that starts it must hold them. */
+const SHOPPING_TOP_RUNG_CHARS = shoppingTask(shoppingDifficultyLevels.at(-1)!).maxChars;
+
+/** Every option, defaults filled in: the manifest stays exact if a task's defaults change later. */
+function fullOptions(task: TokenTaskName, options: Record<string, unknown>) {
+  return { ...TOKEN_TASKS[task].defaults, ...options } as Record<string, unknown>;
+}
+
+/** The task the warm-up trains on: the plan's own, or the mixture of it and `mix`. */
+function warmUpTask(plan: ModelPlan, own: TokenTask): TokenTask {
+  if (!plan.mix) return own;
+  const parts = [
+    { task: own, weight: 1 },
+    ...plan.mix.map((p) => ({ task: createTokenTask(p.task, p.options), weight: p.weight })),
+  ];
+  const agents = parts.filter((p): p is { task: AgentTask; weight: number } => isAgentTask(p.task));
+  if (agents.length !== parts.length)
+    throw new Error(`${plan.name}: only agent tasks can be mixed`);
+  return mixedAgentTask(`${plan.name} warm-up`, agents);
+}
 
 /** Greedy success is measured on this many prompts, drawn with EVAL_SEED (the same for all). */
 export const EVAL_PROMPTS = 256;
@@ -65,6 +92,20 @@ interface ModelPlan {
   task: TokenTaskName;
   options: Record<string, unknown>;
   recipe: ShippedRecipe;
+  /**
+   * Agent tasks only: more tasks in the warm-up, each with its share of the samples (the plan's
+   * own task has weight 1). The model then knows several tasks, and a lesson can train one by RL
+   * while it watches another (the retained task).
+   */
+  mix?: readonly WarmUpPart[];
+  /** Characters the context must hold when more than the tasks' own (a curriculum's top rung). */
+  contextChars?: number;
+}
+
+interface WarmUpPart {
+  task: TokenTaskName;
+  options: Record<string, unknown>;
+  weight: number;
 }
 
 /**
@@ -98,6 +139,20 @@ export const MODELS: readonly ModelPlan[] = [
     options: { minDigits: 1, maxDigits: 2, useTools: true },
     recipe: { steps: 150, batchSize: 16, lr: 3e-3, seed: 1 },
   },
+  {
+    // Two tools and two tasks: shopping's first two rungs (one price lookup; a lookup, then calc
+    // for the quantity) and multiply with calc, half the samples each. The context holds the
+    // shopping curriculum's top rung (three items), so a curriculum run can start from it.
+    name: 'shopping',
+    task: 'shopping',
+    options: { items: 1, maxQuantity: 9 },
+    mix: [
+      { task: 'shopping', options: { items: 1, maxQuantity: 1 }, weight: 1 },
+      { task: 'multiply', options: { minDigits: 1, maxDigits: 2, useTools: true }, weight: 2 },
+    ],
+    contextChars: SHOPPING_TOP_RUNG_CHARS,
+    recipe: { steps: 600, batchSize: 16, lr: 3e-3, seed: 1 },
+  },
 ];
 
 /** The lab's small model for `maxChars` characters of task text. */
@@ -123,6 +178,16 @@ export interface ManifestEntry {
   name: string;
   task: TokenTaskName;
   taskOptions: Record<string, unknown>;
+  /**
+   * A mixed warm-up: every part, the entry's own task first, with its share of the samples and
+   * its greedy success (on `evalPrompts` prompts drawn with `evalSeed`).
+   */
+  warmUp?: {
+    task: TokenTaskName;
+    taskOptions: Record<string, unknown>;
+    weight: number;
+    successRate: number;
+  }[];
   /** The built task's display name, e.g. "reverse(3–6)". */
   taskLabel: string;
   config: TransformerConfig;
@@ -155,12 +220,12 @@ async function buildOne(
   const started = performance.now();
   const tokenizer = CharTokenizer.createDefault();
   const task = createTokenTask(plan.task, plan.options);
-  // Every option, defaults filled in: the manifest stays exact if a task's defaults change later.
-  const taskOptions = { ...TOKEN_TASKS[plan.task].defaults, ...plan.options } as Record<
-    string,
-    unknown
-  >;
-  const config = shippedConfig(tokenizer.vocabSize, task.maxChars);
+  const taskOptions = fullOptions(plan.task, plan.options);
+  const warmUp = warmUpTask(plan, task);
+  const config = shippedConfig(
+    tokenizer.vocabSize,
+    Math.max(warmUp.maxChars, plan.contextChars ?? 0),
+  );
   const layout = transformerLayout(config);
   const recipe = { ...plan.recipe, steps: Math.max(1, Math.round(plan.recipe.steps * stepsScale)) };
   const sft: SftConfig = {
@@ -175,7 +240,7 @@ async function buildOne(
     optimizer: { ...DEFAULT_SFT_CONFIG.optimizer, lr: recipe.lr },
   };
   const model = new CpuLanguageModel(config, layout.initialize<Float32Array>(recipe.seed));
-  await runSft(model, tokenizer, task, sft, ({ step, metrics, evaluation }) => {
+  await runSft(model, tokenizer, warmUp, sft, ({ step, metrics, evaluation }) => {
     const loss = metrics[metrics.length - 1]?.loss;
     const seconds = ((performance.now() - started) / 1000).toFixed(0);
     const rate =
@@ -188,6 +253,30 @@ async function buildOne(
     samples: EVAL_PROMPTS,
     seed: EVAL_SEED,
   });
+  const mixed = plan.mix
+    ? [{ task: plan.task, options: plan.options, weight: 1 }, ...plan.mix]
+    : [];
+  const parts: NonNullable<ManifestEntry['warmUp']> = [];
+  for (const part of mixed) {
+    const measured = await evaluateTask(
+      model,
+      tokenizer,
+      createTokenTask(part.task, part.options),
+      {
+        samples: EVAL_PROMPTS,
+        seed: EVAL_SEED,
+      },
+    );
+    parts.push({
+      task: part.task,
+      taskOptions: fullOptions(part.task, part.options),
+      weight: part.weight,
+      successRate: measured.successRate,
+    });
+    console.log(
+      `    warm-up part ${part.task} ${JSON.stringify(part.options)}: greedy ${(measured.successRate * 100).toFixed(1)}%`,
+    );
+  }
   const params = await model.readParams();
   model.dispose();
 
@@ -227,6 +316,7 @@ async function buildOne(
     name: plan.name,
     task: plan.task,
     taskOptions,
+    ...(parts.length > 0 ? { warmUp: parts } : {}),
     taskLabel: task.name,
     config,
     recipe: { ...recipe, backend: 'cpu', optimizer: sft.optimizer },

@@ -17,11 +17,19 @@
  * --reward-model-pairs-per-step, --reward-model-lr), refused without the switch. A progress bar
  * and a metrics line every --log-every updates; --out writes a run file the lab can import, with
  * the task options, curriculum and reward-model settings of a language-model run.
+ * --retained=<task> keeps a second task (src/rl/retained-task.ts: --ptx-coef trains on its
+ * demonstrations, --retained-eval-prompts reports its greedy success); its options are
+ * --retained-<option> flags of that task's spec (e.g. --retained=multiply --retained-max-digits=2).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { bytesToBase64 } from '../compare/base64';
-import { TOKEN_TASK_NAMES, TOKEN_TASKS, type TokenTaskName } from '../envs/token-tasks/registry';
+import {
+  createTokenTask,
+  TOKEN_TASK_NAMES,
+  TOKEN_TASKS,
+  type TokenTaskName,
+} from '../envs/token-tasks/registry';
 import type { LanguageModel } from '../models/language-model';
 import { CharTokenizer } from '../models/tokenizer';
 import { LAB_MODEL_SHAPE, type TransformerConfig } from '../models/transformer-config';
@@ -44,6 +52,7 @@ import {
 import {
   algorithm,
   curriculumAlgorithms,
+  retainedAlgorithms,
   rewardModelAlgorithms,
   type EnvName,
   type LmAlgorithm,
@@ -68,7 +77,7 @@ import { nodeOrtOptions } from '../onnx/ort-node';
 import { OrtReferenceModel } from '../onnx/ort-reference-model';
 import { readStartingPolicy } from '../onnx/starting-policy';
 import { buildRewardModel } from '../worker/reward-model-setup';
-import type { RunMessage, Settings } from '../worker/run-protocol';
+import type { RetainedTaskSpec, RunMessage, Settings } from '../worker/run-protocol';
 import { curriculumSetup, runTasks } from '../worker/run-tasks';
 import { CliArgs } from './args';
 import { createLanguageModel, type BackendChoice } from './backend';
@@ -109,7 +118,7 @@ export async function main(argv: string[]): Promise<number> {
   /** What a language-model run's file records beside its config (as a lab-run file's spec). */
   let recorded: Pick<
     RunFile,
-    'taskOptions' | 'curriculum' | 'rewardModel' | 'sftSteps' | 'init' | 'model'
+    'taskOptions' | 'curriculum' | 'rewardModel' | 'retained' | 'sftSteps' | 'init' | 'model'
   > = {};
   if (algo.family === 'env') {
     const env = args.string('env', algo.envs[0]!) as EnvName;
@@ -254,7 +263,13 @@ async function setUpLanguageModel(args: CliArgs, algo: LmAlgorithm, seed: number
   const taskOptions = configFromFlags(taskName, taskSpec, args.all()) as Settings;
   markUsed(args, taskSpec);
   const curriculum = curriculumFromFlags(args, algo, Object.keys(taskOptions));
-  const tasks = runTasks({ task: taskName, taskOptions, ...(curriculum ? { curriculum } : {}) });
+  const retained = retainedFromFlags(args, algo);
+  const tasks = runTasks({
+    task: taskName,
+    taskOptions,
+    ...(curriculum ? { curriculum } : {}),
+    ...(retained ? { retained } : {}),
+  });
   const task = tasks.first;
   const choice = args.string('backend', 'auto') as BackendChoice;
   const init = args.optional('init');
@@ -298,6 +313,7 @@ async function setUpLanguageModel(args: CliArgs, algo: LmAlgorithm, seed: number
     tokenizer,
     task,
     ...(schedule ? { curriculum: schedule } : {}),
+    ...(tasks.retained ? { retained: tasks.retained } : {}),
     description,
     choice,
     // For the run file: the rungs set the options of a run with a curriculum; the lab builds the
@@ -305,6 +321,7 @@ async function setUpLanguageModel(args: CliArgs, algo: LmAlgorithm, seed: number
     recorded: {
       model: { width: modelConfig.width, layers: modelConfig.layers, heads: modelConfig.heads },
       ...(curriculum ? { curriculum } : { taskOptions }),
+      ...(retained ? { retained } : {}),
       ...(init && initBytes
         ? { init: { file: basename(init), bytes: bytesToBase64(initBytes) } }
         : { sftSteps }),
@@ -383,6 +400,35 @@ function rewardModelFromFlags(args: CliArgs, algo: LmAlgorithm): RewardModelConf
     config[key] = value;
   }
   return config;
+}
+
+/**
+ * `--retained=<task>` with `--retained-<option>` flags from that task's spec: the second task a
+ * GRPO or PPO run keeps. Options are checked by the task's FieldSpecs, then by the task itself.
+ */
+function retainedFromFlags(args: CliArgs, algo: LmAlgorithm): RetainedTaskSpec | undefined {
+  const task = args.optional('retained');
+  if (task === undefined) return undefined;
+  if (!algo.retained) {
+    throw new OpInputError('train', 'retained', `is only for ${retainedAlgorithms()}`);
+  }
+  if (!(TOKEN_TASK_NAMES as readonly string[]).includes(task)) {
+    throw new OpInputError(
+      'train',
+      'retained',
+      `must be one of ${TOKEN_TASK_NAMES.join(', ')}, got '${task}'`,
+    );
+  }
+  const spec = TOKEN_TASKS[task as TokenTaskName].spec as ConfigSpec<Settings>;
+  // `--retained-max-digits=2` read as the task's own `--max-digits=2` would be.
+  const flags = new Map<string, string>();
+  for (const key of Object.keys(spec)) {
+    const raw = args.optional(`retained-${kebab(key)}`);
+    if (raw !== undefined) flags.set(kebab(key), raw);
+  }
+  const taskOptions = configFromFlags('retained', spec, flags) as Settings;
+  createTokenTask(task, taskOptions); // the task's own cross-field rules
+  return Object.keys(taskOptions).length === 0 ? { task } : { task, taskOptions };
 }
 
 /**

@@ -119,6 +119,28 @@ const custom = (
 
 const num = (v: SettingValue | undefined) => Number(v);
 
+/** No equivalent, said only while the setting is on (above 0): off is what the frameworks do. */
+const noneWhenOn = (why: string): Mapping => ({
+  names: [],
+  emit: (value) => (num(value) > 0 ? { none: why } : { set: [] }),
+});
+
+const NO_PTX =
+  "no supervised (ptx) term in its RL trainers; OpenRLHF's ptx_coef with --pretrain_data is the equivalent";
+const RETAINED_EVAL =
+  'an evaluation, not a training setting: score the retained task as a validation set';
+
+/** The retained-task settings (src/rl/retained-task.ts), shared by GRPO and PPO. */
+const RETAINED_ROWS: Readonly<Record<string, FieldRow>> = {
+  ptxCoef: { trl: noneWhenOn(`TRL has ${NO_PTX}`), verl: noneWhenOn(`verl has ${NO_PTX}`) },
+  // Read only with ptxCoef > 0; the ptxCoef line already says there is no equivalent.
+  ptxBatch: { trl: custom([], () => ({ set: [] })), verl: custom([], () => ({ set: [] })) },
+  retainedEvalPrompts: {
+    trl: noneWhenOn(`${RETAINED_EVAL} (eval_dataset with eval_strategy)`),
+    verl: noneWhenOn(`${RETAINED_EVAL} (data.val_files with trainer.test_freq)`),
+  },
+};
+
 const NO_CLIP_VERL =
   'verl always clips the gradient norm (grad_clip); 0 there would scale every gradient to 0 — use a large value to turn clipping off';
 
@@ -354,6 +376,7 @@ export const GRPO_TABLE: FrameworkTable = {
       ),
     },
     ...REWARD_ROWS,
+    ...RETAINED_ROWS,
   },
 };
 
@@ -499,6 +522,7 @@ export const PPO_TABLE: FrameworkTable = {
       verl: choice('actor_rollout_ref.actor.loss_agg_mode', VERL_AGG, VERL_AGG_WHY, SUM_NORM_NOTE),
     },
     ...REWARD_ROWS,
+    ...RETAINED_ROWS,
   },
 };
 

@@ -8,6 +8,7 @@ import { OpInputError } from '../ops/errors';
 import { CURRICULUM_CONFIG_SPEC, type CurriculumConfig } from '../rl/curriculum';
 import { REWARD_MODEL_CONFIG_SPEC, type RewardModelConfig } from '../rl/reward-model';
 import { checkField, type ConfigSpec, type FieldSpec } from '../util/hyperparams';
+import type { RetainedTaskSpec } from '../worker/run-protocol';
 import {
   taskOptionsSpec,
   type AlgorithmInfo,
@@ -158,6 +159,26 @@ export function expectTaskOptions(
   const options = taskOptionsSpec(catalog, task);
   if (!options) throw new ImportError(path, `task '${task}' is not in the catalog`);
   return expectSettings(value, path, options, false);
+}
+
+/**
+ * A run's retained task at `path` (RunSpec.retained): { task, taskOptions? }, for algorithms that
+ * keep one; the task from the catalog, its options a subset of the task's own settings.
+ */
+export function expectRetained(
+  value: unknown,
+  path: string,
+  algo: AlgorithmInfo,
+  catalog: CompareCatalog,
+): RetainedTaskSpec {
+  if (!algo.retained) throw new ImportError(path, `is not a setting of ${algo.name}`);
+  const object = expectRecord(value, path);
+  expectKeys(object, path, ['task'], ['taskOptions']);
+  const names = catalog.tasks.map((t) => t.name);
+  const task = expectOneOf(object.task, child(path, 'task'), names);
+  if (object.taskOptions === undefined) return { task };
+  const at = child(path, 'taskOptions');
+  return { task, taskOptions: expectTaskOptions(object.taskOptions, at, algo, catalog, task) };
 }
 
 /**

@@ -5,20 +5,26 @@
  *     spec: { algorithm, task, seed, config, taskOptions?, backend?, sftSteps?, reference?,
  *             init?: { shipped: name } | { file: name, bytes: base64 },
  *             curriculum?: { threshold, patience },
- *             rewardModel?: { prompts, samplesPerPrompt, labelNoise, steps, pairsPerStep, lr } },
+ *             rewardModel?: { prompts, samplesPerPrompt, labelNoise, steps, pairsPerStep, lr },
+ *             retained?: { task, taskOptions? } },
  *     metrics: { name: [value per update, …] },        NaN/±Infinity as "NaN", "Infinity", …
  *     events: [RunEvent, …],
  *     checkpoint?: the run's latest checkpoint (language models; src/compare/checkpoint-json.ts) }
  *
  * and import reads that or the CLI's run file (src/rl/run-file.ts, what `npm run train -- --out`
- * writes; its optional taskOptions, curriculum and rewardModel sit at the top level, checked as
+ * writes; its optional taskOptions, curriculum, rewardModel and retained sit at the top level, checked as
  * the lab-run spec's are). Import is a pure function of the text: JSON.parse inside try, then
  * every field checked — types, sizes, numbers, the algorithm and task known, the config through
  * the algorithm's own FieldSpecs, series of equal length, events well-formed — and the first
  * problem thrown as an ImportError naming its JSON path. Nothing in a file is evaluated, and a refused file changes
  * nothing (there is no state here to change).
  */
-import type { RunCheckpoint, StartFrom } from '../worker/run-protocol';
+import {
+  copyRetained,
+  type RetainedTaskSpec,
+  type RunCheckpoint,
+  type StartFrom,
+} from '../worker/run-protocol';
 import { base64ToBytes, bytesToBase64 } from './base64';
 import { checkpointFromJson, checkpointToJson, type JsonCheckpoint } from './checkpoint-json';
 import { TRANSFORMER_LIMITS, type ModelShape } from '../models/transformer-config';
@@ -34,6 +40,7 @@ import {
   expectModelName,
   expectOneOf,
   expectRecord,
+  expectRetained,
   expectRewardModel,
   expectSettings,
   expectString,
@@ -82,6 +89,7 @@ export interface LabRunFile {
     init?: { shipped: string } | { file: string; bytes: string };
     curriculum?: CurriculumConfig;
     rewardModel?: RewardModelConfig;
+    retained?: RetainedTaskSpec;
   };
   metrics: Record<string, JsonMetricValue[]>;
   events: RunEvent[];
@@ -103,6 +111,8 @@ export interface LabRunExport extends RunRecord {
   curriculum?: CurriculumConfig;
   /** Language models: before RL the run trained a reward model with these settings. */
   rewardModel?: RewardModelConfig;
+  /** Language models: the second task the run kept (ptx and retained/success_rate). */
+  retained?: RetainedTaskSpec;
   /** Language models: the run's latest checkpoint, taken at or before its last update. */
   checkpoint?: RunCheckpoint;
   /** ISO time; left out when not given (keeps exports reproducible in tests). */
@@ -121,6 +131,7 @@ export interface ImportedRun extends RunRecord {
   init?: StartFrom;
   curriculum?: CurriculumConfig;
   rewardModel?: RewardModelConfig;
+  retained?: RetainedTaskSpec;
   checkpoint?: RunCheckpoint;
   exportedAt?: string;
   /** CLI run files only: the backend description, creation time and summary the CLI wrote. */
@@ -152,6 +163,7 @@ export function exportLabRun(run: LabRunExport): string {
       ...(run.init === undefined ? {} : { init: initToJson(run.init) }),
       ...(run.curriculum === undefined ? {} : { curriculum: { ...run.curriculum } }),
       ...(run.rewardModel === undefined ? {} : { rewardModel: { ...run.rewardModel } }),
+      ...(run.retained === undefined ? {} : { retained: copyRetained(run.retained) }),
     },
     metrics: Object.fromEntries(
       Object.entries(run.metrics).map(([name, values]) => [name, values.map(jsonMetricValue)]),
@@ -213,7 +225,16 @@ function readLabRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
     spec,
     'spec',
     ['algorithm', 'task', 'seed', 'config'],
-    ['taskOptions', 'backend', 'sftSteps', 'reference', 'init', 'curriculum', 'rewardModel'],
+    [
+      'taskOptions',
+      'backend',
+      'sftSteps',
+      'reference',
+      'init',
+      'curriculum',
+      'rewardModel',
+      'retained',
+    ],
   );
   const algo = knownAlgorithm(spec.algorithm, 'spec.algorithm', catalog);
   const task = expectOneOf(spec.task, 'spec.task', tasksFor(catalog, algo));
@@ -239,7 +260,7 @@ function readLabRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
     expectLanguageModel(algo, 'spec.reference');
     run.reference = expectOneOf(spec.reference, 'spec.reference', ['engine', 'ort'] as const);
   }
-  Object.assign(run, readTrainingGroups(spec, 'spec.', algo));
+  Object.assign(run, readTrainingGroups(spec, 'spec.', algo, catalog));
   run.metrics = readMetrics(root.metrics);
   run.events = readEvents(root.events, algo, seriesLength(run.metrics), 'lab-run');
   if (root.exportedAt !== undefined) {
@@ -282,15 +303,20 @@ function readStart(
 }
 
 /**
- * A language-model run's curriculum and reward-model settings, where a file holds them (a lab-run
- * file under `spec.`, a CLI run file at its top level); refused for algorithms without them.
+ * A language-model run's curriculum, reward-model settings and retained task, where a file holds
+ * them (a lab-run file under `spec.`, a CLI run file at its top level); refused for algorithms
+ * without them.
  */
 function readTrainingGroups(
   from: Record<string, unknown>,
   prefix: string,
   algo: AlgorithmInfo,
-): Pick<ImportedRun, 'curriculum' | 'rewardModel'> {
-  const out: Pick<ImportedRun, 'curriculum' | 'rewardModel'> = {};
+  catalog: CompareCatalog,
+): Pick<ImportedRun, 'curriculum' | 'rewardModel' | 'retained'> {
+  const out: Pick<ImportedRun, 'curriculum' | 'rewardModel' | 'retained'> = {};
+  if (from.retained !== undefined) {
+    out.retained = expectRetained(from.retained, `${prefix}retained`, algo, catalog);
+  }
   if (from.curriculum !== undefined) {
     if (!algo.curriculum) {
       throw new ImportError(`${prefix}curriculum`, `is not a setting of ${algo.name}`);
@@ -324,7 +350,7 @@ function readCliRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
       'summary',
     ],
     // Language-model runs, as a lab-run file's spec carries them (files from before lack them).
-    ['taskOptions', 'curriculum', 'rewardModel', 'sftSteps', 'init', 'model'],
+    ['taskOptions', 'curriculum', 'rewardModel', 'retained', 'sftSteps', 'init', 'model'],
   );
   const algo = knownAlgorithm(root.algorithm, 'algorithm', catalog);
   const task = cliTask(root.task, algo, catalog);
@@ -344,7 +370,11 @@ function readCliRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
   if (root.taskOptions !== undefined) {
     run.taskOptions = expectTaskOptions(root.taskOptions, 'taskOptions', algo, catalog, task);
   }
-  Object.assign(run, readTrainingGroups(root, '', algo), readStart(root, '', algo, catalog));
+  Object.assign(
+    run,
+    readTrainingGroups(root, '', algo, catalog),
+    readStart(root, '', algo, catalog),
+  );
   run.metrics = readMetrics(root.metrics);
   run.events = readEvents(root.events, algo, seriesLength(run.metrics), 'cli-run');
   const summary = readSummary(root.summary);

@@ -106,5 +106,6 @@ export function taskOptionsSpec(catalog: CompareCatalog, task: string): Algorith
     reference: null,
     curriculum: false,
     rewardModel: false,
+    retained: false,
   };
 }

@@ -7,7 +7,8 @@
  *      a algorithm, t task, s seed, c settings ≠ default (omitted when none), w warm-up steps
  *      (language models, omitted when not set); o task options ≠ default, i shipped start model,
  *      u curriculum [threshold, patience], r reward model [prompts, samplesPerPrompt, labelNoise,
- *      steps, pairsPerStep, lr] (each omitted when not set)
+ *      steps, pairsPerStep, lr], k retained task { t: task, o?: its options } (each omitted when
+ *      not set)
  *
  * A link is untrusted input: decoding checks every field the way a run import does (known
  * algorithm and task, integer seed, each setting through its FieldSpec, no unknown keys) and throws
@@ -25,6 +26,7 @@ import {
   expectModelName,
   expectOneOf,
   expectRecord,
+  expectRetained,
   expectRewardModel,
   expectSettings,
   expectTaskOptions,
@@ -32,6 +34,7 @@ import {
 } from './json-checks';
 import type { CurriculumConfig } from '../rl/curriculum';
 import type { RewardModelConfig } from '../rl/reward-model';
+import type { RetainedTaskSpec } from '../worker/run-protocol';
 import { findAlgorithm, tasksFor, type CompareCatalog, type Settings } from './run-record';
 
 /** The hash query parameter that carries a comparison. */
@@ -63,6 +66,8 @@ export interface LinkedRun {
   curriculum?: CurriculumConfig;
   /** Language models: before RL the run trains a reward model with these settings. */
   rewardModel?: RewardModelConfig;
+  /** Language models: the second task the run keeps (ptx and retained/success_rate). */
+  retained?: RetainedTaskSpec;
 }
 
 /** A link that cannot be made or read; `run` is the index of the run at fault, if one is. */
@@ -90,6 +95,8 @@ interface CompactRun {
   u?: [number, number];
   /** Reward model: its settings in REWARD_MODEL_ORDER. */
   r?: number[];
+  /** Retained task: its name and options, as RunSpec.retained holds them (t, o). */
+  k?: { t: string; o?: Settings };
 }
 
 /** Curriculum settings in the order a link's `u` array holds them. */
@@ -118,6 +125,7 @@ const FIELD_NAMES: Record<keyof CompactRun, string> = {
   i: 'init',
   u: 'curriculum',
   r: 'rewardModel',
+  k: 'retained',
 };
 
 /**
@@ -156,6 +164,10 @@ export function encodeComparison(runs: readonly LinkedRun[], catalog: CompareCat
       const settings = run.rewardModel;
       // -0 and 0 are one setting; JSON would turn -0 into 0 anyway.
       out.r = REWARD_MODEL_ORDER.map((key) => settings[key] + 0);
+    }
+    if (run.retained !== undefined) {
+      const { task, taskOptions } = run.retained;
+      out.k = taskOptions === undefined ? { t: task } : { t: task, o: taskOptions };
     }
     // Every field must pass the decoder's checks, and the full config must be the one given.
     const read = readRun(out, i, catalog);
@@ -283,6 +295,20 @@ function readRun(value: unknown, index: number, catalog: CompareCatalog): Linked
       }
       const named = fromArray(run.r, at('r'), REWARD_MODEL_ORDER);
       linked.rewardModel = expectRewardModel(named, at('r'));
+    }
+    if (run.k !== undefined) {
+      // The compact keys back to RunSpec's, then the import's own check of a retained task.
+      const compact = expectRecord(run.k, at('k'));
+      for (const key of Object.keys(compact)) {
+        if (key !== 't' && key !== 'o') {
+          throw new ImportError(child(at('k'), key), 'is not a known field (known: t, o)');
+        }
+      }
+      const spelled = {
+        task: compact.t,
+        ...(compact.o === undefined ? {} : { taskOptions: compact.o }),
+      };
+      linked.retained = expectRetained(spelled, at('k'), algo, catalog);
     }
     return linked;
   } catch (error) {

@@ -26,6 +26,8 @@ import ppoLmTs from '../rl/ppo-lm.ts?raw';
 import grpoTs from '../rl/grpo.ts?raw';
 import bradleyTerryTs from '../ops/bradley-terry.ts?raw';
 import rewardModelTs from '../rl/reward-model.ts?raw';
+import curriculumTs from '../rl/curriculum.ts?raw';
+import retainedTaskTs from '../rl/retained-task.ts?raw';
 
 export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   'src/ops/policy-loss.ts': policyLossTs,
@@ -51,6 +53,8 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   'src/rl/grpo.ts': grpoTs,
   'src/ops/bradley-terry.ts': bradleyTerryTs,
   'src/rl/reward-model.ts': rewardModelTs,
+  'src/rl/curriculum.ts': curriculumTs,
+  'src/rl/retained-task.ts': retainedTaskTs,
 };
 
 export interface LineRange {

@@ -6,8 +6,15 @@
  * Defaults are not copied here: buildPresetSpec() fills them from the algorithm's catalog entry
  * (the same metadata the lab's form uses), so a preset stays valid when a default changes.
  */
+import type { CurriculumConfig } from '../rl/curriculum';
 import type { RewardModelConfig } from '../rl/reward-model';
-import type { RunSpec, Settings, StartFrom } from '../worker/run-protocol';
+import {
+  copyRetained,
+  type RetainedTaskSpec,
+  type RunSpec,
+  type Settings,
+  type StartFrom,
+} from '../worker/run-protocol';
 
 export interface LessonPreset {
   title: string;
@@ -33,6 +40,10 @@ export interface LessonPreset {
   init?: StartFrom;
   /** Language models: train a reward model before RL (RunSpec.rewardModel). */
   rewardModel?: RewardModelConfig;
+  /** Language models: train through the task's rungs (RunSpec.curriculum). */
+  curriculum?: CurriculumConfig;
+  /** Language models: a second task to keep (RunSpec.retained). */
+  retained?: RetainedTaskSpec;
 }
 
 /** The copy task as the shipped copy model was warmed up on it (src/models/shipped-manifest.json). */
@@ -41,6 +52,31 @@ const FROM_SHIPPED_COPY = {
   taskOptions: { minLength: 3, maxLength: 6, alphabet: 'abcde' },
   init: { kind: 'shipped', model: 'copy' },
   sftSteps: 0,
+} as const;
+
+/**
+ * The shipped shopping model as it starts the forgetting runs: shopping's second rung (a price
+ * lookup, then calc for the quantity) trained by RL, and multiply — the other half of its warm-up
+ * (src/models/shipped-manifest.json) — kept as the retained task and answered greedily on 32 fixed
+ * prompts after every update.
+ */
+const FROM_SHIPPED_SHOPPING = {
+  task: 'shopping',
+  taskOptions: { items: 1, maxQuantity: 9 },
+  init: { kind: 'shipped', model: 'shopping' },
+  sftSteps: 0,
+  retained: { task: 'multiply', taskOptions: { minDigits: 1, maxDigits: 2, useTools: true } },
+} as const;
+
+/** lr 3e-3, ten times multiply's: updates large enough to damage what the run does not train. */
+const SHOPPING_FORGETTING_CONFIG = {
+  lr: 3e-3,
+  maxNewTokens: 32,
+  temperature: 0.7,
+  promptsPerUpdate: 4,
+  groupSize: 8,
+  retainedEvalPrompts: 32,
+  ptxBatch: 8,
 } as const;
 
 /**
@@ -341,6 +377,48 @@ export const PRESETS = {
     check: 'reward/success_rate>=0.5',
     backend: 'auto',
   },
+  'grpo-shopping-curriculum': {
+    title: 'GRPO up the shopping curriculum, from the shipped two-tool model',
+    algo: 'grpo',
+    task: 'shopping',
+    init: { kind: 'shipped', model: 'shopping' },
+    sftSteps: 0,
+    seed: 1,
+    // The rungs set the task's options: one lookup; a lookup and a product; two items; three.
+    curriculum: { threshold: 0.8, patience: 3 },
+    // 8 prompts × 4 episodes (8 different lists per update, so the pass rate is not one item's
+    // luck), multiply's lr and temperature.
+    config: { lr: 3e-4, maxNewTokens: 32, temperature: 0.7, promptsPerUpdate: 8, groupSize: 4 },
+    free: ['lr', 'temperature'],
+    keyMetric: 'curriculum/level',
+    alsoChart: ['reward/accuracy'],
+    check: 'curriculum/level>=1',
+    backend: 'auto',
+  },
+  'grpo-shopping-forgetting': {
+    title: 'GRPO on shopping at a high learning rate, watching multiplication',
+    algo: 'grpo',
+    ...FROM_SHIPPED_SHOPPING,
+    seed: 1,
+    config: SHOPPING_FORGETTING_CONFIG,
+    free: ['lr', 'ptxCoef', 'ptxBatch', 'klCoef'],
+    keyMetric: 'retained/success_rate',
+    alsoChart: ['reward/accuracy'],
+    check: 'retained/success_rate<=0.2',
+    backend: 'auto',
+  },
+  'grpo-shopping-ptx': {
+    title: 'The same run with the ptx term: multiplication demonstrations in every step',
+    algo: 'grpo',
+    ...FROM_SHIPPED_SHOPPING,
+    seed: 1,
+    config: { ...SHOPPING_FORGETTING_CONFIG, ptxCoef: 1 },
+    free: ['lr', 'ptxCoef', 'ptxBatch', 'klCoef'],
+    keyMetric: 'retained/success_rate',
+    alsoChart: ['reward/accuracy', 'actor/ptx_loss'],
+    check: 'retained/success_rate>=0.6 after 25',
+    backend: 'auto',
+  },
 } as const satisfies Record<string, LessonPreset>;
 
 export type PresetName = keyof typeof PRESETS;
@@ -379,5 +457,7 @@ export function buildPresetSpec(
   if (p.taskOptions !== undefined) spec.taskOptions = { ...p.taskOptions };
   if (p.init !== undefined) spec.init = p.init;
   if (p.rewardModel !== undefined) spec.rewardModel = { ...p.rewardModel };
+  if (p.curriculum !== undefined) spec.curriculum = { ...p.curriculum };
+  if (p.retained !== undefined) spec.retained = copyRetained(p.retained);
   return spec;
 }

@@ -20,6 +20,8 @@
  *   actor/entropy                                  token-mean entropy of the policy on its samples
  *   actor/kl_loss                                  KL to the reference (0 when klCoef = 0)
  *   actor/grad_norm                                before clipping, last iteration
+ *   actor/ptx_loss                                 supervised loss on the retained task's demonstrations (ptxCoef > 0)
+ *   retained/success_rate                          greedy success on the retained task (retainedEvalPrompts > 0)
  *   perf/generated_tokens                          tokens generated (dropped groups included)
  *   perf/tokens_per_s                              generated tokens / wall time of the update
  */
@@ -56,6 +58,15 @@ import {
   type InspectedSample,
   type Inspection,
 } from './inspection';
+import {
+  checkRetained,
+  DEFAULT_RETAINED_CONFIG,
+  mixPtx,
+  RETAINED_CONFIG_SPEC,
+  retainedRowLength,
+  retainedSuccess,
+  type RetainedConfig,
+} from './retained-task';
 import { checkRewardModelWeight, type CompletionScorer } from './reward-model';
 import { RunControl, type Metrics, type Trainer } from './trainer';
 import { RandomStreams, stateHooks } from './trainer-state';
@@ -69,7 +80,7 @@ export const ADVANTAGE_ESTIMATORS = [
 export type AdvantageEstimator = (typeof ADVANTAGE_ESTIMATORS)[number];
 
 /** GRPO's settings; the reward's (RewardConfig) are among them, so they can change live too. */
-export interface GrpoConfig extends RewardConfig {
+export interface GrpoConfig extends RewardConfig, RetainedConfig {
   advantageEstimator: AdvantageEstimator;
   groupSize: number;
   promptsPerUpdate: number;
@@ -279,10 +290,12 @@ export const GRPO_CONFIG_SPEC: ConfigSpec<GrpoConfig> = {
     framework: 'TRL: mask_truncated_completions',
   },
   ...REWARD_CONFIG_SPEC,
+  ...RETAINED_CONFIG_SPEC,
 };
 
 export const DEFAULT_GRPO_CONFIG: GrpoConfig = {
   ...DEFAULT_REWARD_CONFIG,
+  ...DEFAULT_RETAINED_CONFIG,
   advantageEstimator: 'grpo',
   groupSize: 8,
   promptsPerUpdate: 8,
@@ -324,6 +337,11 @@ export interface GrpoSetup {
   curriculum?: CurriculumSetup<TokenTask & { readonly answerChars?: string }>;
   /** A learned reward model (src/rl/reward-model.ts); rewardModelWeight > 0 needs one. */
   rewardModel?: CompletionScorer;
+  /**
+   * A second task to keep (retained-task.ts): ptxCoef > 0 trains on its demonstrations in every
+   * optimizer step, retainedEvalPrompts > 0 reports its greedy success after every update.
+   */
+  retained?: TokenTask;
 }
 
 /** One sampled row of the last update, token by token, for the lab's inspector. */
@@ -344,8 +362,9 @@ function clipOptions(cfg: GrpoConfig) {
 }
 
 /** Checks that ranges alone cannot express. */
-function checkGrpoRules(config: GrpoConfig, rewardModel: CompletionScorer | undefined): void {
-  checkRewardModelWeight(config, rewardModel, 'grpo');
+function checkGrpoRules(config: GrpoConfig, setup: GrpoSetup): void {
+  checkRewardModelWeight(config, setup.rewardModel, 'grpo');
+  checkRetained(config, setup.retained, setup.policy.config.context, 'grpo');
   if (config.dualClip !== 0 && config.dualClip <= 1) {
     throw new OpInputError('grpo', 'dualClip', `must be 0 (off) or > 1, got ${config.dualClip}`);
   }
@@ -354,7 +373,7 @@ function checkGrpoRules(config: GrpoConfig, rewardModel: CompletionScorer | unde
 
 export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTrainer {
   checkConfig('grpo', GRPO_CONFIG_SPEC, initial);
-  checkGrpoRules(initial, setup.rewardModel);
+  checkGrpoRules(initial, setup);
   const control = new RunControl(initial);
   const { policy, tokenizer, curriculum } = setup;
   const ladder = new TaskLadder(setup.task, curriculum);
@@ -397,8 +416,12 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
       throw new Error('grpo: klCoef > 0 needs a reference model in the setup');
     }
     const started = performance.now();
-    // One length for every round, so rounds can be joined: the longest prompt the task makes.
-    const maxLength = rolloutLength(policy.config.context, ladder.task, cfg.maxNewTokens);
+    // One length for every round, so rounds can be joined: the longest prompt the task makes
+    // (and room for the retained task's demonstrations, which join these rows in the loss).
+    const maxLength = Math.max(
+      rolloutLength(policy.config.context, ladder.task, cfg.maxNewTokens),
+      setup.retained ? retainedRowLength(setup.retained) : 0,
+    );
 
     // 1. Rollout. With dynamic sampling (DAPO), groups whose rewards are all equal carry no
     //    signal: keep sampling new prompts until the batch is full of informative groups.
@@ -474,7 +497,23 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     let skipped: string | undefined;
     let lastLogp: Float32Array | undefined;
     for (let it = 0; it < cfg.iterations; it++) {
-      const { logp, entropy } = await policy.scoreTokens(tokens, targets, B, T, cfg.temperature);
+      const ptx = mixPtx(
+        setup.retained,
+        tokenizer,
+        cfg,
+        { tokens, targets, rows: B, seq: T },
+        { seed: setup.seed, step: control.step, key: it },
+      );
+      const scored = await policy.scoreTokens(
+        ptx?.tokens ?? tokens,
+        ptx?.targets ?? targets,
+        ptx?.rows ?? B,
+        T,
+        cfg.temperature,
+      );
+      // The RL rows come first; the demonstrations after them are the ptx term's alone.
+      const logp = scored.logp.subarray(0, B * T);
+      const entropy = scored.entropy.subarray(0, B * T);
       oldLogp ??= logp.slice(); // the first pass is the behaviour policy (ratio 1)
       lastLogp = logp;
       if (!logp.every(Number.isFinite)) {
@@ -497,16 +536,22 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
       const ent = aggregateLoss(entropy, mask, B, T, aggregation);
       const dEntropy =
         cfg.entropyCoef > 0 ? ent.weights.map((w) => -cfg.entropyCoef * w) : undefined;
-      const total = pg.loss + cfg.klCoef * klValue - cfg.entropyCoef * ent.loss;
+      const mixed = ptx?.gradients(scored.logp, dLogp, dEntropy);
+      const total =
+        pg.loss +
+        cfg.klCoef * klValue -
+        cfg.entropyCoef * ent.loss +
+        cfg.ptxCoef * (mixed?.loss ?? 0);
       if (!Number.isFinite(total)) {
         skipped = 'non-finite loss';
         break;
       }
-      await policy.backwardFromLogp(dLogp, dEntropy, {
+      await policy.backwardFromLogp(mixed?.dLogp ?? dLogp, mixed?.dEntropy ?? dEntropy, {
         lr: cfg.lr,
         weightDecay: cfg.weightDecay,
         maxGradNorm: cfg.maxGradNorm,
       });
+      if (mixed) lossMetrics['actor/ptx_loss'] = mixed.loss;
       Object.assign(lossMetrics, {
         'actor/pg_loss': pg.loss,
         'actor/pg_clipfrac': pg.stats.pg_clipfrac,
@@ -534,8 +579,9 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
       clip,
     };
 
-    // 6. Metrics.
+    // 6. Metrics. Tokens/s counts the rollout and the update, not the retained-task check.
     const seconds = (performance.now() - started) / 1000;
+    const retainedMetrics = await retainedSuccess(policy, tokenizer, setup.retained, cfg);
     const rewardSummary = rolloutMetrics(rows);
     const levelMetrics = ladder.observe(
       rewardSummary['reward/accuracy']!,
@@ -551,6 +597,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
       'dynamic_sampling/rounds': rounds,
       ...(rewardKl === undefined ? {} : { 'actor/reward_kl_penalty': rewardKl }),
       ...lossMetrics,
+      ...retainedMetrics,
       'actor/grad_norm': last?.gradNorm ?? NaN,
       'actor/lr': cfg.lr,
       'perf/generated_tokens': generated,
@@ -566,7 +613,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
       streams,
       checkConfig: (config: GrpoConfig) => {
         checkConfig('grpo', GRPO_CONFIG_SPEC, config);
-        checkGrpoRules(config, setup.rewardModel);
+        checkGrpoRules(config, setup);
       },
       ...(curriculum
         ? { curriculum: curriculum.scheduler, afterRestore: () => ladder.sync() }
@@ -591,7 +638,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     update,
     setHyperparams(partial: Partial<GrpoConfig>) {
       checkPartial('grpo', GRPO_CONFIG_SPEC, partial, { liveOnly: true });
-      checkGrpoRules({ ...control.config, ...partial }, setup.rewardModel);
+      checkGrpoRules({ ...control.config, ...partial }, setup);
       control.queue(partial);
     },
   });

@@ -12,7 +12,8 @@
  * actor/pg_clipfrac, actor/ppo_kl, actor/entropy, critic/vf_loss, critic/vf_clipfrac,
  * critic/vf_explained_var, critic/values/mean, critic/advantages/mean, critic/returns/mean,
  * actor/reward_kl_penalty (KL in reward), actor/grad_norm, ppo/epochs_run, perf/generated_tokens,
- * perf/tokens_per_s.
+ * perf/tokens_per_s; with a retained task (retained-task.ts) actor/ptx_loss and
+ * retained/success_rate.
  */
 import {
   checkRewardRules,
@@ -43,12 +44,21 @@ import {
 } from './token-rollout';
 import { inspectBatch, type BatchArrays, type Inspection } from './inspection';
 import { TaskLadder, type CurriculumSetup } from './curriculum';
+import {
+  checkRetained,
+  DEFAULT_RETAINED_CONFIG,
+  mixPtx,
+  RETAINED_CONFIG_SPEC,
+  retainedRowLength,
+  retainedSuccess,
+  type RetainedConfig,
+} from './retained-task';
 import { checkRewardModelWeight, type CompletionScorer } from './reward-model';
 import { RunControl, type Metrics, type Trainer } from './trainer';
 import { RandomStreams, stateHooks } from './trainer-state';
 
 /** PPO's settings; the reward's (RewardConfig) are among them, so they can change live too. */
-export interface PpoLmConfig extends RewardConfig {
+export interface PpoLmConfig extends RewardConfig, RetainedConfig {
   promptsPerUpdate: number;
   maxNewTokens: number;
   temperature: number;
@@ -244,10 +254,12 @@ export const PPO_LM_CONFIG_SPEC: ConfigSpec<PpoLmConfig> = {
     framework: 'verl: loss_agg_mode',
   },
   ...REWARD_CONFIG_SPEC,
+  ...RETAINED_CONFIG_SPEC,
 };
 
 export const DEFAULT_PPO_LM_CONFIG: PpoLmConfig = {
   ...DEFAULT_REWARD_CONFIG,
+  ...DEFAULT_RETAINED_CONFIG,
   promptsPerUpdate: 32,
   maxNewTokens: 8,
   temperature: 1,
@@ -282,10 +294,13 @@ export interface PpoLmSetup {
   curriculum?: CurriculumSetup<TokenTask & { readonly answerChars?: string }>;
   /** A learned reward model (src/rl/reward-model.ts); rewardModelWeight > 0 needs one. */
   rewardModel?: CompletionScorer;
+  /** A second task to keep: ptx demonstrations and retained/success_rate (retained-task.ts). */
+  retained?: TokenTask;
 }
 
-function checkPpoLmRules(config: PpoLmConfig, rewardModel: CompletionScorer | undefined): void {
-  checkRewardModelWeight(config, rewardModel, 'ppo');
+function checkPpoLmRules(config: PpoLmConfig, setup: PpoLmSetup): void {
+  checkRewardModelWeight(config, setup.rewardModel, 'ppo');
+  checkRetained(config, setup.retained, setup.policy.config.context, 'ppo');
   checkRewardRules(config, 'ppo');
   if (config.promptsPerUpdate % config.minibatches !== 0) {
     throw new OpInputError(
@@ -298,7 +313,7 @@ function checkPpoLmRules(config: PpoLmConfig, rewardModel: CompletionScorer | un
 
 export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Trainer<PpoLmConfig> {
   checkConfig('ppo', PPO_LM_CONFIG_SPEC, initial);
-  checkPpoLmRules(initial, setup.rewardModel);
+  checkPpoLmRules(initial, setup);
   if (!setup.policy.config.valueHead) {
     throw new OpInputError('ppo', 'policy', 'needs a transformer with a value head (the critic)');
   }
@@ -330,7 +345,11 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
       task: ladder.task,
       rewards: cfg,
       samples,
-      maxLength: rolloutLength(policy.config.context, ladder.task, cfg.maxNewTokens),
+      // Room for the retained task's demonstrations too, which join these rows in the loss.
+      maxLength: Math.max(
+        rolloutLength(policy.config.context, ladder.task, cfg.maxNewTokens),
+        setup.retained ? retainedRowLength(setup.retained) : 0,
+      ),
       maxNewTokens: cfg.maxNewTokens,
       sampling: { temperature: cfg.temperature },
       ...(setup.rewardModel ? { rewardModel: setup.rewardModel } : {}),
@@ -396,8 +415,27 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
           returns,
         });
         const n = picked.length;
-        const now = await policy.scoreTokens(part.tokens, part.targets, n, T, cfg.temperature);
-        if (!now.logp.every(Number.isFinite) || !now.values!.every(Number.isFinite)) {
+        const ptx = mixPtx(
+          setup.retained,
+          tokenizer,
+          cfg,
+          { tokens: part.tokens, targets: part.targets, rows: n, seq: T },
+          { seed: setup.seed, step: control.step, key: epoch * cfg.minibatches + mb },
+        );
+        const scored = await policy.scoreTokens(
+          ptx?.tokens ?? part.tokens,
+          ptx?.targets ?? part.targets,
+          ptx?.rows ?? n,
+          T,
+          cfg.temperature,
+        );
+        // The minibatch's rows come first; the demonstrations after them are the ptx term's.
+        const now = {
+          logp: scored.logp.subarray(0, n * T),
+          entropy: scored.entropy.subarray(0, n * T),
+          values: scored.values!.subarray(0, n * T),
+        };
+        if (!now.logp.every(Number.isFinite) || !now.values.every(Number.isFinite)) {
           skipped = 'non-finite log-probs or values';
           break epochs;
         }
@@ -409,7 +447,7 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
           lossScaleFactor: width,
           maxCompletionLength: width,
         });
-        const vl = valueLoss(now.values!, part.oldValues, part.returns, part.mask, n, T, {
+        const vl = valueLoss(now.values, part.oldValues, part.returns, part.mask, n, T, {
           cliprangeValue: cfg.cliprangeValue,
           aggregation,
         });
@@ -417,12 +455,14 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
         const dValues = vl.gradVpreds.map((g) => cfg.vfCoef * g);
         const dEntropy =
           cfg.entropyCoef > 0 ? ent.weights.map((w) => -cfg.entropyCoef * w) : undefined;
+        const mixed = ptx?.gradients(scored.logp, pg.gradLogp, dEntropy, dValues);
         await policy.backwardFromLogp(
-          pg.gradLogp,
-          dEntropy,
+          mixed?.dLogp ?? pg.gradLogp,
+          mixed?.dEntropy ?? dEntropy,
           { lr: cfg.lr, weightDecay: cfg.weightDecay, maxGradNorm: cfg.maxGradNorm },
-          dValues,
+          mixed?.dValues ?? dValues,
         );
+        if (mixed) lossMetrics['actor/ptx_loss'] = mixed.loss;
         klSum += pg.stats.ppo_kl;
         Object.assign(lossMetrics, {
           'actor/pg_loss': pg.loss,
@@ -455,6 +495,7 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
     };
 
     const generated = rows.reduce((sum, r) => sum + r.completion.length, 0);
+    const seconds = (performance.now() - started) / 1000;
     const rewardSummary = rolloutMetrics(rows);
     return {
       ...rewardSummary,
@@ -468,11 +509,12 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
       'critic/advantages/mean': maskedMean(rawAdvantages, mask),
       'critic/returns/mean': maskedMean(returns, mask),
       ...(rewardKl === undefined ? {} : { 'actor/reward_kl_penalty': rewardKl }),
+      ...(await retainedSuccess(policy, tokenizer, setup.retained, cfg)),
       'actor/grad_norm': last?.gradNorm ?? NaN,
       'actor/lr': cfg.lr,
       'ppo/epochs_run': epochsRun,
       'perf/generated_tokens': generated,
-      'perf/tokens_per_s': generated / ((performance.now() - started) / 1000),
+      'perf/tokens_per_s': generated / seconds,
     };
   }
 
@@ -484,7 +526,7 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
       streams,
       checkConfig: (config: PpoLmConfig) => {
         checkConfig('ppo', PPO_LM_CONFIG_SPEC, config);
-        checkPpoLmRules(config, setup.rewardModel);
+        checkPpoLmRules(config, setup);
       },
       ...(curriculum
         ? { curriculum: curriculum.scheduler, afterRestore: () => ladder.sync() }
@@ -505,7 +547,7 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
     },
     setHyperparams(partial: Partial<PpoLmConfig>) {
       checkPartial('ppo', PPO_LM_CONFIG_SPEC, partial, { liveOnly: true });
-      checkPpoLmRules({ ...control.config, ...partial }, setup.rewardModel);
+      checkPpoLmRules({ ...control.config, ...partial }, setup);
       control.queue(partial);
     },
   });

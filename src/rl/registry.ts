@@ -79,6 +79,8 @@ export interface LmSetup {
   };
   /** A learned reward model (algorithms with `rewardModel`). */
   rewardModel?: CompletionScorer;
+  /** A second task to keep: ptx demonstrations and its success rate (algorithms with `retained`). */
+  retained?: CharsetTask;
 }
 
 export interface LmAlgorithm {
@@ -94,6 +96,8 @@ export interface LmAlgorithm {
   curriculum?: true;
   /** It can add a learned reward model's score to its rewards (LmSetup.rewardModel). */
   rewardModel?: true;
+  /** It can keep a second task (LmSetup.retained): the ptx loss and retained/success_rate. */
+  retained?: true;
   create(setup: LmSetup, config: AnyConfig): AnyTrainer;
 }
 
@@ -199,6 +203,7 @@ export const ALGORITHMS: Record<string, EnvAlgorithm | LmAlgorithm> = {
     reference: 'kl',
     curriculum: true,
     rewardModel: true,
+    retained: true,
     create: (setup, config) => trainer(createGrpoTrainer(setup, config as never)),
   },
   ppo: {
@@ -210,6 +215,7 @@ export const ALGORITHMS: Record<string, EnvAlgorithm | LmAlgorithm> = {
     reference: 'kl',
     curriculum: true,
     rewardModel: true,
+    retained: true,
     create: (setup, config) => trainer(createPpoLmTrainer(setup, config as never)),
   },
   dpo: {
@@ -236,6 +242,14 @@ export function curriculumAlgorithms(): string {
 export function rewardModelAlgorithms(): string {
   return Object.entries(ALGORITHMS)
     .filter(([, a]) => a.family === 'lm' && a.rewardModel)
+    .map(([name]) => name)
+    .join(' and ');
+}
+
+/** The algorithms that can keep a retained task, as messages name them. */
+export function retainedAlgorithms(): string {
+  return Object.entries(ALGORITHMS)
+    .filter(([, a]) => a.family === 'lm' && a.retained)
     .map(([name]) => name)
     .join(' and ');
 }

@@ -1,7 +1,7 @@
 /**
  * A run as a file: what the CLI writes and the lab imports — the config, every metric as a series
  * (one value per update, NaN where an update did not report it), the events, and a summary; a
- * language-model run adds its task options, curriculum or reward-model settings, and where it started
+ * language-model run adds its task options, curriculum, reward-model settings or retained task, and where it started
  * (its warm-up's SFT steps, or the file it started from). JSON, versioned
  * (the optional fields came later within version 1: a file without them is a run without them);
  * parsing validates it and never evaluates anything in it.
@@ -29,6 +29,8 @@ export interface RunFile {
   curriculum?: CurriculumConfig;
   /** Language models: before RL the run trained a learned reward model with these settings. */
   rewardModel?: RewardModelConfig;
+  /** Language models: the second task the run kept (ptx, retained/success_rate). */
+  retained?: { task: string; taskOptions?: Record<string, number | boolean | string> };
   /** Language models started from a fresh initialization: the supervised warm-up's steps. */
   sftSteps?: number;
   /** Language models started from a file (`--init`): its name, and its bytes as base64. */

@@ -53,8 +53,11 @@ export interface SftResult {
   final: Evaluation;
 }
 
-/** Single-turn tasks train on prompt → answer; agent tasks on prompt → a correct transcript. */
-function sftBatch(
+/**
+ * Single-turn tasks train on prompt → answer; agent tasks on prompt → a correct transcript.
+ * Also the ptx loss's demonstrations (retained-task.ts).
+ */
+export function sftBatch(
   tokenizer: CharTokenizer,
   task: TokenTask,
   samples: readonly TokenTaskSample[],

@@ -2,6 +2,7 @@
 import { DEFAULT_CURRICULUM_CONFIG } from '../rl/curriculum';
 import { DEFAULT_REWARD_MODEL_CONFIG, type RewardModelConfig } from '../rl/reward-model';
 import type {
+  RetainedTaskSpec,
   AlgorithmInfo,
   FieldError,
   ReferenceEngine,
@@ -42,6 +43,8 @@ export class RunDraft {
   rewardModel = $state<Record<keyof RewardModelConfig, number | null>>({
     ...DEFAULT_REWARD_MODEL_CONFIG,
   });
+  /** Language models: a second task to keep ('' = none; see useRetained). */
+  retainedTask = $state('');
   errors = $state.raw<FieldError[]>([]);
   private checks = 0;
 
@@ -100,6 +103,36 @@ export class RunDraft {
     if (!('rewardModelWeight' in this.config)) return;
     if (on && !this.config.rewardModelWeight) this.config.rewardModelWeight = 1;
     if (!on) this.config.rewardModelWeight = 0;
+  }
+
+  /** The algorithm can keep a retained task (ptx and its success rate). */
+  get offersRetained(): boolean {
+    return this.info?.retained === true;
+  }
+
+  /**
+   * Keeps `task` as the retained task ('' = none). On, its greedy success is charted (32 prompts a
+   * update unless set); off, ptxCoef and retainedEvalPrompts go back to 0, which a run without one
+   * requires.
+   */
+  useRetained(task: string): void {
+    this.retainedTask = task;
+    if (!('retainedEvalPrompts' in this.config)) return;
+    if (task && !this.config.retainedEvalPrompts) this.config.retainedEvalPrompts = 32;
+    if (!task) this.config.retainedEvalPrompts = this.config.ptxCoef = 0;
+  }
+
+  /**
+   * The retained task as the spec holds it: with the options a shipped start was warmed up on for
+   * that task (its context fits them, and they are what the model knows), else the task's defaults.
+   */
+  private get retained(): RetainedTaskSpec | undefined {
+    if (!this.retainedTask || !this.offersRetained) return undefined;
+    const shipped = this.startingModels.find((m) => `shipped:${m.name}` === this.start);
+    const known = shipped?.warmUp?.find((part) => part.task === this.retainedTask);
+    return known
+      ? { task: this.retainedTask, taskOptions: { ...known.taskOptions } }
+      : { task: this.retainedTask };
   }
 
   /** The run will score a frozen reference: always (DPO), or when its KL term is on. */
@@ -188,6 +221,7 @@ export class RunDraft {
             ...(this.rewardModelOn && this.offersRewardModel
               ? { rewardModel: { ...this.rewardModel } as RewardModelConfig }
               : {}),
+            ...(this.retained ? { retained: this.retained } : {}),
           }
         : { env: this.env }),
       seed: this.seed as number,

@@ -8,7 +8,13 @@ import { alignSeries, type CompareCatalog } from '../compare/run-record';
 import { exportLabRun, parseLabRun, type ImportedRun } from '../compare/run-json';
 import { encodeComparison, type LinkedRun } from '../compare/url-state';
 import { LAB_MODEL_SHAPE, type ModelShape } from '../models/transformer-config';
-import type { RunCheckpoint, RunEvent, RunSpec, Settings } from '../worker/run-protocol';
+import {
+  copyRetained,
+  type RunCheckpoint,
+  type RunEvent,
+  type RunSpec,
+  type Settings,
+} from '../worker/run-protocol';
 import type { Series, StoredRun } from './run-store';
 
 /** What the shareable forms need of a run (a LabRun or a StoredRun). */
@@ -40,6 +46,7 @@ export function runToJson(
     ...(spec.task !== undefined && spec.init !== undefined ? { init: spec.init } : {}),
     ...(spec.curriculum !== undefined ? { curriculum: spec.curriculum } : {}),
     ...(spec.rewardModel !== undefined ? { rewardModel: spec.rewardModel } : {}),
+    ...(spec.retained !== undefined ? { retained: spec.retained } : {}),
     ...(spec.taskOptions ? { taskOptions: spec.taskOptions } : {}),
     ...(exportedAt ? { exportedAt } : {}),
     ...(checkpoint ? { checkpoint } : {}),
@@ -118,6 +125,7 @@ function specOf(run: ImportedRun | LinkedRun, catalog: CompareCatalog): RunSpec 
           ...(run.init ? { init: run.init } : {}),
           ...(run.curriculum ? { curriculum: { ...run.curriculum } } : {}),
           ...(run.rewardModel ? { rewardModel: { ...run.rewardModel } } : {}),
+          ...(run.retained ? { retained: copyRetained(run.retained) } : {}),
         }
       : { env: run.task }),
     seed: run.seed,
@@ -169,6 +177,7 @@ export function comparisonToken(
       ...(spec.init?.kind === 'shipped' ? { init: spec.init } : {}),
       ...(spec.curriculum !== undefined ? { curriculum: spec.curriculum } : {}),
       ...(spec.rewardModel !== undefined ? { rewardModel: spec.rewardModel } : {}),
+      ...(spec.retained !== undefined ? { retained: spec.retained } : {}),
     })),
     catalog,
   );

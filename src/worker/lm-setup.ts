@@ -245,6 +245,7 @@ export async function setUpLmRun(
         task,
         seed: spec.seed,
         ...(curriculum ? { curriculum } : {}),
+        ...(tasks.retained ? { retained: tasks.retained } : {}),
         ...(rewardModel ? { rewardModel } : {}),
       },
       spec.config,

@@ -75,6 +75,25 @@ export interface RunSpec {
    * weighs its score in the reward.
    */
   rewardModel?: RewardModelConfig;
+  /**
+   * Language models, algorithms with `retained`: a second task whose skill the run should keep
+   * (src/rl/retained-task.ts). The config's ptxCoef trains on its demonstrations in every optimizer
+   * step; retainedEvalPrompts reports its greedy success (retained/success_rate) after every update.
+   */
+  retained?: RetainedTaskSpec;
+}
+
+/** A retained task: a token task and its options (defaults fill the rest). */
+export interface RetainedTaskSpec {
+  task: string;
+  taskOptions?: Settings;
+}
+
+/** A retained task with its options copied (left out when it has none). */
+export function copyRetained(retained: RetainedTaskSpec): RetainedTaskSpec {
+  return retained.taskOptions === undefined
+    ? { task: retained.task }
+    : { task: retained.task, taskOptions: { ...retained.taskOptions } };
 }
 
 export type StartFrom =
@@ -93,6 +112,8 @@ export interface ShippedModelInfo {
   successRate: number;
   /** The checkpoint file in public/models/. */
   file: string;
+  /** A mixed warm-up: every task it was warmed up on (its own first), with options and success. */
+  warmUp?: { task: string; taskOptions: Settings; successRate: number }[];
 }
 
 export type ReferenceEngine = 'engine' | 'ort';
@@ -234,6 +255,8 @@ export interface AlgorithmInfo {
   curriculum: boolean;
   /** Language models: it can train against a learned reward model (RunSpec.rewardModel). */
   rewardModel: boolean;
+  /** Language models: it can keep a second task (RunSpec.retained: ptx and its success rate). */
+  retained: boolean;
 }
 
 export interface TaskInfo {

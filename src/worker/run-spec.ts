@@ -14,7 +14,12 @@ import { checkField, type FieldSpec } from '../util/hyperparams';
 import { SHIPPED_MODELS, shippedModel } from './shipped-models';
 import { CURRICULUM_CONFIG_SPEC } from '../rl/curriculum';
 import { runTasks } from './run-tasks';
-import { ALGORITHMS, curriculumAlgorithms, rewardModelAlgorithms } from '../rl/registry';
+import {
+  ALGORITHMS,
+  curriculumAlgorithms,
+  retainedAlgorithms,
+  rewardModelAlgorithms,
+} from '../rl/registry';
 import { REWARD_MODEL_CONFIG_SPEC } from '../rl/reward-model';
 import {
   REFERENCE_ENGINES,
@@ -44,6 +49,7 @@ export function runCatalog(): RunCatalog {
       reference: algo.family === 'lm' ? algo.reference : null,
       curriculum: algo.family === 'lm' && algo.curriculum === true,
       rewardModel: algo.family === 'lm' && algo.rewardModel === true,
+      retained: algo.family === 'lm' && algo.retained === true,
     })),
     tasks: TOKEN_TASK_NAMES.map((name) => {
       const task = TOKEN_TASKS[name] as TokenTaskDefinition<Record<string, Settings[string]>>;
@@ -84,9 +90,11 @@ function checkStartFrom(spec: RunSpec): string | undefined {
       return undefined; // bad task options are reported under task.*
     }
     if (needed > model.context) {
-      const what = spec.curriculum
-        ? "the curriculum's hardest rung needs"
-        : 'these task options need';
+      const what = spec.retained
+        ? 'the task and the retained task need'
+        : spec.curriculum
+          ? "the curriculum's hardest rung needs"
+          : 'these task options need';
       return (
         `init.model '${model.name}' has a context of ${model.context} tokens; ${what} ` +
         `${needed} (at most the model's own: ${JSON.stringify(model.taskOptions)})`
@@ -145,6 +153,59 @@ function checkSettings(
     if (!(key in settings)) errors.push({ field: `${scope}.${key}`, message: `${key} is missing` });
   }
   return errors;
+}
+
+/** `task`'s options, each in range and known, then the task's own cross-field rules. */
+function checkTaskOptions(scope: string, task: string, options: Settings): FieldError[] {
+  const errors: FieldError[] = [];
+  const taskSpec = TOKEN_TASKS[task as TokenTaskName].spec as Record<string, FieldSpec>;
+  const attempt = (field: string, check: () => void) => {
+    try {
+      check();
+    } catch (error) {
+      const message =
+        error instanceof OpInputError ? error.message.slice(error.op.length + 2) : String(error);
+      errors.push({ field, message });
+    }
+  };
+  for (const [key, value] of Object.entries(options)) {
+    const field = taskSpec[key];
+    if (!field) {
+      errors.push({ field: `${scope}.${key}`, message: `${key} is not an option of ${task}` });
+    } else attempt(`${scope}.${key}`, () => checkField(task, key, field, value));
+  }
+  // Cross-field rules (e.g. minLength ≤ maxLength) as the task itself checks them.
+  if (errors.length === 0) attempt(scope, () => createTokenTask(task, options));
+  return errors;
+}
+
+/** RunSpec.retained: an algorithm that keeps one, a known task, options in range; and the config's settings that need one. */
+function checkRetainedSpec(spec: RunSpec, supported: boolean): FieldError[] {
+  const retained = spec.retained;
+  if (retained === undefined) {
+    return (['ptxCoef', 'retainedEvalPrompts'] as const)
+      .filter((key) => Number(spec.config[key] ?? 0) > 0)
+      .map((key) => ({
+        field: key,
+        message: `${key} must be 0 in a run without a retained task (set retained to keep one)`,
+      }));
+  }
+  if (!supported) {
+    return [
+      {
+        field: 'retained',
+        message: `retained is only for ${retainedAlgorithms()}, not ${spec.algo}`,
+      },
+    ];
+  }
+  if (typeof retained !== 'object' || retained === null) {
+    return [{ field: 'retained', message: 'retained must be { task, taskOptions }' }];
+  }
+  if (!(TOKEN_TASK_NAMES as readonly string[]).includes(retained.task)) {
+    const message = `retained.task must be one of ${TOKEN_TASK_NAMES.join(', ')}, got '${String(retained.task)}'`;
+    return [{ field: 'retained.task', message }];
+  }
+  return checkTaskOptions('retained.taskOptions', retained.task, retained.taskOptions ?? {});
 }
 
 /** Every problem of a spec, one per field (empty when valid); unknown settings are errors too. */
@@ -232,18 +293,9 @@ export function checkRunSpec(spec: RunSpec): FieldError[] {
       errors.push({ field: 'rewardModelWeight', message });
     }
     if (spec.task && (TOKEN_TASK_NAMES as readonly string[]).includes(spec.task)) {
-      const taskSpec = TOKEN_TASKS[spec.task as TokenTaskName].spec as Record<string, FieldSpec>;
-      for (const [key, value] of Object.entries(spec.taskOptions ?? {})) {
-        const field = taskSpec[key];
-        if (!field) {
-          errors.push({ field: `task.${key}`, message: `${key} is not an option of ${spec.task}` });
-        } else attempt(`task.${key}`, () => checkField(spec.task!, key, field, value));
-      }
-      // Cross-field rules (e.g. minLength ≤ maxLength) as the task itself checks them.
-      if (!errors.some((e) => e.field.startsWith('task.'))) {
-        attempt('task', () => createTokenTask(spec.task!, spec.taskOptions ?? {}));
-      }
+      errors.push(...checkTaskOptions('task', spec.task, spec.taskOptions ?? {}));
     }
+    errors.push(...checkRetainedSpec(spec, algo.retained === true));
   }
   for (const [key, value] of Object.entries(spec.config)) {
     const field = algo.spec[key];

@@ -17,14 +17,25 @@ import type { RunSpec } from './run-protocol';
 export interface RunTasks {
   /** The task the run starts on (and warms up on). */
   first: CharsetTask;
-  /** Longest prompt + answer over every task the run may reach, in characters. */
+  /** Longest prompt + answer over every task the run may reach or retain, in characters. */
   maxChars: number;
+  /** The retained task (RunSpec.retained), built from its options. */
+  retained?: CharsetTask;
   /** The curriculum's rungs (absent without a curriculum). */
   levels?: { count: number; taskAt(level: number): CharsetTask };
 }
 
 /** Throws the task's own OpInputError for an unknown task or bad options. */
-export function runTasks(spec: Pick<RunSpec, 'task' | 'taskOptions' | 'curriculum'>): RunTasks {
+export function runTasks(
+  spec: Pick<RunSpec, 'task' | 'taskOptions' | 'curriculum' | 'retained'>,
+): RunTasks {
+  const trained = trainedTasks(spec);
+  if (!spec.retained) return trained;
+  const retained = createTokenTask(spec.retained.task, spec.retained.taskOptions ?? {});
+  return { ...trained, retained, maxChars: Math.max(trained.maxChars, retained.maxChars) };
+}
+
+function trainedTasks(spec: Pick<RunSpec, 'task' | 'taskOptions' | 'curriculum'>): RunTasks {
   const name = spec.task ?? 'reverse';
   if (!spec.curriculum) {
     const task = createTokenTask(name, spec.taskOptions ?? {});

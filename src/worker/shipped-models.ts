@@ -16,6 +16,15 @@ export const SHIPPED_MODELS: readonly ShippedModelInfo[] = manifest.models.map((
   sftSteps: m.recipe.steps,
   successRate: m.successRate,
   file: m.checkpoint.file,
+  ...('warmUp' in m && Array.isArray(m.warmUp)
+    ? {
+        warmUp: m.warmUp.map((part) => ({
+          task: part.task,
+          taskOptions: definedOptions(part.taskOptions),
+          successRate: part.successRate,
+        })),
+      }
+    : {}),
 }));
 
 export function shippedModel(name: string): ShippedModelInfo | undefined {

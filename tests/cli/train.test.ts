@@ -316,6 +316,69 @@ describe('npm run train', () => {
     expect(existsSync(out)).toBe(false);
   });
 
+  it('keeps a retained task: ptx and its success rate in the metrics, the task in the file', async () => {
+    quiet();
+    const out = join(mkdtempSync(join(tmpdir(), 'train-')), 'run.json');
+    const code = await main([
+      '--algo=ppo',
+      '--task=copy',
+      '--backend=cpu',
+      '--sft-steps=2',
+      '--updates=2',
+      '--prompts-per-update=2',
+      '--minibatches=1',
+      '--width=16',
+      '--layers=1',
+      '--heads=2',
+      '--retained=addition',
+      '--retained-max-digits=1',
+      '--ptx-coef=0.5',
+      '--retained-eval-prompts=4',
+      `--out=${out}`,
+    ]);
+    expect(code).toBe(0);
+    const run = JSON.parse(readFileSync(out, 'utf8'));
+    expect(run.retained).toEqual({ task: 'addition', taskOptions: { maxDigits: 1 } });
+    expect(run.metrics['actor/ptx_loss'].every(Number.isFinite)).toBe(true);
+    expect(run.metrics['retained/success_rate']).toHaveLength(2);
+    expect(parseLabRun(readFileSync(out, 'utf8'), runCatalog()).retained).toEqual(run.retained);
+  });
+
+  it.each<[string, string[], string | RegExp]>([
+    [
+      'a retained task for dpo',
+      ['--algo=dpo', '--retained=addition'],
+      'train: retained is only for grpo and ppo',
+    ],
+    [
+      'an unknown retained task',
+      ['--retained=chess'],
+      'train: retained must be one of copy, reverse',
+    ],
+    [
+      "a retained task's option out of range",
+      ['--retained=addition', '--retained-max-digits=0'],
+      'retained: maxDigits must be an integer in [1, 20], got 0',
+    ],
+    [
+      'ptx without a retained task',
+      ['--ptx-coef=1'],
+      'grpo: ptxCoef needs a retained task in the run (none was given)',
+    ],
+    [
+      "an option for the retained task's flags that it does not have",
+      ['--retained=addition', '--retained-alphabet=ab'],
+      'unknown option(s): --retained-alphabet',
+    ],
+  ])('refuses %s', async (_what, bad, message) => {
+    quiet();
+    const out = join(mkdtempSync(join(tmpdir(), 'train-')), 'run.json');
+    const common = ['--task=copy', '--backend=cpu', '--width=16', '--layers=1', '--heads=2'];
+    const args = ['--algo=grpo', ...common, '--sft-steps=0', '--updates=1', `--out=${out}`, ...bad];
+    await expect(main(args)).rejects.toThrow(message);
+    expect(existsSync(out)).toBe(false);
+  });
+
   it('refuses a starting policy too weak to give comparison pairs, naming the count', async () => {
     quiet();
     const common = ['--task=copy', '--backend=cpu', '--width=16', '--layers=1', '--heads=2'];

@@ -271,6 +271,47 @@ describe('parseLabRun', () => {
       'is not a known field here (known: prompts, samplesPerPrompt, labelNoise, steps, pairsPerStep, lr)',
     ],
     [
+      'a retained task for dpo (its catalog entry keeps none)',
+      (f) =>
+        void Object.assign(spec(f), {
+          algorithm: 'dpo',
+          config: defaultsOf('dpo'),
+          retained: { task: 'addition' },
+        }),
+      'spec.retained',
+      'is not a setting of dpo',
+    ],
+    [
+      'an unknown retained task',
+      (f) => void (spec(f).retained = { task: 'chess' }),
+      'spec.retained.task',
+      "must be one of 'copy', 'reverse'",
+    ],
+    [
+      'a retained task without its name',
+      (f) => void (spec(f).retained = { taskOptions: { maxDigits: 2 } }),
+      'spec.retained.task',
+      'is missing',
+    ],
+    [
+      "a retained task's option out of range",
+      (f) => void (spec(f).retained = { task: 'addition', taskOptions: { maxDigits: 99 } }),
+      'spec.retained.taskOptions.maxDigits',
+      'must be an integer in',
+    ],
+    [
+      'an option the retained task does not have',
+      (f) => void (spec(f).retained = { task: 'addition', taskOptions: { alphabet: 'ab' } }),
+      'spec.retained.taskOptions.alphabet',
+      'is not',
+    ],
+    [
+      'a retained task with an unknown field',
+      (f) => void (spec(f).retained = { task: 'addition', weight: 1 }),
+      'spec.retained.weight',
+      'is not',
+    ],
+    [
       'a start file that is not base64',
       (f) => void ((f.spec as Record<string, unknown>).init = { file: 'a.onnx', bytes: '**' }),
       'spec.init.bytes',
@@ -477,6 +518,37 @@ describe('parseLabRun', () => {
           catalog,
         ),
     ).toBe(false);
+  });
+
+  it('reads and writes a retained task under spec.retained', () => {
+    const run = parseLabRun(
+      edited(
+        (f) =>
+          void Object.assign(spec(f), {
+            config: { ...defaultsOf('grpo'), ptxCoef: 0.5, retainedEvalPrompts: 16 },
+            retained: { task: 'addition', taskOptions: { maxDigits: 2 } },
+          }),
+      ),
+      catalog,
+    );
+    expect(run.retained).toEqual({ task: 'addition', taskOptions: { maxDigits: 2 } });
+    expect(run.config.ptxCoef).toBe(0.5);
+    const back = JSON.parse(exportLabRun({ ...run, metrics: {}, events: [] })) as {
+      spec: Record<string, unknown>;
+    };
+    expect(back.spec.retained).toEqual({ task: 'addition', taskOptions: { maxDigits: 2 } });
+    const plain = parseLabRun(
+      edited((f) => void (spec(f).retained = { task: 'multiply' })),
+      catalog,
+    );
+    expect(plain.retained).toEqual({ task: 'multiply' });
+    // A file from before retained tasks existed: no retained task, ptx and the check off.
+    const older = parseLabRun(
+      edited(() => undefined),
+      catalog,
+    );
+    expect('retained' in older).toBe(false);
+    expect([older.config.ptxCoef, older.config.retainedEvalPrompts]).toEqual([0, 0]);
   });
 
   it('writes the reward-model settings under spec.rewardModel', () => {
@@ -748,7 +820,7 @@ describe('parseLabRun', () => {
       "a lab-run spec field the CLI's file does not have",
       { reference: 'ort' },
       'reference',
-      'is not a known field here (known: format, version, algorithm, task, seed, backend, createdAt, config, metrics, events, summary, taskOptions, curriculum, rewardModel, sftSteps, init, model)',
+      'is not a known field here (known: format, version, algorithm, task, seed, backend, createdAt, config, metrics, events, summary, taskOptions, curriculum, rewardModel, retained, sftSteps, init, model)',
     ],
     [
       'a model wider than a transformer here may be',

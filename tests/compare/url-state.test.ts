@@ -86,6 +86,14 @@ const linkedRun: fc.Arbitrary<LinkedRun> = fc.constantFrom(...catalog.algorithms
           }),
         }
       : {}),
+    ...(algo.retained
+      ? {
+          retained: fc.constantFrom(
+            { task: 'multiply' },
+            { task: 'addition', taskOptions: { maxDigits: 3, reverseAnswer: true } },
+          ),
+        }
+      : {}),
   });
 });
 
@@ -298,6 +306,27 @@ describe('URL state', () => {
       'runs[0].curriculum.patience',
       0,
       'must be an integer in [1, 1000], got 0',
+    ],
+    [
+      'a retained task for dpo (its catalog entry keeps none)',
+      token([{ a: 'dpo', t: 'reverse', s: 1, k: { t: 'addition' } }]),
+      'runs[0].retained',
+      0,
+      'is not a setting of dpo',
+    ],
+    [
+      'a retained task with an unknown field',
+      token([{ a: 'grpo', t: 'reverse', s: 1, k: { t: 'addition', w: 1 } }]),
+      'runs[0].retained.w',
+      0,
+      'is not a known field (known: t, o)',
+    ],
+    [
+      "a retained task's option out of range",
+      token([{ a: 'ppo', t: 'reverse', s: 1, k: { t: 'addition', o: { maxDigits: 0 } } }]),
+      'runs[0].retained.taskOptions.maxDigits',
+      0,
+      'must be an integer in',
     ],
     [
       'a reward model for dpo (its catalog entry has no reward model)',

@@ -40,6 +40,7 @@ describe('the lesson catalog', () => {
       '05-reward-engineering/01-reward-hacking',
       '05-reward-engineering/02-learned-reward-models',
       '06-tool-use/01-calls-and-masks',
+      '06-tool-use/02-curriculum-and-forgetting',
       '07-reading-a-run/01-reading-a-run',
     ]);
   });

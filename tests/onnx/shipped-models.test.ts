@@ -9,6 +9,8 @@
  *   reverse / copy 3–6 letters   maxChars = 2·6 + 1 = 13       (6 letters, the separator, 6)  → 23
  *   addition 1–2 digits          maxChars = 3·2 + 3 = 9        ('99+99=' and '198')           → 19
  *   multiply 1–2 digits, tools   maxChars = 8·2 + 50 = 66      (a call, its result, answer)   → 76
+ *   shopping, sized for its top rung (3 items; the longest item name, 'umbrella', has 8 letters):
+ *                                maxChars = 3·(2·8 + 44) + 60 = 240                            → 250
  */
 import { describe, expect, it } from 'vitest';
 import { sha256, type ManifestEntry } from '../../scripts/build-models';
@@ -16,6 +18,9 @@ import { CpuLanguageModel } from '../../src/models/lm-cpu';
 import { CharTokenizer } from '../../src/models/tokenizer';
 import { importTransformerOnnx } from '../../src/onnx/import';
 import { evaluateTask } from '../../src/rl/evaluate';
+import { shoppingDifficultyLevels, shoppingTask } from '../../src/agents/tasks/shopping';
+import { createTokenTask } from '../../src/envs/token-tasks/registry';
+import type { Settings } from '../../src/worker/run-protocol';
 import { loadShipped, readShipped, shippedManifest } from './shipped';
 
 const MAX_BYTES = 2 * 1024 * 1024;
@@ -27,18 +32,20 @@ const EXPECTED_CONTEXT: Record<string, number> = {
   copy: 23,
   addition: 19,
   multiply: 76,
+  shopping: 250,
 };
 
 const manifest = shippedManifest();
 
 describe('src/models/shipped-manifest.json', () => {
-  it('lists the four lessons’ tasks once each, with recipe and result', () => {
+  it('lists the five lessons’ models once each, with recipe and result', () => {
     expect(manifest.version).toBe(1);
     expect(manifest.models.map((m) => m.name).sort()).toEqual([
       'addition',
       'copy',
       'multiply',
       'reverse',
+      'shopping',
     ]);
     for (const m of manifest.models) {
       expect(m.recipe.steps, m.name).toBeGreaterThan(0);
@@ -81,7 +88,12 @@ describe.each(manifest.models.map((m) => [m.name, m] as [string, ManifestEntry])
       expect(shipped.tokenizer).toEqual(CharTokenizer.createDefault().spec);
       expect(shipped.checkpoint.step).toBe(entry.recipe.steps);
       expect(shipped.checkpoint.seed).toBe(entry.recipe.seed);
-      expect(shipped.task.maxChars + 10).toBe(expected.context);
+      // Shopping's model holds its curriculum's top rung, which is longer than its own task.
+      const sizedFor =
+        name === 'shopping'
+          ? shoppingTask(shoppingDifficultyLevels.at(-1)!).maxChars
+          : shipped.task.maxChars;
+      expect(sizedFor + 10).toBe(expected.context);
 
       const onnx = importTransformerOnnx(readShipped(entry.onnx.file));
       expect(onnx.config).toEqual(expected);
@@ -100,5 +112,25 @@ describe.each(manifest.models.map((m) => [m.name, m] as [string, ManifestEntry])
       });
       expect(successRate).toBeGreaterThanOrEqual(entry.successRate - SLACK);
     }, 20_000);
+
+    it.runIf(entry.warmUp !== undefined)(
+      'a mixed warm-up: its own task first, and every part it knows as recorded',
+      async () => {
+        const parts = entry.warmUp!;
+        expect(parts[0]).toMatchObject({ task: entry.task, taskOptions: entry.taskOptions });
+        expect(parts[0]!.successRate).toBe(entry.successRate);
+        const shipped = loadShipped(name);
+        const model = new CpuLanguageModel(shipped.config, shipped.params);
+        for (const part of parts.slice(1)) {
+          const task = createTokenTask(part.task, part.taskOptions as Settings);
+          const { successRate } = await evaluateTask(model, shipped.tokenizerObject, task, {
+            samples: CHECK_PROMPTS,
+            seed: entry.evalSeed,
+          });
+          expect(successRate, part.task).toBeGreaterThanOrEqual(part.successRate - SLACK);
+        }
+      },
+      30_000,
+    );
   },
 );

@@ -150,6 +150,7 @@ const catalog: RunCatalog = {
       reference: null,
       curriculum: false,
       rewardModel: false,
+      retained: false,
     },
     {
       name: 'grpo',
@@ -162,6 +163,7 @@ const catalog: RunCatalog = {
       reference: 'kl',
       curriculum: false,
       rewardModel: false,
+      retained: false,
     },
   ],
   tasks: [],

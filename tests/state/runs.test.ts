@@ -11,6 +11,7 @@ import type {
   TrainingTurns,
 } from '../../src/worker/run-protocol';
 import { TrainingSlots } from '../../src/state/training-slots';
+import { checkRunSpec, runCatalog } from '../../src/worker/run-spec';
 
 /** A run worker stand-in: records calls, answers like run-host.ts, lets the test push messages. */
 function fakeWorker(options: { refuse?: string; disposeThrows?: boolean } = {}) {
@@ -85,6 +86,7 @@ const catalog: RunCatalog = {
       reference: null,
       curriculum: false,
       rewardModel: false,
+      retained: false,
     },
     {
       name: 'grpo',
@@ -100,6 +102,7 @@ const catalog: RunCatalog = {
       reference: 'kl',
       curriculum: true,
       rewardModel: true,
+      retained: true,
     },
   ],
   tasks: [
@@ -424,6 +427,33 @@ describe('RunDraft', () => {
     expect(draft.spec.rewardModel).toBeUndefined();
     draft.select('q-learning');
     expect(draft.offersRewardModel).toBe(false);
+  });
+
+  it('keeps a retained task, with the options a shipped start was warmed up on for it', () => {
+    const real = runCatalog();
+    const draft = new RunDraft(real, { algo: 'grpo' });
+    draft.selectTask('shopping');
+    expect(draft.offersRetained).toBe(true);
+    expect(draft.spec.retained).toBeUndefined();
+    draft.useRetained('multiply');
+    expect(draft.config.retainedEvalPrompts).toBe(32); // kept to be watched
+    expect(draft.spec.retained).toEqual({ task: 'multiply' }); // a new model: the defaults
+    draft.selectStart('shipped:shopping');
+    const warmUp = real.startingModels.find((m) => m.name === 'shopping')!.warmUp!;
+    expect(warmUp.map((p) => p.task)).toEqual(['shopping', 'shopping', 'multiply']);
+    expect(draft.spec.retained).toEqual({
+      task: 'multiply',
+      taskOptions: warmUp.find((p) => p.task === 'multiply')!.taskOptions,
+    });
+    expect(draft.spec.retained?.taskOptions).toMatchObject({ minDigits: 1, maxDigits: 2 });
+    draft.config.ptxCoef = 1;
+    expect(checkRunSpec(draft.spec)).toEqual([]);
+    draft.useRetained('');
+    expect([draft.config.ptxCoef, draft.config.retainedEvalPrompts]).toEqual([0, 0]);
+    expect(draft.spec.retained).toBeUndefined();
+    expect(checkRunSpec(draft.spec)).toEqual([]);
+    draft.select('dpo');
+    expect(draft.offersRetained).toBe(false);
   });
 
   it('offers a curriculum where the algorithm has one and the task has rungs', () => {

@@ -318,6 +318,71 @@ describe('run host: a learned reward model', () => {
   );
 });
 
+describe('run host: a retained task', () => {
+  const grpo = () => runCatalog().algorithms.find((a) => a.name === 'grpo')!;
+  const spec = (over: Partial<RunSpec> = {}): RunSpec => ({
+    algo: 'grpo',
+    task: 'copy',
+    taskOptions: { minLength: 2, maxLength: 3, alphabet: 'abcde' },
+    sftSteps: 2,
+    seed: 4,
+    config: {
+      ...grpo().defaults,
+      promptsPerUpdate: 2,
+      groupSize: 2,
+      maxNewTokens: 4,
+      ptxCoef: 0.5,
+      ptxBatch: 4,
+      retainedEvalPrompts: 4,
+    },
+    backend: 'cpu',
+    retained: { task: 'addition', taskOptions: { maxDigits: 1 } },
+    ...over,
+  });
+
+  it('is checked: only for grpo and ppo, a known task, options in range, its settings only with one', () => {
+    expect(checkRunSpec(spec())).toEqual([]);
+    const dpo = runCatalog().algorithms.find((a) => a.name === 'dpo')!;
+    expect(checkRunSpec(spec({ algo: 'dpo', config: dpo.defaults }))).toEqual([
+      { field: 'retained', message: 'retained is only for grpo and ppo, not dpo' },
+    ]);
+    expect(checkRunSpec(spec({ retained: { task: 'chess' } }))).toEqual([
+      {
+        field: 'retained.task',
+        message:
+          "retained.task must be one of copy, reverse, sort, addition, countdown, multiply, shopping, facts, got 'chess'",
+      },
+    ]);
+    expect(
+      checkRunSpec(spec({ retained: { task: 'addition', taskOptions: { maxDigits: 0, x: 1 } } })),
+    ).toEqual([
+      {
+        field: 'retained.taskOptions.maxDigits',
+        message: 'maxDigits must be an integer in [1, 20], got 0',
+      },
+      { field: 'retained.taskOptions.x', message: 'x is not an option of addition' },
+    ]);
+    const without = spec();
+    delete without.retained;
+    expect(checkRunSpec(without).map((e) => e.field)).toEqual(['ptxCoef', 'retainedEvalPrompts']);
+  });
+
+  it('trains with the ptx term, reports the retained success, and sizes the model for both tasks', async () => {
+    const { api, updates, listener } = host();
+    await api.createRun(spec(), listener);
+    await api.step();
+    await api.step();
+    const points = updates().flatMap((m) => (m.type === 'update' ? m.points : []));
+    for (const { metrics } of points) {
+      expect(Number.isFinite(metrics['actor/ptx_loss'])).toBe(true);
+      expect(metrics['retained/success_rate']).toBeGreaterThanOrEqual(0);
+      expect(metrics['retained/success_rate']).toBeLessThanOrEqual(1);
+    }
+    expect(points.map((p) => p.step)).toEqual([1, 2]);
+    await api.dispose();
+  }, 60_000);
+});
+
 describe('run host: runs stored before a setting existed', () => {
   it('a GRPO spec without the reward settings trains with their defaults (the verifier alone)', async () => {
     const { api, updates, listener } = host();

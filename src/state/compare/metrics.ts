@@ -13,6 +13,7 @@ export const KEY_METRICS: readonly { metric: string; title: string }[] = [
   { metric: 'charts/episodic_return', title: 'Episode return' },
   { metric: 'charts/episodic_length', title: 'Episode length' },
   { metric: 'reward/accuracy', title: 'Success rate' },
+  { metric: 'retained/success_rate', title: 'Retained task success' },
   { metric: 'actor/entropy', title: 'Policy entropy' },
   { metric: 'losses/entropy', title: 'Policy entropy' },
   { metric: 'actor/ppo_kl', title: 'KL to the rollout policy' },

@@ -9,6 +9,7 @@
  * to each tensor's largest entry.
  */
 import { describe, expect, it } from 'vitest';
+import { additionTask } from '../../../src/envs/token-tasks/addition';
 import { reverseTask } from '../../../src/envs/token-tasks/reverse';
 import type { GenerateRequest } from '../../../src/models/generate';
 import type { LanguageModel } from '../../../src/models/language-model';
@@ -234,6 +235,39 @@ describe.skipIf(!gpu)('transformer on the GPU vs the CPU twin', () => {
     } finally {
       policy.dispose();
       reference.dispose();
+    }
+  });
+
+  it('a GRPO update with the ptx term (demonstration rows joined to the batch) matches the CPU', async () => {
+    const retained = additionTask({ minDigits: 1, maxDigits: 1 });
+    const task = reverseTask({ minLength: 2, maxLength: 3 });
+    const config = { ...small, vocab: tokenizer.vocabSize, context: 16, tiedEmbeddings: true };
+    const params = noisyParams(config, 37);
+    const grpo = {
+      ...DEFAULT_GRPO_CONFIG,
+      groupSize: 2,
+      promptsPerUpdate: 3,
+      maxNewTokens: 4,
+      ptxCoef: 0.7,
+      ptxBatch: 5,
+      retainedEvalPrompts: 4,
+    };
+    const make = (policy: LanguageModel) =>
+      createGrpoTrainer({ policy, tokenizer, task, seed: 6, retained }, grpo);
+    const cpu = new CpuLanguageModel(config, params);
+    const policy = new GpuLanguageModel(device, config, params);
+    try {
+      const a = await make(cpu).update();
+      const b = await make(policy).update();
+      expect(b['reward/mean']).toBe(a['reward/mean']);
+      expect(b['retained/success_rate']).toBe(a['retained/success_rate']);
+      expect(Number.isFinite(a['actor/ptx_loss'])).toBe(true);
+      for (const key of ['actor/pg_loss', 'actor/ptx_loss', 'actor/grad_norm']) {
+        expect(b[key], key).toBeCloseTo(a[key]!, 4);
+      }
+      expect(maxAbsDiff(await policy.readParams(), await cpu.readParams())).toBeLessThan(1e-4);
+    } finally {
+      policy.dispose();
     }
   });
 });
