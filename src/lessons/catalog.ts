@@ -1,7 +1,7 @@
 /**
  * Every lesson, loaded at build time from lessons/NN-unit/NN-step/index.md, with its front matter
  * checked; a body is rendered only when a page shows it (lesson.ts lessonBlocks), so neither the
- * 100–150 ms of rendering all sixteen nor KaTeX, Markdown and the kernel sources are part of
+ * 100–150 ms of rendering all the lessons nor KaTeX, Markdown and the kernel sources are part of
  * every page load. Order is the folders' numeric order; prerequisites must name lessons that exist.
  */
 import { LessonError } from './errors';

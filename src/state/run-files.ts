@@ -10,6 +10,7 @@ import { encodeComparison, type LinkedRun } from '../compare/url-state';
 import { LAB_MODEL_SHAPE, type ModelShape } from '../models/transformer-config';
 import {
   copyRetained,
+  type RetainedTaskSpec,
   type RunCheckpoint,
   type RunEvent,
   type RunSpec,
@@ -172,23 +173,35 @@ export function comparisonToken(
       spec.sftSteps !== catalog.sftSteps.default
         ? { sftSteps: spec.sftSteps }
         : {}),
-      ...(spec.taskOptions ? { taskOptions: changedOptions(spec, catalog) } : {}),
+      ...(spec.taskOptions
+        ? { taskOptions: changedOptions(spec.task, spec.taskOptions, catalog) }
+        : {}),
       // A user's own file cannot travel in a link (the share panel says so); shipped ones can.
       ...(spec.init?.kind === 'shipped' ? { init: spec.init } : {}),
       ...(spec.curriculum !== undefined ? { curriculum: spec.curriculum } : {}),
       ...(spec.rewardModel !== undefined ? { rewardModel: spec.rewardModel } : {}),
-      ...(spec.retained !== undefined ? { retained: spec.retained } : {}),
+      ...(spec.retained !== undefined ? { retained: changedRetained(spec.retained, catalog) } : {}),
     })),
     catalog,
   );
 }
 
 /** Only the task options that differ from the task's defaults (links stay short). */
-function changedOptions(spec: RunSpec, catalog: CompareCatalog): Settings {
-  const defaults = catalog.tasks.find((t) => t.name === spec.task)?.defaults ?? {};
-  return Object.fromEntries(
-    Object.entries(spec.taskOptions ?? {}).filter(([k, v]) => defaults[k] !== v),
-  );
+function changedOptions(
+  task: string | undefined,
+  options: Settings,
+  catalog: CompareCatalog,
+): Settings {
+  const defaults = catalog.tasks.find((t) => t.name === task)?.defaults ?? {};
+  return Object.fromEntries(Object.entries(options).filter(([k, v]) => defaults[k] !== v));
+}
+
+/** A retained task with only its options that differ from the task's defaults (none: left out). */
+function changedRetained(retained: RetainedTaskSpec, catalog: CompareCatalog): RetainedTaskSpec {
+  const changed = changedOptions(retained.task, retained.taskOptions ?? {}, catalog);
+  return Object.keys(changed).length > 0
+    ? { task: retained.task, taskOptions: changed }
+    : { task: retained.task };
 }
 
 /** The run specs of a comparison link, to create again. */
