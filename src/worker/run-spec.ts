@@ -155,11 +155,12 @@ function checkSettings(
   return errors;
 }
 
-/** `task`'s options, each in range and known, then the task's own cross-field rules. */
-function checkTaskOptions(scope: string, task: string, options: Settings): FieldError[] {
-  const errors: FieldError[] = [];
-  const taskSpec = TOKEN_TASKS[task as TokenTaskName].spec as Record<string, FieldSpec>;
-  const attempt = (field: string, check: () => void) => {
+/**
+ * A runner of checks that records each failure in `errors` under its field, e.g. "alpha must be a
+ * number in (0, 1], got 2": an OpInputError's field and range, without its scope.
+ */
+function recordInto(errors: FieldError[]) {
+  return (field: string, check: () => void) => {
     try {
       check();
     } catch (error) {
@@ -168,6 +169,13 @@ function checkTaskOptions(scope: string, task: string, options: Settings): Field
       errors.push({ field, message });
     }
   };
+}
+
+/** `task`'s options, each in range and known, then the task's own cross-field rules. */
+function checkTaskOptions(scope: string, task: string, options: Settings): FieldError[] {
+  const errors: FieldError[] = [];
+  const taskSpec = TOKEN_TASKS[task as TokenTaskName].spec as Record<string, FieldSpec>;
+  const attempt = recordInto(errors);
   for (const [key, value] of Object.entries(options)) {
     const field = taskSpec[key];
     if (!field) {
@@ -211,16 +219,7 @@ function checkRetainedSpec(spec: RunSpec, supported: boolean): FieldError[] {
 /** Every problem of a spec, one per field (empty when valid); unknown settings are errors too. */
 export function checkRunSpec(spec: RunSpec): FieldError[] {
   const errors: FieldError[] = [];
-  const attempt = (field: string, check: () => void) => {
-    try {
-      check();
-    } catch (error) {
-      // "alpha must be a number in (0, 1], got 2": the field and its range, without the scope.
-      const message =
-        error instanceof OpInputError ? error.message.slice(error.op.length + 2) : String(error);
-      errors.push({ field, message });
-    }
-  };
+  const attempt = recordInto(errors);
   const algo = ALGORITHMS[spec.algo];
   if (!algo) {
     const known = Object.keys(ALGORITHMS).join(', ');
