@@ -253,7 +253,7 @@ export async function trainRewardModel(
   data: ComparisonData,
   config: RewardModelConfig,
   seed: number,
-  onStep: (done: number, total: number) => void = () => {},
+  onStep: (done: number, total: number) => void | Promise<void> = () => {},
 ): Promise<{ rewardModel: RewardModel; report: RewardModelReport }> {
   checkRewardModelConfig(config);
   if (data.pairs.length < 2) {
@@ -295,7 +295,7 @@ export async function trainRewardModel(
     });
     await model.backwardFromLogp(new Float32Array(rows.length * L), undefined, optimizer, dValues);
     await model.takeMetrics();
-    onStep(step + 1, config.steps);
+    await onStep(step + 1, config.steps);
   }
 
   const allRows = data.pairs.flatMap((p) => [data.rows[p.chosen]!, data.rows[p.rejected]!]);

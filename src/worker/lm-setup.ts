@@ -51,6 +51,11 @@ export interface LmRunOptions {
   ort?: Pick<OrtSessionOptions, 'build' | 'wasmPaths'>;
   /** Reads a shipped checkpoint of public/models/ (default: fetched from the page's server). */
   readShipped?: (file: string) => Promise<Uint8Array>;
+  /**
+   * Awaited after every warm-up step and every reward-model step: where the lab's worker passes
+   * its training turn on, so set-up work shares the cores as training does (run-host.ts).
+   */
+  yieldPoint?: () => Promise<void>;
 }
 
 /** The bytes a run starts from: a shipped checkpoint, or the file the user picked. */
@@ -85,14 +90,17 @@ async function pickBackend(choice: RunSpec['backend']) {
   };
 }
 
-/** Counts the warm-up's optimizer steps as they happen (runSft reports only at evaluations). */
-function countingSteps(model: LanguageModel, onStep: () => void): LanguageModel {
+/**
+ * Counts the warm-up's optimizer steps as they happen (runSft reports only at evaluations), and
+ * awaits `onStep` after each.
+ */
+function countingSteps(model: LanguageModel, onStep: () => void | Promise<void>): LanguageModel {
   return new Proxy(model, {
     get(target, key) {
       if (key === 'trainCrossEntropy') {
         return async (...args: Parameters<LanguageModel['trainCrossEntropy']>) => {
           await target.trainCrossEntropy(...args);
-          onStep();
+          await onStep();
         };
       }
       const value: unknown = Reflect.get(target, key, target);
@@ -176,6 +184,7 @@ export async function setUpLmRun(
         last = performance.now();
         emit({ type: 'warmup', done, total });
       }
+      return options.yieldPoint?.();
     });
     const sft = await runSft(counted, tokenizer, task, {
       ...DEFAULT_SFT_CONFIG,
@@ -219,6 +228,7 @@ export async function setUpLmRun(
     maxNewTokens: Number(spec.config.maxNewTokens),
     seed: spec.seed,
     emit,
+    ...(options.yieldPoint ? { yieldPoint: options.yieldPoint } : {}),
   };
   let rewardModel: RewardModel | undefined;
   const dispose = () => {

@@ -31,6 +31,8 @@ export interface RewardModelSetup {
   maxNewTokens: number;
   seed: number;
   emit: (message: RunMessage) => void;
+  /** Awaited after every training step: where the lab's worker passes its training turn on. */
+  yieldPoint?: () => Promise<void>;
 }
 
 /** The reward model's config: the policy's transformer with a scalar (value) head. */
@@ -95,6 +97,7 @@ export async function buildRewardModel(setup: RewardModelSetup): Promise<RewardM
           last = performance.now();
           emit({ type: 'reward-model', done, total });
         }
+        return setup.yieldPoint?.();
       },
     );
     emit({ type: 'reward-model', done: config.steps, total: config.steps, report });

@@ -180,16 +180,34 @@ export function createRunHost({
   }
 
   /**
+   * Runs one-time work that trains (a warm-up, a reward model, a replay) on turns, as training
+   * runs: it takes a turn first, passes it on at a `yieldPoint` once a slice of `sliceMs` has gone
+   * by, and gives it back at the end, also on failure. Without turns (Node) it runs straight through.
+   */
+  async function onTurns<T>(work: (yieldPoint: () => Promise<void>) => Promise<T>): Promise<T> {
+    const held = turns;
+    if (!held) return work(async () => {});
+    await held.take();
+    let sliceStart = performance.now();
+    try {
+      return await work(async () => {
+        if (performance.now() - sliceStart <= sliceMs) return;
+        await held.pass(performance.now() - sliceStart);
+        sliceStart = performance.now();
+      });
+    } finally {
+      await giveBack(performance.now() - sliceStart);
+    }
+  }
+
+  /**
    * Brings the run to update `plan.steps` with the recorded live changes (see ReplayPlan), from
    * where it is: update 0, or a checkpoint's step.
    */
   async function replayRun(active: Trainer<Settings>, plan: ReplayPlan): Promise<void> {
     if (active.step >= plan.steps) return;
     let lastReport = performance.now();
-    // A replay trains like a run: in slices, each on a turn where the lab hands them out.
-    if (turns) await turns.take();
-    let sliceStart = performance.now();
-    try {
+    await onTurns(async (yieldPoint) => {
       for (let step = active.step + 1; step <= plan.steps; step++) {
         for (const change of plan.changes) {
           if (change.step === step) active.setHyperparams(change.changes);
@@ -200,14 +218,9 @@ export function createRunHost({
           lastReport = performance.now();
           await macrotask();
         }
-        if (turns && step < plan.steps && performance.now() - sliceStart > sliceMs) {
-          await turns.pass(performance.now() - sliceStart);
-          sliceStart = performance.now();
-        }
+        if (step < plan.steps) await yieldPoint();
       }
-    } finally {
-      if (turns) await giveBack(performance.now() - sliceStart);
-    }
+    });
   }
 
   const ready = (): Trainer<Settings> => {
@@ -246,7 +259,10 @@ export function createRunHost({
             line: 'CPU — environment algorithms run on the CPU',
           });
         } else {
-          const run = await setUpLmRun(spec, algo, emit, lm, checkpoint);
+          // The warm-up and a reward model train like a run: on turns, in slices.
+          const run = await onTurns((yieldPoint) =>
+            setUpLmRun(spec, algo, emit, { ...lm, yieldPoint }, checkpoint),
+          );
           trainer = run.trainer;
           takeCheckpoint = run.checkpoint;
           disposeModel = run.dispose;

@@ -87,8 +87,14 @@ describe('trainRewardModel', () => {
     );
     const steps: number[] = [];
     const long = { ...small, steps: 100 };
-    const { rewardModel, report } = await trainRewardModel(scorerModel(1), data, long, 3, (done) =>
-      steps.push(done),
+    const { rewardModel, report } = await trainRewardModel(
+      scorerModel(1),
+      data,
+      long,
+      3,
+      (done) => {
+        steps.push(done);
+      },
     );
     expect(steps).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
     expect(report.pairs).toBe(40);

@@ -808,6 +808,43 @@ describe('run host: turns at training (the lab leaves a core for the page)', () 
     await api.dispose();
   });
 
+  it("a language model's warm-up takes turns too, slice by slice, and gives its turn back", async () => {
+    const slots = new TrainingSlots(1);
+    const blocker = slots.forRun();
+    await blocker.take();
+    const messages: RunMessage[] = [];
+    const api = createRunHost({ flushMs: 50, sliceMs: 1 });
+    const grpo = runCatalog().algorithms.find((a) => a.name === 'grpo')!;
+    const stats = { holding: 0, most: 0, taken: 0 };
+    const created = api.createRun(
+      {
+        algo: 'grpo',
+        task: 'copy',
+        seed: 1,
+        sftSteps: 6,
+        config: grpo.defaults,
+        backend: 'cpu',
+      },
+      (m) => messages.push(m),
+      undefined,
+      undefined,
+      countedTurns(slots, stats),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Ungated, 6 SFT steps of the lab's model would have begun within the 50 ms.
+    expect(messages.filter((m) => m.type === 'warmup')).toEqual([]);
+    expect(slots.queued).toBe(1);
+    blocker.give(10);
+    await created;
+    const warmup = messages.filter((m) => m.type === 'warmup');
+    expect(warmup.at(-1)).toMatchObject({ done: 6, total: 6 });
+    // sliceMs 1: the turn was passed on after (nearly) every step, and given back at the end.
+    expect(stats.taken).toBeGreaterThanOrEqual(5);
+    expect(stats.holding).toBe(0);
+    expect([slots.training, slots.queued]).toEqual([0, 0]);
+    await api.dispose();
+  });
+
   it('a run waiting for a turn answers an inspection, and pauses without getting one', async () => {
     const slots = new TrainingSlots(1);
     const blocker = slots.forRun();
