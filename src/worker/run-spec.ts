@@ -228,11 +228,11 @@ export function checkRunSpec(spec: RunSpec): FieldError[] {
   const seedRange = { kind: 'int', min: 0, max: 2 ** 31 - 1, live: false, doc: '' } as const;
   attempt('seed', () => checkField(spec.algo, 'seed', seedRange, spec.seed));
   if (algo.family === 'env') {
-    if (spec.init !== undefined) {
-      errors.push({
-        field: 'init',
-        message: `init is only for language-model runs, not ${spec.algo}`,
-      });
+    for (const field of ['init', 'curriculum', 'rewardModel', 'retained'] as const) {
+      if (spec[field] !== undefined) {
+        const message = `${field} is only for language-model runs, not ${spec.algo}`;
+        errors.push({ field, message });
+      }
     }
     if (!spec.env || !algo.envs.includes(spec.env as never)) {
       const message = `env must be one of ${algo.envs.join(', ')} for ${spec.algo}, got '${spec.env ?? ''}'`;

@@ -519,10 +519,28 @@ describe('run host: starting from saved weights', () => {
     expect(errors[0]!.message.startsWith(message)).toBe(true);
   });
 
-  it('refuses a start for environment algorithms', () => {
+  it('refuses a start, a curriculum, a reward model or a retained task for environment algorithms', () => {
     expect(checkRunSpec({ ...spec, init: { kind: 'shipped', model: 'reverse' } })).toEqual([
       { field: 'init', message: 'init is only for language-model runs, not q-learning' },
     ]);
+    const languageModelOnly = {
+      curriculum: { threshold: 0.8, patience: 5 },
+      rewardModel: {
+        prompts: 8,
+        samplesPerPrompt: 4,
+        labelNoise: 0,
+        steps: 3,
+        pairsPerStep: 4,
+        lr: 1e-3,
+      },
+      retained: { task: 'addition' },
+    };
+    expect(checkRunSpec({ ...spec, ...languageModelOnly })).toEqual(
+      Object.keys(languageModelOnly).map((field) => ({
+        field,
+        message: `${field} is only for language-model runs, not q-learning`,
+      })),
+    );
   });
 });
 
