@@ -416,12 +416,8 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
       throw new Error('grpo: klCoef > 0 needs a reference model in the setup');
     }
     const started = performance.now();
-    // One length for every round, so rounds can be joined: the longest prompt the task makes
-    // (and room for the retained task's demonstrations, which join these rows in the loss).
-    const maxLength = Math.max(
-      rolloutLength(policy.config.context, ladder.task, cfg.maxNewTokens),
-      setup.retained ? retainedRowLength(setup.retained) : 0,
-    );
+    // One length for every round, so rounds can be joined: the longest prompt the task makes.
+    const rolloutRow = rolloutLength(policy.config.context, ladder.task, cfg.maxNewTokens);
 
     // 1. Rollout. With dynamic sampling (DAPO), groups whose rewards are all equal carry no
     //    signal: keep sampling new prompts until the batch is full of informative groups.
@@ -435,7 +431,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
       kept.length < cfg.promptsPerUpdate &&
       rounds < (cfg.dynamicSampling ? cfg.maxGenerationRounds : 1)
     ) {
-      const groups = await generateRound(cfg, rounds, maxLength);
+      const groups = await generateRound(cfg, rounds, rolloutRow);
       rounds += 1;
       generated += groups.reduce(
         (sum, g) => sum + g.rows.reduce((n, r) => n + r.completion.length, 0),
@@ -452,10 +448,12 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     kept = [...kept, ...spare].slice(0, cfg.promptsPerUpdate);
     const rows = kept.flatMap((g) => g.rows);
     const B = rows.length;
-    const T = maxLength - 1; // inputs are positions 0 … L−2, targets 1 … L−1
+    // Inputs are positions 0 … L−2, targets 1 … L−1; with a retained task, room for its
+    // demonstrations, which join these rows in the loss (the extra columns are masked out).
+    const T = Math.max(rolloutRow, setup.retained ? retainedRowLength(setup.retained) : 0) - 1;
 
     // 2. Token arrays; the reward sits on the last generated token (as verl places it).
-    const { tokens, targets, mask, tokenRewards } = packRows(rows, cfg);
+    const { tokens, targets, mask, tokenRewards } = packRows(rows, { ...cfg, width: T });
 
     // 3. Reference and behaviour log-probs where the KL needs them before the advantages.
     const refLogp =
@@ -487,7 +485,8 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     // 5. μ optimizer steps against the behaviour policy's log-probs.
     // verl and TRL normalise the token-sum modes by the response width (max_response_length /
     // max_completion_length), not by our rows' full width, which also holds the prompt.
-    const width = responseWidth(ladder.task, cfg.maxNewTokens, T);
+    // The rollout's own width: rows widened for ptx demonstrations keep the same normalization.
+    const width = responseWidth(ladder.task, cfg.maxNewTokens, rolloutRow - 1);
     const aggregation = {
       mode: cfg.lossAggregation,
       lossScaleFactor: width,

@@ -336,6 +336,7 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
     const started = performance.now();
 
     // 1. Rollout: one completion per prompt.
+    const rolloutRow = rolloutLength(policy.config.context, ladder.task, cfg.maxNewTokens);
     const samples: TokenTaskSample[] = Array.from({ length: cfg.promptsPerUpdate }, () =>
       ladder.task.sample(streams.get('prompts')),
     );
@@ -345,17 +346,16 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
       task: ladder.task,
       rewards: cfg,
       samples,
-      // Room for the retained task's demonstrations too, which join these rows in the loss.
-      maxLength: Math.max(
-        rolloutLength(policy.config.context, ladder.task, cfg.maxNewTokens),
-        setup.retained ? retainedRowLength(setup.retained) : 0,
-      ),
+      maxLength: rolloutRow,
       maxNewTokens: cfg.maxNewTokens,
       sampling: { temperature: cfg.temperature },
       ...(setup.rewardModel ? { rewardModel: setup.rewardModel } : {}),
       seed: counterHash(setup.seed, control.step, 0),
     });
-    const batch = packRows(rows);
+    // With a retained task, room for its demonstrations, which join these rows in the loss.
+    const batch = packRows(rows, {
+      width: setup.retained ? retainedRowLength(setup.retained) - 1 : 0,
+    });
     const { rows: B, seq: T, mask } = batch;
 
     // 2. Old log-probs and values; the KL penalty goes into the rewards.
@@ -391,7 +391,8 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
     const perMinibatch = B / cfg.minibatches;
     // verl and TRL normalise the token-sum modes by the response width (max_response_length /
     // max_completion_length), not by our rows' full width, which also holds the prompt.
-    const width = responseWidth(ladder.task, cfg.maxNewTokens, T);
+    // The rollout's own width: rows widened for ptx demonstrations keep the same normalization.
+    const width = responseWidth(ladder.task, cfg.maxNewTokens, rolloutRow - 1);
     const aggregation = {
       mode: cfg.lossAggregation,
       lossScaleFactor: width,

@@ -162,21 +162,24 @@ export interface PackedRows {
 }
 
 /**
- * Packs rows of length L into (B, T = L − 1) arrays. maskTruncated (TRL
+ * Packs rows of length L into (B, T = L − 1) arrays, or into `width` ≥ L − 1 columns with the rest
+ * masked out (room for other rows that join the batch, e.g. ptx demonstrations; causal attention
+ * keeps the extra columns from changing anything before them). maskTruncated (TRL
  * mask_truncated_completions) leaves completions that never reached <eos> out of the mask.
  */
 export function packRows(
   rows: readonly RolloutRow[],
-  options: { maskTruncated?: boolean } = {},
+  options: { maskTruncated?: boolean; width?: number } = {},
 ): PackedRows {
   const B = rows.length;
-  const T = (rows[0]?.tokens.length ?? 1) - 1;
+  const own = (rows[0]?.tokens.length ?? 1) - 1;
+  const T = Math.max(own, options.width ?? 0);
   const tokens = new Int32Array(B * T);
   const targets = new Int32Array(B * T);
   const mask = new Float32Array(B * T);
   const tokenRewards = new Float32Array(B * T);
   rows.forEach((row, b) => {
-    tokens.set(row.tokens.subarray(0, T), b * T);
+    tokens.set(row.tokens.subarray(0, own), b * T);
     targets.set(row.tokens.subarray(1), b * T);
     if (!(options.maskTruncated && row.completion.truncated)) mask.set(row.mask.subarray(1), b * T);
     const last = row.mask.lastIndexOf(1) - 1;

@@ -6,6 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { additionTask } from '../../src/envs/token-tasks/addition';
+import { multiplyTask } from '../../src/agents/tasks/multiply';
+import { shoppingTask } from '../../src/agents/tasks/shopping';
 import { copyTask } from '../../src/envs/token-tasks/copy';
 import { crossEntropyLogpGrad } from '../../src/models/language-model';
 import { CpuLanguageModel } from '../../src/models/lm-cpu';
@@ -215,6 +217,31 @@ describe('the ptx term in the trainers (CPU)', () => {
       return sum / count;
     };
     expect(await nll(withPtx.policy)).toBeLessThan((await nll(without.policy)) - 0.5);
+  });
+
+  it('a retained task with ptx and its check off changes nothing, though its rows are wider', async () => {
+    // An agent task, whose token-sum normalization is the row's width: shopping's episodes need
+    // 122 positions, multiply's rollout rows 63, so the batch is widened to hold them.
+    const agent = multiplyTask({ minDigits: 1, maxDigits: 1 });
+    const wide = shoppingTask({ items: 1, maxQuantity: 1 });
+    const cfgModel = { ...config, context: retainedRowLength(wide) };
+    expect(retainedRowLength(wide)).toBeGreaterThan(rolloutLength(cfgModel.context, agent, 4));
+    const run = async (withRetained: boolean) => {
+      const start = transformerLayout(cfgModel).initialize<Float32Array>(8);
+      const policy = new CpuLanguageModel(cfgModel, start);
+      const t = createGrpoTrainer(
+        { policy, tokenizer, task: agent, seed: 8, ...(withRetained ? { retained: wide } : {}) },
+        { ...small, lossAggregation: 'seq-mean-token-sum-norm' },
+      );
+      // Every metric but the wall-clock ones (perf/tokens_per_s).
+      const timeless = (m: Record<string, number>) =>
+        Object.fromEntries(Object.entries(m).filter(([k]) => k !== 'perf/tokens_per_s'));
+      const metrics = [timeless(await t.update()), timeless(await t.update())];
+      return { metrics, params: await policy.readParams() };
+    };
+    const [plain, kept] = [await run(false), await run(true)];
+    expect(kept.metrics).toEqual(plain.metrics);
+    expect(Array.from(kept.params)).toEqual(Array.from(plain.params));
   });
 
   it('reports retained/success_rate as the greedy success on the same fixed prompts', async () => {
