@@ -2,10 +2,10 @@
 import { DEFAULT_CURRICULUM_CONFIG } from '../rl/curriculum';
 import { DEFAULT_REWARD_MODEL_CONFIG, type RewardModelConfig } from '../rl/reward-model';
 import type {
-  RetainedTaskSpec,
   AlgorithmInfo,
   FieldError,
   ReferenceEngine,
+  RetainedTaskSpec,
   RunCatalog,
   RunSpec,
   SettingValue,

@@ -182,3 +182,29 @@ test('a run starts from a shipped checkpoint or from an ONNX file, without a war
   await expect(fromFile.getByTestId('run-start')).toHaveText('Started from copy.onnx');
   expect(errors).toEqual([]);
 });
+
+test('a run keeps a retained task: its success on the card and in its own chart', async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  const errors = collectErrors(page);
+  await page.goto('/#/lab');
+  const form = page.getByRole('form', { name: 'New run' });
+  await form.getByLabel('Algorithm').selectOption('grpo');
+  await form.getByLabel('Task').selectOption('shopping');
+  await form.getByLabel('Backend').selectOption('cpu');
+  await form.getByLabel('Start from').selectOption('shipped:shopping');
+  await form.getByRole('combobox', { name: /^Retain/ }).selectOption('multiply');
+  await form.getByRole('button', { name: 'Create run' }).click();
+  const run = page.getByRole('article', { name: '#1 grpo on shopping' });
+  await expect(run.getByTestId('run-status')).toHaveText('idle', { timeout: 60_000 });
+  await expect(run.getByTestId('run-retained')).toHaveText('Retains multiply');
+  await run.getByRole('button', { name: 'Step' }).click();
+  // The shipped model multiplies 1–2 digit numbers (the options it was warmed up on) at about 90%.
+  await expect(run.getByTestId('run-retained')).toHaveText(
+    /^Retains multiply: (8\d|9\d|100)% greedy at the last update$/,
+    { timeout: 60_000 },
+  );
+  await expect(page.getByRole('heading', { name: 'Retained task success' })).toBeVisible();
+  expect(errors).toEqual([]);
+});

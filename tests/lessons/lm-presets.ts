@@ -115,11 +115,11 @@ export const REWARD_MODEL_LESSON = {
 
 /**
  * The forgetting lesson's two widgets, each the other's control: at lr 3e-3 the shopping run
- * loses multiplication; with the ptx term multiplication still holds at update 25. Each run is
+ * loses multiplication; with the ptx term multiplication still holds at update 20. Each run is
  * made once (lm-presets-i, lm-presets-j) and judged by both checks.
  */
 export const FORGETTING_LESSON = {
   retained: 'retained/success_rate',
   forgets: () => widgetCheck('grpo-shopping-forgetting', 'retained/success_rate<=0.2'),
-  holds: () => widgetCheck('grpo-shopping-ptx', 'retained/success_rate>=0.6 after 25'),
+  holds: () => widgetCheck('grpo-shopping-ptx', 'retained/success_rate>=0.6 after 20'),
 };
