@@ -22,7 +22,16 @@ export default defineConfig({
   worker: { format: 'es' },
   // Pre-bundled up front: discovering them on first use makes Vite reload the page mid-test.
   optimizeDeps: { include: ['onnxruntime-web', 'onnxruntime-web/webgpu'] },
-  build: { target: 'es2022' },
+  build: {
+    target: 'es2022',
+    rolldownOptions: {
+      output: {
+        // KaTeX (its code is a third of the lesson page's) in a chunk of its own: loaded beside
+        // the lesson page, and kept in the browser's cache when the app's code changes.
+        codeSplitting: { groups: [{ name: 'katex', test: /node_modules[\\/]katex[\\/]/ }] },
+      },
+    },
+  },
   test: {
     provide: { gpuRequired },
     sequence: { sequencer: HeavyFirstSequencer },
