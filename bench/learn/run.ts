@@ -1,5 +1,5 @@
 /**
- * `npm run bench:learn [-- --only=planning,cliff,cartpole,token,agent] [--backend=cpu|webgpu] [--quick]`
+ * `npm run bench:learn [-- --only=planning,cliff,cartpole,token,agent,forgetting] [--backend=cpu|webgpu] [--quick]`
  *
  * Learning benchmarks: does each algorithm learn what it should, how fast, on this machine?
  *   planning  value iteration on GridWorld and FrozenLake 4×4: sweeps to convergence
@@ -8,6 +8,8 @@
  *   token     GRPO vs PPO on reversing 3–6 letters from one SFT checkpoint, same sample budget
  *   agent     GRPO on multiplication with and without the calculator tool; calls per episode at
  *             two tool costs (CPU; not in the default set: it takes about an hour on 2 cores)
+ *   forgetting the tool-use lesson's shopping runs at lr 3e-3 without and with the ptx term,
+ *             multiply retained, seeds 1–3 (CPU; not in the default set: about 5 minutes)
  * Results (with the machine described) are saved as JSON under bench/results/.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -26,6 +28,7 @@ import { createValueIteration } from '../../src/rl/value-iteration';
 import { ppoCartpoleBenchmark } from './ppo-cartpole';
 import { tokenTaskBenchmark } from './token-tasks';
 import { agentToolsBenchmark } from './agent-tools';
+import { forgettingBenchmark } from './forgetting';
 
 export async function main(argv: string[]): Promise<number> {
   const flag = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
@@ -100,6 +103,12 @@ export async function main(argv: string[]): Promise<number> {
       sftSteps: quick ? 100 : 400,
       evalEvery: quick ? 5 : 10,
     });
+  }
+
+  if (only.includes('forgetting')) {
+    const bench = await forgettingBenchmark(quick ? [1] : [1, 2, 3], quick ? 10 : 20);
+    console.log(bench.table);
+    results.forgetting = bench.rows;
   }
 
   mkdirSync(new URL('../results/', import.meta.url), { recursive: true });

@@ -1,0 +1,92 @@
+/**
+ * Forgetting and the ptx term over several seeds: the tool-use lesson's two runs (GRPO on
+ * shopping's second rung at lr 3e-3 from the shipped shopping model, multiply retained), without
+ * and with ptxCoef 1, built from the lesson presets and trained through the lab's own run host on
+ * the CPU. Per seed: multiplication's greedy success (retained/success_rate, 32 fixed prompts)
+ * after updates 1, 10 and `updates`, its mean over the last 10 updates (what the lesson's checks
+ * read), and shopping's own accuracy over the last 10 updates.
+ */
+import { readFileSync } from 'node:fs';
+import { buildPresetSpec, type PresetName } from '../../src/lessons/presets';
+import { ALGORITHMS } from '../../src/rl/registry';
+import { createRunHost } from '../../src/worker/run-host';
+
+const ARMS = {
+  'no ptx': 'grpo-shopping-forgetting',
+  'ptx 1': 'grpo-shopping-ptx',
+} as const satisfies Record<string, PresetName>;
+
+export interface ForgettingRow {
+  arm: keyof typeof ARMS;
+  seed: number;
+  /** retained/success_rate after updates 1, 10 and the last. */
+  retainedAt: { first: number; tenth: number; last: number };
+  /** Means over the last 10 updates. */
+  retainedLast10: number;
+  shoppingAccuracyLast10: number;
+  seconds: number;
+}
+
+const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+
+async function series(preset: PresetName, seed: number, updates: number) {
+  const built = buildPresetSpec(preset, ALGORITHMS.grpo!.defaults);
+  const spec = { ...built, seed, backend: 'cpu' as const };
+  const readShipped = async (file: string) =>
+    new Uint8Array(readFileSync(new URL(`../../public/models/${file}`, import.meta.url)));
+  const api = createRunHost({ flushMs: 1, lm: { readShipped } });
+  const retained: number[] = [];
+  const accuracy: number[] = [];
+  await api.createRun(spec, (m) => {
+    if (m.type !== 'update') return;
+    for (const p of m.points) {
+      retained.push(p.metrics['retained/success_rate']!);
+      accuracy.push(p.metrics['reward/accuracy']!);
+    }
+  });
+  for (let u = 0; u < updates; u++) await api.step();
+  await api.dispose();
+  return { retained, accuracy };
+}
+
+export async function forgettingBenchmark(
+  seeds: readonly number[],
+  updates: number,
+): Promise<{ rows: ForgettingRow[]; table: string }> {
+  const rows: ForgettingRow[] = [];
+  for (const seed of seeds) {
+    for (const [arm, preset] of Object.entries(ARMS) as [keyof typeof ARMS, PresetName][]) {
+      const started = performance.now();
+      const { retained, accuracy } = await series(preset, seed, updates);
+      const row: ForgettingRow = {
+        arm,
+        seed,
+        retainedAt: { first: retained[0]!, tenth: retained[9]!, last: retained.at(-1)! },
+        retainedLast10: mean(retained.slice(-10)),
+        shoppingAccuracyLast10: mean(accuracy.slice(-10)),
+        seconds: (performance.now() - started) / 1000,
+      };
+      rows.push(row);
+      console.log(
+        `forgetting: ${arm}, seed ${seed}: multiply ${pct(row.retainedAt.first)} → ` +
+          `${pct(row.retainedAt.tenth)} (update 10) → ${pct(row.retainedAt.last)} (update ${updates}); ` +
+          `last 10 ${pct(row.retainedLast10)}; shopping ${pct(row.shoppingAccuracyLast10)} ` +
+          `(${row.seconds.toFixed(0)} s)`,
+      );
+    }
+  }
+  const table = [
+    `arm     seed  multiply: update 1 / 10 / ${updates}   last-10 mean   shopping last-10`,
+    ...rows.map(
+      (r) =>
+        `${r.arm.padEnd(7)} ${String(r.seed).padStart(4)}  ${pct(r.retainedAt.first).padStart(8)} ` +
+        `${pct(r.retainedAt.tenth).padStart(5)} ${pct(r.retainedAt.last).padStart(5)}` +
+        `   ${pct(r.retainedLast10).padStart(12)}   ${pct(r.shoppingAccuracyLast10).padStart(16)}`,
+    ),
+  ].join('\n');
+  return { rows, table };
+}
+
+function pct(x: number): string {
+  return `${(x * 100).toFixed(0)}%`;
+}
