@@ -165,6 +165,30 @@ describe('frameworkExport: golden, written by hand from what TRL and verl call t
 });
 
 describe('frameworkExport: other values', () => {
+  it('a retained task: nothing while ptx and its check are off; "no equivalent" lines when on', () => {
+    for (const name of ['grpo', 'ppo']) {
+      const off = exported(name);
+      expect(`${off.trl}\n${off.verl}`).not.toMatch(/ptx|retained/);
+      const on = exported(name, { ptxCoef: 0.5, ptxBatch: 4, retainedEvalPrompts: 16 });
+      const trl = on.trl.split('\n');
+      const verl = on.verl.split('\n');
+      expect(trl).toContain(
+        "# no equivalent: ptxCoef = 0.5 — TRL has no supervised (ptx) term in its RL trainers; OpenRLHF's ptx_coef with --pretrain_data is the equivalent",
+      );
+      expect(verl).toContain(
+        "# no equivalent: ptxCoef = 0.5 — verl has no supervised (ptx) term in its RL trainers; OpenRLHF's ptx_coef with --pretrain_data is the equivalent",
+      );
+      expect(trl).toContain(
+        '# no equivalent: retainedEvalPrompts = 16 — an evaluation, not a training setting: score the retained task as a validation set (eval_dataset with eval_strategy)',
+      );
+      expect(verl).toContain(
+        '# no equivalent: retainedEvalPrompts = 16 — an evaluation, not a training setting: score the retained task as a validation set (data.val_files with trainer.test_freq)',
+      );
+      // ptxBatch is read only with ptxCoef > 0, whose line already says there is no equivalent.
+      expect(`${on.trl}\n${on.verl}`).not.toMatch(/ptxBatch/);
+    }
+  });
+
   it('GRPO variants (RLOO, dual clip, KL in the reward, DAPO)', () => {
     const out = exported('grpo', {
       advantageEstimator: 'rloo',
