@@ -74,9 +74,7 @@ const SHOPPING_FORGETTING_CONFIG = {
   maxNewTokens: 32,
   temperature: 0.7,
   promptsPerUpdate: 4,
-  groupSize: 8,
   retainedEvalPrompts: 32,
-  ptxBatch: 8,
 } as const;
 
 /**

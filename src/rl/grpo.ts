@@ -64,7 +64,7 @@ import {
   mixPtx,
   RETAINED_CONFIG_SPEC,
   retainedRowLength,
-  retainedSuccess,
+  retainedMetrics,
   type RetainedConfig,
 } from './retained-task';
 import { checkRewardModelWeight, type CompletionScorer } from './reward-model';
@@ -580,7 +580,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
 
     // 6. Metrics. Tokens/s counts the rollout and the update, not the retained-task check.
     const seconds = (performance.now() - started) / 1000;
-    const retainedMetrics = await retainedSuccess(policy, tokenizer, setup.retained, cfg);
+    const retained = await retainedMetrics(policy, tokenizer, setup.retained, cfg);
     const rewardSummary = rolloutMetrics(rows);
     const levelMetrics = ladder.observe(
       rewardSummary['reward/accuracy']!,
@@ -596,7 +596,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
       'dynamic_sampling/rounds': rounds,
       ...(rewardKl === undefined ? {} : { 'actor/reward_kl_penalty': rewardKl }),
       ...lossMetrics,
-      ...retainedMetrics,
+      ...retained,
       'actor/grad_norm': last?.gradNorm ?? NaN,
       'actor/lr': cfg.lr,
       'perf/generated_tokens': generated,

@@ -50,7 +50,7 @@ import {
   mixPtx,
   RETAINED_CONFIG_SPEC,
   retainedRowLength,
-  retainedSuccess,
+  retainedMetrics,
   type RetainedConfig,
 } from './retained-task';
 import { checkRewardModelWeight, type CompletionScorer } from './reward-model';
@@ -510,7 +510,7 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
       'critic/advantages/mean': maskedMean(rawAdvantages, mask),
       'critic/returns/mean': maskedMean(returns, mask),
       ...(rewardKl === undefined ? {} : { 'actor/reward_kl_penalty': rewardKl }),
-      ...(await retainedSuccess(policy, tokenizer, setup.retained, cfg)),
+      ...(await retainedMetrics(policy, tokenizer, setup.retained, cfg)),
       'actor/grad_norm': last?.gradNorm ?? NaN,
       'actor/lr': cfg.lr,
       'ppo/epochs_run': epochsRun,

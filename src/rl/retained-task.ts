@@ -192,8 +192,8 @@ export function mixPtx(
   };
 }
 
-/** Greedy success on the retained task's fixed prompts, or undefined when it is off. */
-export async function retainedSuccess(
+/** retained/success_rate: greedy success on the retained task's fixed prompts ({} when off). */
+export async function retainedMetrics(
   policy: LanguageModel,
   tokenizer: CharTokenizer,
   retained: TokenTask | undefined,

@@ -9,6 +9,7 @@ import { createRunHost } from '../../src/worker/run-host';
 import { TrainingSlots } from '../../src/state/training-slots';
 import type { MetricPoint, RunMessage, RunSpec, Settings } from '../../src/worker/run-protocol';
 import { checkRunSpec, runCatalog } from '../../src/worker/run-spec';
+import { DEFAULT_REWARD_MODEL_CONFIG } from '../../src/rl/reward-model';
 
 const spec: RunSpec = {
   algo: 'q-learning',
@@ -525,14 +526,7 @@ describe('run host: starting from saved weights', () => {
     ]);
     const languageModelOnly = {
       curriculum: { threshold: 0.8, patience: 5 },
-      rewardModel: {
-        prompts: 8,
-        samplesPerPrompt: 4,
-        labelNoise: 0,
-        steps: 3,
-        pairsPerStep: 4,
-        lr: 1e-3,
-      },
+      rewardModel: { ...DEFAULT_REWARD_MODEL_CONFIG },
       retained: { task: 'addition' },
     };
     expect(checkRunSpec({ ...spec, ...languageModelOnly })).toEqual(
