@@ -78,6 +78,12 @@ export class CommandBatch {
     this.encoder.copyBufferToBuffer(source, 0, destination, 0, byteLength);
   }
 
+  /** Zeroes the first `byteLength` bytes of `buffer` (a multiple of 4), in order with the dispatches. */
+  clear(buffer: GPUBuffer, byteLength: number): void {
+    this.endPass();
+    this.encoder.clearBuffer(buffer, 0, byteLength);
+  }
+
   /** Ends the open pass (if any); later dispatches open a new one. */
   endPass(): void {
     this.pass?.end();

@@ -86,6 +86,7 @@ export * from './kernels/nn/linear';
 export * from './kernels/nn/layer-norm';
 export * from './kernels/nn/activation';
 export * from './kernels/nn/add';
+export * from './kernels/nn/axpy';
 export * from './kernels/nn/attention';
 export * from './kernels/nn/attention-decode';
 export * from './kernels/nn/embedding';

@@ -46,7 +46,7 @@ export class InputStatus {
    * that counted a bad value. Call after the batch that ran the kernel was submitted.
    */
   async check(): Promise<void> {
-    const words = new Uint32Array(await this.gpu.read(this.buffer, this.byteLength));
+    const words = await this.words();
     this.slots.forEach((slot, k) => {
       const count = words[2 * k]!;
       if (count === 0) return;
@@ -55,6 +55,16 @@ export class InputStatus {
         typeof slot === 'string' ? [slot, nonFinite] : [slot.tensor, slot.problem];
       throw new OpInputError(this.op, tensor, problem(index, count));
     });
+  }
+
+  /** The count of bad values per slot, in slot order (a sync point); never throws for them. */
+  async counts(): Promise<number[]> {
+    const words = await this.words();
+    return this.slots.map((_, k) => words[2 * k]!);
+  }
+
+  private async words(): Promise<Uint32Array> {
+    return new Uint32Array(await this.gpu.read(this.buffer, this.byteLength));
   }
 
   release(): void {

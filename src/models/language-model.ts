@@ -7,6 +7,7 @@ import type { GenerateRequest, Generation } from './generate';
 import type { OptimizerConfig } from './optimizer';
 import type { ParamLayout } from './param-layout';
 import type { TransformerConfig } from './transformer-config';
+import type { PolicyStepRequest, PolicyStepResult } from '../rl/policy-step';
 import type { SequenceBatch } from '../rl/sequence-batch';
 
 export interface StepMetrics {
@@ -71,6 +72,12 @@ export interface LanguageModel {
     /** ∂loss/∂values (B·T) for the value head (PPO's value loss); omitted = 0. */
     dValues?: Float32Array,
   ): Promise<void>;
+  /**
+   * Optional: one whole policy-gradient step with the RL loss computed where the parameters live
+   * (src/rl/policy-step.ts says what it computes; policyStep() there calls this when present and
+   * otherwise composes scoreTokens → the CPU ops → backwardFromLogp).
+   */
+  policyStep?(request: PolicyStepRequest): Promise<PolicyStepResult>;
   /** Metrics of the steps since the last call, oldest first. GPU: one sync point. */
   takeMetrics(): Promise<StepMetrics[]>;
   /** Logits (B, T, V) of a batch of token ids (B·T). A sync point. */

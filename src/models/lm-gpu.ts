@@ -9,6 +9,7 @@ import type { GpuContext } from '../gpu/context';
 import { encodeMatmul } from '../gpu/kernels/nn/matmul';
 import { encodeTokenLogprobs } from '../gpu/kernels/token-logprobs';
 import { encodeTokenLogprobsBackward } from '../gpu/kernels/token-logprobs-backward';
+import { batchRows, type PolicyStepRequest, type PolicyStepResult } from '../rl/policy-step';
 import type { SequenceBatch } from '../rl/sequence-batch';
 import type { GenerateRequest, Generation } from './generate';
 import { generateGpu } from './generate-gpu';
@@ -21,6 +22,7 @@ import {
 } from './language-model';
 import { readStats, STATS_LENGTH, type OptimizerConfig } from './optimizer';
 import { GpuOptimizerState, encodeOptimizerStep } from './optimizer-gpu';
+import { encodePolicyStepLoss } from './policy-step-gpu';
 import type { TransformerConfig } from './transformer-config';
 import { TransformerGpu, type TransformerWorkspace } from './transformer-gpu';
 
@@ -179,6 +181,70 @@ export class GpuLanguageModel implements LanguageModel {
     await encodeOptimizerStep(gpu, step, model, this.optimizer, optimizer);
     this.recordStats(step, undefined);
     step.submit();
+  }
+
+  /**
+   * The RL step with its loss on the GPU (src/models/policy-step-gpu.ts): forward, token
+   * log-probs and every loss term in one batch; a read of the loss statistics (the sync point,
+   * where a non-finite log-prob, value or loss stops the step as on the host); then backward,
+   * clip and AdamW in a second batch, whose optimizer stats arrive through takeMetrics().
+   */
+  async policyStep(request: PolicyStepRequest): Promise<PolicyStepResult> {
+    this.scored = undefined; // the workspace is about to hold this batch
+    if (this.slots === METRICS_CAPACITY) this.pending.push(...(await this.flush()));
+    const { gpu, config, model } = this;
+    const R = batchRows(request);
+    const rows = R * request.seq;
+    const ws = model.writeTokens(request.tokens, R, request.seq);
+    const lb = this.lossBuffersFor(rows);
+    const { targets, temperature } = request;
+    gpu.device.queue.writeBuffer(lb.targets, 0, targets.buffer, targets.byteOffset, rows * 4);
+
+    const pass = gpu.beginBatch('policy step: forward and loss');
+    await model.encodeForward(pass, ws);
+    await encodeTokenLogprobs(
+      gpu,
+      pass,
+      { logits: ws.logits, targets: lb.targets, logp: lb.logp, entropy: lb.entropy },
+      rows,
+      config.vocab,
+      { temperature },
+    );
+    const loss = await encodePolicyStepLoss(
+      gpu,
+      pass,
+      { ...lb, ...(ws.values ? { values: ws.values } : {}) },
+      request,
+    );
+    try {
+      pass.submit();
+      const result = await loss.read();
+      if (result.skipped) return result;
+
+      const step = gpu.beginBatch('policy step: backward');
+      const withEntropy = request.entropyCoef > 0;
+      await encodeTokenLogprobsBackward(
+        gpu,
+        step,
+        {
+          logits: ws.logits,
+          targets: lb.targets,
+          dLogp: lb.dLogp,
+          ...(withEntropy ? { dEntropy: lb.dEntropy } : {}),
+          dLogits: lb.dLogits,
+        },
+        rows,
+        config.vocab,
+        { temperature },
+      );
+      await model.encodeBackward(step, ws, lb.dLogits, request.value ? lb.dValues : undefined);
+      await encodeOptimizerStep(gpu, step, model, this.optimizer, request.optimizer);
+      this.recordStats(step, undefined);
+      step.submit();
+      return result;
+    } finally {
+      loss.release();
+    }
   }
 
   async takeMetrics(): Promise<StepMetrics[]> {

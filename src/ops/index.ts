@@ -135,6 +135,7 @@ export * from './nn/linear';
 export * from './nn/layer-norm';
 export * from './nn/activation';
 export * from './nn/add';
+export * from './nn/axpy';
 export * from './nn/attention';
 export * from './nn/attention-decode';
 export * from './nn/embedding';

@@ -8,8 +8,9 @@
  *   3. group-relative advantages: (r − mean_group) / (std_group + ε), or without the std (Dr. GRPO);
  *   4. recompute old log-probs with the current policy (verl recomputes them with the actor), and
  *      reference log-probs with the frozen initial policy when the KL term is on;
- *   5. μ iterations over the batch: score → clipped policy loss (+ β·KL, − entropy bonus) → its
- *      gradient with respect to the log-probs → backward → clip → AdamW;
+ *   5. μ iterations over the batch, each one policy step (src/rl/policy-step.ts): score →
+ *      clipped policy loss (+ β·KL, − entropy bonus, + ptx) → backward → clip → AdamW; on a
+ *      WebGPU model the loss runs as kernels next to the log-probs;
  *   6. metrics named as verl / TRL name them.
  *
  * Metrics (docs/metrics.md):
@@ -37,9 +38,8 @@ import { OpInputError } from '../ops/errors';
 import type { CharTokenizer } from '../models/tokenizer';
 import { broadcastToTokens, sumOverTokens } from '../ops/broadcast';
 import { groupAdvantages, rlooAdvantages, type StdNormalization } from '../ops/group-advantages';
-import { klLoss, klRewardPenalty, perTokenKl, type KlEstimator } from '../ops/kl';
-import { aggregateLoss, LOSS_AGG_MODES, type LossAggMode } from '../ops/loss-aggregation';
-import { policyLoss } from '../ops/policy-loss';
+import { klRewardPenalty, perTokenKl, type KlEstimator } from '../ops/kl';
+import { LOSS_AGG_MODES, type LossAggMode } from '../ops/loss-aggregation';
 import { reinforcePlusPlus, reinforcePlusPlusBaseline } from '../ops/reinforce-pp';
 import { counterHash } from '../util/counter-rng';
 import { TaskLadder, type CurriculumSetup } from './curriculum';
@@ -67,6 +67,7 @@ import {
   retainedMetrics,
   type RetainedConfig,
 } from './retained-task';
+import { policyStep } from './policy-step';
 import { checkRewardModelWeight, type CompletionScorer } from './reward-model';
 import { RunControl, type Metrics, type Trainer } from './trainer';
 import { RandomStreams, stateHooks } from './trainer-state';
@@ -503,61 +504,47 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
         { tokens, targets, rows: B, seq: T },
         { seed: setup.seed, step: control.step, key: it },
       );
-      const scored = await policy.scoreTokens(
-        ptx?.tokens ?? tokens,
-        ptx?.targets ?? targets,
-        ptx?.rows ?? B,
-        T,
-        cfg.temperature,
-      );
-      // The RL rows come first; the demonstrations after them are the ptx term's alone.
-      const logp = scored.logp.subarray(0, B * T);
-      const entropy = scored.entropy.subarray(0, B * T);
-      oldLogp ??= logp.slice(); // the first pass is the behaviour policy (ratio 1)
-      lastLogp = logp;
-      if (!logp.every(Number.isFinite)) {
-        skipped = 'non-finite log-probs';
+      const last = it === cfg.iterations - 1;
+      const step = await policyStep(policy, {
+        tokens: ptx?.tokens ?? tokens,
+        targets: ptx?.targets ?? targets,
+        rows: B,
+        seq: T,
+        temperature: cfg.temperature,
+        mask,
+        advantages: tokenAdvantages,
+        // The first pass is the behaviour policy (ratio 1): its log-probs come back as oldLogp.
+        ...(oldLogp ? { oldLogp } : {}),
+        policyLoss: {
+          ...clipOptions(cfg),
+          aggregation: cfg.lossAggregation,
+          lossScaleFactor: width,
+          maxCompletionLength: width,
+        },
+        aggregation,
+        ...(refLogp && cfg.klPenalty === 'loss'
+          ? { kl: { refLogp, coef: cfg.klCoef, options: { estimator: cfg.klEstimator } } }
+          : {}),
+        entropyCoef: cfg.entropyCoef,
+        ...(ptx ? { ptx: { mask: ptx.mask, coef: cfg.ptxCoef } } : {}),
+        optimizer: { lr: cfg.lr, weightDecay: cfg.weightDecay, maxGradNorm: cfg.maxGradNorm },
+        wantLogp: last,
+      });
+      oldLogp ??= step.logp;
+      if (step.logp && last) lastLogp = step.logp;
+      if (step.skipped) {
+        skipped = step.skipped;
         break;
       }
-      const pg = policyLoss(logp, oldLogp, tokenAdvantages, mask, B, T, {
-        ...clipOptions(cfg),
-        aggregation: cfg.lossAggregation,
-        lossScaleFactor: width,
-        maxCompletionLength: width,
-      });
-      const dLogp = pg.gradLogp;
-      let klValue = 0;
-      if (refLogp && cfg.klPenalty === 'loss') {
-        const kl = klLoss(logp, refLogp, mask, B, T, { estimator: cfg.klEstimator, aggregation });
-        klValue = kl.loss;
-        for (let i = 0; i < dLogp.length; i++) dLogp[i]! += cfg.klCoef * kl.gradLogp[i]!;
-      }
-      const ent = aggregateLoss(entropy, mask, B, T, aggregation);
-      const dEntropy =
-        cfg.entropyCoef > 0 ? ent.weights.map((w) => -cfg.entropyCoef * w) : undefined;
-      const mixed = ptx?.gradients(scored.logp, dLogp, dEntropy);
-      const total =
-        pg.loss +
-        cfg.klCoef * klValue -
-        cfg.entropyCoef * ent.loss +
-        cfg.ptxCoef * (mixed?.loss ?? 0);
-      if (!Number.isFinite(total)) {
-        skipped = 'non-finite loss';
-        break;
-      }
-      await policy.backwardFromLogp(mixed?.dLogp ?? dLogp, mixed?.dEntropy ?? dEntropy, {
-        lr: cfg.lr,
-        weightDecay: cfg.weightDecay,
-        maxGradNorm: cfg.maxGradNorm,
-      });
-      if (mixed) lossMetrics['actor/ptx_loss'] = mixed.loss;
+      const losses = step.losses!;
+      if (losses.ptxLoss !== undefined) lossMetrics['actor/ptx_loss'] = losses.ptxLoss;
       Object.assign(lossMetrics, {
-        'actor/pg_loss': pg.loss,
-        'actor/pg_clipfrac': pg.stats.pg_clipfrac,
-        'actor/pg_clipfrac_lower': pg.stats.pg_clipfrac_lower,
-        'actor/ppo_kl': pg.stats.ppo_kl,
-        'actor/entropy': ent.loss,
-        'actor/kl_loss': klValue,
+        'actor/pg_loss': losses.pgLoss,
+        'actor/pg_clipfrac': losses.pgStats.pg_clipfrac,
+        'actor/pg_clipfrac_lower': losses.pgStats.pg_clipfrac_lower,
+        'actor/ppo_kl': losses.pgStats.ppo_kl,
+        'actor/entropy': losses.entropy,
+        'actor/kl_loss': losses.klLoss,
       });
     }
     const steps = await policy.takeMetrics();

@@ -5,7 +5,8 @@
  *   1. sample prompts, generate one completion each, score them with the verifier (+ shaping);
  *   2. old log-probs and values from the current model; optional KL-in-reward to the reference;
  *   3. GAE over the generated tokens (γ, λ), returns = advantages + values; whiten advantages;
- *   4. epochs × minibatches: clipped policy loss + vfCoef · clipped value loss − entropy bonus,
+ *   4. epochs × minibatches, each one policy step (src/rl/policy-step.ts; on a WebGPU model the
+ *      loss runs as kernels): clipped policy loss + vfCoef · clipped value loss − entropy bonus,
  *      backward, clip, AdamW; stop the epochs early when the KL to the old policy passes targetKl.
  *
  * Metrics: reward/*, response_length/* (see token-tasks/rewards.ts), actor/pg_loss,
@@ -28,9 +29,7 @@ import { OpInputError } from '../ops/errors';
 import { explainedVariance } from '../ops/explained-variance';
 import { GAE_MASK_MODES, gae, type GaeMaskMode } from '../ops/gae';
 import { klRewardPenalty, perTokenKl, type KlEstimator } from '../ops/kl';
-import { aggregateLoss, LOSS_AGG_MODES, type LossAggMode } from '../ops/loss-aggregation';
-import { policyLoss } from '../ops/policy-loss';
-import { valueLoss } from '../ops/value-loss';
+import { LOSS_AGG_MODES, type LossAggMode } from '../ops/loss-aggregation';
 import { whiten } from '../ops/whiten';
 import { counterHash } from '../util/counter-rng';
 import { checkConfig, checkPartial, type ConfigSpec } from '../util/hyperparams';
@@ -53,6 +52,7 @@ import {
   retainedMetrics,
   type RetainedConfig,
 } from './retained-task';
+import { policyStep } from './policy-step';
 import { checkRewardModelWeight, type CompletionScorer } from './reward-model';
 import { RunControl, type Metrics, type Trainer } from './trainer';
 import { RandomStreams, stateHooks } from './trainer-state';
@@ -423,55 +423,48 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
           { tokens: part.tokens, targets: part.targets, rows: n, seq: T },
           { seed: setup.seed, step: control.step, key: epoch * cfg.minibatches + mb },
         );
-        const scored = await policy.scoreTokens(
-          ptx?.tokens ?? part.tokens,
-          ptx?.targets ?? part.targets,
-          ptx?.rows ?? n,
-          T,
-          cfg.temperature,
-        );
-        // The minibatch's rows come first; the demonstrations after them are the ptx term's.
-        const now = {
-          logp: scored.logp.subarray(0, n * T),
-          entropy: scored.entropy.subarray(0, n * T),
-          values: scored.values!.subarray(0, n * T),
-        };
-        if (!now.logp.every(Number.isFinite) || !now.values.every(Number.isFinite)) {
-          skipped = 'non-finite log-probs or values';
+        const step = await policyStep(policy, {
+          tokens: ptx?.tokens ?? part.tokens,
+          targets: ptx?.targets ?? part.targets,
+          rows: n,
+          seq: T,
+          temperature: cfg.temperature,
+          mask: part.mask,
+          advantages: part.advantages,
+          oldLogp: part.oldLogp,
+          policyLoss: {
+            clipLow: cfg.clipLow,
+            clipHigh: cfg.clipHigh,
+            dualClip: null,
+            aggregation: cfg.lossAggregation,
+            lossScaleFactor: width,
+            maxCompletionLength: width,
+          },
+          aggregation,
+          entropyCoef: cfg.entropyCoef,
+          value: {
+            oldValues: part.oldValues,
+            returns: part.returns,
+            coef: cfg.vfCoef,
+            options: { cliprangeValue: cfg.cliprangeValue },
+          },
+          ...(ptx ? { ptx: { mask: ptx.mask, coef: cfg.ptxCoef } } : {}),
+          optimizer: { lr: cfg.lr, weightDecay: cfg.weightDecay, maxGradNorm: cfg.maxGradNorm },
+        });
+        if (step.skipped) {
+          skipped = step.skipped;
           break epochs;
         }
-        const pg = policyLoss(now.logp, part.oldLogp, part.advantages, part.mask, n, T, {
-          clipLow: cfg.clipLow,
-          clipHigh: cfg.clipHigh,
-          dualClip: null,
-          aggregation: cfg.lossAggregation,
-          lossScaleFactor: width,
-          maxCompletionLength: width,
-        });
-        const vl = valueLoss(now.values, part.oldValues, part.returns, part.mask, n, T, {
-          cliprangeValue: cfg.cliprangeValue,
-          aggregation,
-        });
-        const ent = aggregateLoss(now.entropy, part.mask, n, T, aggregation);
-        const dValues = vl.gradVpreds.map((g) => cfg.vfCoef * g);
-        const dEntropy =
-          cfg.entropyCoef > 0 ? ent.weights.map((w) => -cfg.entropyCoef * w) : undefined;
-        const mixed = ptx?.gradients(scored.logp, pg.gradLogp, dEntropy, dValues);
-        await policy.backwardFromLogp(
-          mixed?.dLogp ?? pg.gradLogp,
-          mixed?.dEntropy ?? dEntropy,
-          { lr: cfg.lr, weightDecay: cfg.weightDecay, maxGradNorm: cfg.maxGradNorm },
-          mixed?.dValues ?? dValues,
-        );
-        if (mixed) lossMetrics['actor/ptx_loss'] = mixed.loss;
-        klSum += pg.stats.ppo_kl;
+        const losses = step.losses!;
+        if (losses.ptxLoss !== undefined) lossMetrics['actor/ptx_loss'] = losses.ptxLoss;
+        klSum += losses.pgStats.ppo_kl;
         Object.assign(lossMetrics, {
-          'actor/pg_loss': pg.loss,
-          'actor/pg_clipfrac': pg.stats.pg_clipfrac,
-          'actor/ppo_kl': pg.stats.ppo_kl,
-          'actor/entropy': ent.loss,
-          'critic/vf_loss': vl.loss,
-          'critic/vf_clipfrac': vl.clipfrac,
+          'actor/pg_loss': losses.pgLoss,
+          'actor/pg_clipfrac': losses.pgStats.pg_clipfrac,
+          'actor/ppo_kl': losses.pgStats.ppo_kl,
+          'actor/entropy': losses.entropy,
+          'critic/vf_loss': losses.vfLoss,
+          'critic/vf_clipfrac': losses.vfClipfrac,
         });
       }
       epochsRun += 1;

@@ -104,22 +104,17 @@ export function retainedRowLength(task: TokenTask): number {
   return task.maxChars + 2;
 }
 
-/** A (rows, T) batch of RL rows joined by ptx demonstrations, and how to split the result. */
+/**
+ * A (rows, T) batch of RL rows joined by ptx demonstrations. The policy step (src/rl/policy-step.ts)
+ * gives the demonstration rows the ptx term's gradient −coef·m/Σm and nothing else.
+ */
 export interface PtxMix {
   tokens: Int32Array;
   targets: Int32Array;
   /** RL rows + demonstration rows. */
   rows: number;
-  /**
-   * The full batch's gradients from the RL part's (B·T each): the ptx gradient −coef·m/Σm on
-   * the demonstration rows' log-probs, zeros for their entropy and values. Also the ptx loss.
-   */
-  gradients(
-    logp: Float32Array,
-    dLogp: Float32Array,
-    dEntropy: Float32Array | undefined,
-    dValues?: Float32Array,
-  ): { dLogp: Float32Array; dEntropy?: Float32Array; dValues?: Float32Array; loss: number };
+  /** ((rows − RL rows)·T) 0/1: the demonstrations' answer tokens. */
+  mask: Float32Array;
 }
 
 /** Where in a run a ptx batch is drawn: `key` numbers the optimizer step within the update. */
@@ -162,34 +157,7 @@ export function mixPtx(
   const targets = new Int32Array((B + demos.batch) * T);
   targets.set(rl.targets);
   targets.set(demos.targets, B * T);
-  let count = 0;
-  for (const m of demos.mask) count += m;
-  return {
-    tokens,
-    targets,
-    rows: B + demos.batch,
-    gradients(logp, dLogp, dEntropy, dValues) {
-      const all = (part: Float32Array) => {
-        const out = new Float32Array(tokens.length);
-        out.set(part);
-        return out;
-      };
-      const full = all(dLogp);
-      let sum = 0;
-      for (let i = 0; i < demos.mask.length; i++) {
-        const m = demos.mask[i]!;
-        if (m === 0) continue;
-        sum += m * logp[B * T + i]!;
-        full[B * T + i] = (-config.ptxCoef * m) / count;
-      }
-      return {
-        dLogp: full,
-        ...(dEntropy ? { dEntropy: all(dEntropy) } : {}),
-        ...(dValues ? { dValues: all(dValues) } : {}),
-        loss: -sum / count,
-      };
-    },
-  };
+  return { tokens, targets, rows: B + demos.batch, mask: demos.mask };
 }
 
 /** retained/success_rate: greedy success on the retained task's fixed prompts ({} when off). */

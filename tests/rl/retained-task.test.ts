@@ -1,6 +1,7 @@
 /**
- * The retained task (src/rl/retained-task.ts): the ptx term's rows and gradient, the rules that
- * need a retained task, and — on the CPU trainers — that the ptx term is the supervised step it
+ * The retained task (src/rl/retained-task.ts): the ptx term's rows (its gradient is in
+ * tests/rl/policy-step.test.ts), the rules that need a retained task, and — on the CPU
+ * trainers — that the ptx term is the supervised step it
  * claims to be, that it keeps a task the RL update would otherwise not train, and that
  * retained/success_rate reads the retained task's greedy success.
  */
@@ -9,7 +10,6 @@ import { additionTask } from '../../src/envs/token-tasks/addition';
 import { multiplyTask } from '../../src/agents/tasks/multiply';
 import { shoppingTask } from '../../src/agents/tasks/shopping';
 import { copyTask } from '../../src/envs/token-tasks/copy';
-import { crossEntropyLogpGrad } from '../../src/models/language-model';
 import { CpuLanguageModel } from '../../src/models/lm-cpu';
 import { CharTokenizer } from '../../src/models/tokenizer';
 import type { TransformerConfig } from '../../src/models/transformer-config';
@@ -59,7 +59,7 @@ describe('mixPtx', () => {
     expect(mixPtx(retained, tokenizer, off, { ...rl, seq: 9 }, at)).toBeUndefined();
   });
 
-  it('appends the demonstrations after the RL rows and gives them −coef·m/Σm', () => {
+  it('appends the demonstrations after the RL rows, with their answer mask', () => {
     const seq = retainedRowLength(retained);
     const mix = mixPtx(retained, tokenizer, on, { ...rl, seq }, at)!;
     const demos = ptxDemonstrations(retained, tokenizer, 3, seq, at);
@@ -68,26 +68,8 @@ describe('mixPtx', () => {
     expect(Array.from(mix.tokens.subarray(2 * seq))).toEqual(Array.from(demos.tokens));
     expect(Array.from(mix.targets.subarray(2 * seq))).toEqual(Array.from(demos.targets));
 
-    const logp = Float32Array.from({ length: 5 * seq }, (_, i) => -0.01 * (i % 13) - 0.1);
-    const dLogp = Float32Array.from({ length: 2 * seq }, (_, i) => i + 1);
-    const dValues = new Float32Array(2 * seq).fill(2);
-    const out = mix.gradients(logp, dLogp, undefined, dValues);
-    // The RL part is passed through; the demonstrations' part is the SFT gradient × coef.
-    expect(Array.from(out.dLogp.subarray(0, 2 * seq))).toEqual(Array.from(dLogp));
-    const sft = crossEntropyLogpGrad(demos);
-    for (let i = 0; i < sft.length; i++) {
-      expect(out.dLogp[2 * seq + i]).toBeCloseTo(0.5 * sft[i]!, 7);
-    }
-    expect(out.dEntropy).toBeUndefined();
-    expect(Array.from(out.dValues!.subarray(2 * seq))).toEqual(Array(3 * seq).fill(0));
-    // The loss: −Σ m·logp / Σ m over the demonstrations.
-    let sum = 0;
-    let count = 0;
-    demos.mask.forEach((m, i) => {
-      sum += m * logp[2 * seq + i]!;
-      count += m;
-    });
-    expect(out.loss).toBeCloseTo(-sum / count, 6);
+    expect(Array.from(mix.mask)).toEqual(Array.from(demos.mask));
+    expect(mix.mask.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
   });
 
   it('draws the same demonstrations for the same (seed, update, step) and others elsewhere', () => {
