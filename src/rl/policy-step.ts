@@ -153,12 +153,15 @@ export function checkPolicyStepRequest(request: PolicyStepRequest): void {
     );
   }
   if (!request.ptx && demos > 0)
-    fail('tokens', `has ${demos / seq} rows past the RL rows but no ptx term`);
+    fail(
+      'tokens',
+      `holds ${demos / seq} row(s) after the ${rows} RL rows, but there is no ptx term`,
+    );
   if (!(request.entropyCoef >= 0)) fail('entropyCoef', `must be ≥ 0, got ${request.entropyCoef}`);
 }
 
 /** The step on the model's backend: its own implementation where it has one, else on the host. */
-export function policyStep(
+export async function policyStep(
   model: LanguageModel,
   request: PolicyStepRequest,
 ): Promise<PolicyStepResult> {

@@ -1,6 +1,7 @@
 /**
  * The GPU transformer against its CPU twin: forward logits, backward gradients, whole training
- * steps (loss, optimizer stats, updated weights), KV-cache generation, and the flat buffer pool.
+ * steps (loss, optimizer stats, updated weights), KV-cache generation, the flat buffer pool, and
+ * whole GRPO updates (their RL loss on the GPU: see also policy-step.gpu.test.ts).
  * Runs in Node (Dawn) and in Chromium.
  *
  * Tolerances: every layer is f32 on both sides but sums in a different order (tiles, tree
@@ -8,7 +9,7 @@
  * per op compound through 2 blocks to ~1e-5 on logits of size ~1. Gradients are compared relative
  * to each tensor's largest entry.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { additionTask } from '../../../src/envs/token-tasks/addition';
 import { reverseTask } from '../../../src/envs/token-tasks/reverse';
 import type { GenerateRequest } from '../../../src/models/generate';
@@ -206,7 +207,7 @@ describe.skipIf(!gpu)('transformer on the GPU vs the CPU twin', () => {
     }
   });
 
-  it('a GRPO update (score → loss on the CPU → backward) matches the CPU backend', async () => {
+  it('a GRPO update (its loss on the GPU, as kernels) matches the CPU backend', async () => {
     const config = { ...small, vocab: tokenizer.vocabSize, context: 16, tiedEmbeddings: true };
     const params = noisyParams(config, 31);
     const task = reverseTask();
@@ -223,9 +224,11 @@ describe.skipIf(!gpu)('transformer on the GPU vs the CPU twin', () => {
     const cpu = new CpuLanguageModel(config, params);
     const policy = new GpuLanguageModel(device, config, params);
     const reference = new GpuLanguageModel(device, config, params);
+    const hostLoss = vi.spyOn(policy, 'backwardFromLogp');
     try {
       const a = await make(cpu, new CpuLanguageModel(config, params)).update();
       const b = await make(policy, reference).update();
+      expect(hostLoss).not.toHaveBeenCalled();
       expect(b['reward/mean']).toBe(a['reward/mean']);
       expect(b['response_length/mean']).toBe(a['response_length/mean']);
       for (const key of ['actor/pg_loss', 'actor/entropy', 'actor/kl_loss', 'actor/grad_norm']) {
