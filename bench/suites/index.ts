@@ -8,6 +8,7 @@ import { logSoftmaxSuite } from './log-softmax.bench';
 import { matmulSuite } from './matmul.bench';
 import { ortReferenceSuite } from './ort-reference.bench';
 import { policyLossSuite } from './policy-loss.bench';
+import { policyStepSuite } from './policy-step.bench';
 import { tokenLogprobsSuite } from './token-logprobs.bench';
 import { transformerStepSuite } from './transformer-step.bench';
 import { whitenSuite } from './whiten.bench';
@@ -25,6 +26,8 @@ export const SUITES: readonly BenchSuite[] = [
   // The policy layers and the whole model: matmul, a training step against the tfjs peer, and generation.
   matmulSuite,
   transformerStepSuite,
+  // The RL step: its loss as kernels on the GPU, against the same loss on the CPU between passes.
+  policyStepSuite,
   generationSuite,
   // The frozen reference policy's log-probs: our engine vs onnxruntime-web.
   ortReferenceSuite,

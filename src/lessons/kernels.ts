@@ -27,7 +27,7 @@ import grpoTs from '../rl/grpo.ts?raw';
 import bradleyTerryTs from '../ops/bradley-terry.ts?raw';
 import rewardModelTs from '../rl/reward-model.ts?raw';
 import curriculumTs from '../rl/curriculum.ts?raw';
-import retainedTaskTs from '../rl/retained-task.ts?raw';
+import policyStepTs from '../rl/policy-step.ts?raw';
 
 export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   'src/ops/policy-loss.ts': policyLossTs,
@@ -54,7 +54,7 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   'src/ops/bradley-terry.ts': bradleyTerryTs,
   'src/rl/reward-model.ts': rewardModelTs,
   'src/rl/curriculum.ts': curriculumTs,
-  'src/rl/retained-task.ts': retainedTaskTs,
+  'src/rl/policy-step.ts': policyStepTs,
 };
 
 export interface LineRange {

@@ -24,11 +24,10 @@ export function checkAxpyInput(alpha: number, x: Floats, y: Floats): void {
 }
 
 /**
- * y ← α·x + y, in place. In f32 the product is rounded before the sum; a GPU may fuse the two
- * (one rounding), so the kernel agrees to about one ulp of the result.
+ * y ← α·x + y, in place: α·x + y is formed in float64 and rounded once to y's precision, as a
+ * fused multiply-add would; a GPU that rounds α·x first agrees to about one ulp.
  */
 export function axpy<T extends Floats>(alpha: number, x: T, y: T): void {
   checkAxpyInput(alpha, x, y);
-  const round = y instanceof Float32Array ? Math.fround : (v: number) => v;
-  for (let i = 0; i < y.length; i++) y[i] = round(alpha * x[i]!) + y[i]!;
+  for (let i = 0; i < y.length; i++) y[i] = y[i]! + alpha * x[i]!;
 }

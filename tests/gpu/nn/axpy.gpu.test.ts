@@ -1,7 +1,7 @@
 /**
  * Parity of kernels/nn/axpy.wgsl with its CPU twin (src/ops/nn/axpy.ts); runs in Node (Dawn) and
- * in Chromium. A GPU may fuse α·x + y into one rounding where the twin rounds twice, so results
- * agree to a few ulps of the larger operand, not bit for bit.
+ * in Chromium. The twin rounds α·x + y once; a GPU may round α·x first, so results agree to
+ * about one ulp of the operands, not bit for bit.
  */
 import { describe, expect, it } from 'vitest';
 import { axpyGpu, encodeAxpy } from '../../../src/gpu/kernels/nn/axpy';
@@ -12,12 +12,22 @@ import { randomLogits as uniform } from '../../support/random';
 
 const gpu = await testGpu();
 
-/** Largest |a − b| relative to max(|a|, |b|, 1e-30) over all elements. */
-function worstRelative(a: Float32Array, b: Float32Array): number {
+/**
+ * Largest |a − b| relative to the operands' scale |α·x| + |y| (a relative bound on the result
+ * itself would not hold where α·x and y nearly cancel).
+ */
+function worstRelative(
+  a: Float32Array,
+  b: Float32Array,
+  alpha: number,
+  x: Float32Array,
+  y: Float32Array,
+): number {
   expect(a.length).toBe(b.length);
   let worst = 0;
   for (let i = 0; i < a.length; i++) {
-    const rel = Math.abs(a[i]! - b[i]!) / Math.max(Math.abs(a[i]!), Math.abs(b[i]!), 1e-30);
+    const scale = Math.abs(alpha * x[i]!) + Math.abs(y[i]!);
+    const rel = Math.abs(a[i]! - b[i]!) / Math.max(scale, 1e-30);
     if (!(rel <= worst)) worst = rel;
   }
   return worst;
@@ -38,7 +48,8 @@ describe.skipIf(!gpu)('axpy kernel vs CPU reference', () => {
     const onCpu = y.slice();
     await axpyGpu(device, alpha, x, onGpu);
     axpy(alpha, x, onCpu);
-    expect(worstRelative(onGpu, onCpu)).toBeLessThan(3e-7);
+    // One or two roundings of 2^-24 each, relative to the operands.
+    expect(worstRelative(onGpu, onCpu, alpha, x, y)).toBeLessThan(2.5e-7);
     // Not a no-op: y moved by α·x.
     expect(Math.abs(onGpu[0]! - y[0]!)).toBeGreaterThan(0);
   });
