@@ -3,6 +3,7 @@
  * score tokens, generate, and hand over its state for checkpoints. The trainers in src/rl call
  * this interface and never ask which backend is underneath.
  */
+import type { GpuContext } from '../gpu/context';
 import type { GenerateRequest, Generation } from './generate';
 import type { OptimizerConfig } from './optimizer';
 import type { ParamLayout } from './param-layout';
@@ -39,6 +40,9 @@ export interface OptimizerSnapshot {
 
 export interface LanguageModel {
   readonly backend: 'webgpu' | 'cpu';
+  /** The WebGPU device the parameters live on (WebGPU models): the trainers run their other RL
+   *  ops there too (src/rl/advantage-ops.ts). */
+  readonly gpu?: GpuContext;
   readonly config: TransformerConfig;
   readonly layout: ParamLayout;
   /**

@@ -5,7 +5,8 @@
  * One update, top to bottom:
  *   1. sample P prompts from the task and generate G completions for each (B = P·G rows);
  *   2. score each completion with the task's verifier;
- *   3. group-relative advantages: (r − mean_group) / (std_group + ε), or without the std (Dr. GRPO);
+ *   3. group-relative advantages: (r − mean_group) / (std_group + ε), or without the std (Dr. GRPO),
+ *      with the ops of the policy's backend (src/rl/advantage-ops.ts: kernels on a WebGPU model);
  *   4. recompute old log-probs with the current policy (verl recomputes them with the actor), and
  *      reference log-probs with the frozen initial policy when the KL term is on;
  *   5. μ iterations over the batch, each one policy step (src/rl/policy-step.ts): score →
@@ -36,11 +37,9 @@ import type { TokenTask, TokenTaskSample } from '../envs/token-tasks/types';
 import type { LanguageModel } from '../models/language-model';
 import { OpInputError } from '../ops/errors';
 import type { CharTokenizer } from '../models/tokenizer';
-import { broadcastToTokens, sumOverTokens } from '../ops/broadcast';
-import { groupAdvantages, rlooAdvantages, type StdNormalization } from '../ops/group-advantages';
-import { klRewardPenalty, perTokenKl, type KlEstimator } from '../ops/kl';
+import type { StdNormalization } from '../ops/group-advantages';
+import type { KlEstimator } from '../ops/kl';
 import { LOSS_AGG_MODES, type LossAggMode } from '../ops/loss-aggregation';
-import { reinforcePlusPlus, reinforcePlusPlusBaseline } from '../ops/reinforce-pp';
 import { counterHash } from '../util/counter-rng';
 import { TaskLadder, type CurriculumSetup } from './curriculum';
 import {
@@ -67,6 +66,7 @@ import {
   retainedMetrics,
   type RetainedConfig,
 } from './retained-task';
+import { advantageOps, type AdvantageOps } from './advantage-ops';
 import { policyStep } from './policy-step';
 import { checkRewardModelWeight, type CompletionScorer } from './reward-model';
 import { RunControl, type Metrics, type Trainer } from './trainer';
@@ -377,6 +377,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
   checkGrpoRules(initial, setup);
   const control = new RunControl(initial);
   const { policy, tokenizer, curriculum } = setup;
+  const ops = advantageOps(policy);
   const ladder = new TaskLadder(setup.task, curriculum);
   const streams = new RandomStreams({ prompts: setup.seed });
   // The last update's arrays; lastSamples turns them into per-token records when read.
@@ -466,15 +467,16 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     let shapedRewards: Float32Array = tokenRewards;
     if (refLogp && cfg.klPenalty === 'reward') {
       oldLogp = (await policy.scoreTokens(tokens, targets, B, T, cfg.temperature)).logp;
-      const kl = perTokenKl(oldLogp, refLogp, mask, B, T, { estimator: cfg.klEstimator });
-      const penalized = klRewardPenalty(tokenRewards, kl.kl, mask, B, T, cfg.klCoef);
+      const kl = await ops.perTokenKl(oldLogp, refLogp, mask, B, T, { estimator: cfg.klEstimator });
+      const penalized = await ops.klRewardPenalty(tokenRewards, kl.kl, mask, B, T, cfg.klCoef);
       shapedRewards = penalized.rewards;
       rewardKl = penalized.klMean;
     }
 
     // 4. Advantages (B, T).
-    const scores = sumOverTokens(shapedRewards, B, T);
-    const { advantages: tokenAdvantages, fracZeroStd } = advantagesFor(
+    const scores = await ops.sumOverTokens(shapedRewards, B, T);
+    const { advantages: tokenAdvantages, fracZeroStd } = await advantagesFor(
+      ops,
       cfg,
       shapedRewards,
       scores,
@@ -637,34 +639,35 @@ interface Group {
 }
 
 /** Per-token advantages (B, T) by the configured estimator, and the batch's zero-std fraction. */
-function advantagesFor(
+async function advantagesFor(
+  ops: AdvantageOps,
   cfg: GrpoConfig,
   tokenRewards: Float32Array,
   scores: Float32Array,
   mask: Float32Array,
   rows: number,
   cols: number,
-): { advantages: Float32Array; fracZeroStd: number } {
+): Promise<{ advantages: Float32Array; fracZeroStd: number }> {
   const G = cfg.groupSize;
   const grouped =
     cfg.advantageEstimator === 'rloo'
-      ? rlooAdvantages(scores, G)
-      : groupAdvantages(scores, G, { stdNormalization: cfg.stdNormalization });
+      ? await ops.rlooAdvantages(scores, G)
+      : await ops.groupAdvantages(scores, G, { stdNormalization: cfg.stdNormalization });
   const fracZeroStd = grouped.stats.fracRewardZeroStd;
   switch (cfg.advantageEstimator) {
     case 'grpo':
-    case 'rloo':
-      return { advantages: broadcastToTokens(grouped.advantages, mask, rows, cols), fracZeroStd };
-    case 'reinforce++':
-      return {
-        advantages: reinforcePlusPlus(tokenRewards, mask, rows, cols, { gamma: 1 }).advantages,
-        fracZeroStd,
-      };
-    case 'reinforce++-baseline':
-      return {
-        advantages: reinforcePlusPlusBaseline(tokenRewards, mask, rows, cols, G).advantages,
-        fracZeroStd,
-      };
+    case 'rloo': {
+      const advantages = await ops.broadcastToTokens(grouped.advantages, mask, rows, cols);
+      return { advantages, fracZeroStd };
+    }
+    case 'reinforce++': {
+      const out = await ops.reinforcePlusPlus(tokenRewards, mask, rows, cols, { gamma: 1 });
+      return { advantages: out.advantages, fracZeroStd };
+    }
+    case 'reinforce++-baseline': {
+      const out = await ops.reinforcePlusPlusBaseline(tokenRewards, mask, rows, cols, G);
+      return { advantages: out.advantages, fracZeroStd };
+    }
   }
 }
 

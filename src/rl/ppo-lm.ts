@@ -4,7 +4,8 @@
  * same losses). One update, top to bottom:
  *   1. sample prompts, generate one completion each, score them with the verifier (+ shaping);
  *   2. old log-probs and values from the current model; optional KL-in-reward to the reference;
- *   3. GAE over the generated tokens (γ, λ), returns = advantages + values; whiten advantages;
+ *   3. GAE over the generated tokens (γ, λ), returns = advantages + values; whiten advantages
+ *      (the ops of the policy's backend: src/rl/advantage-ops.ts);
  *   4. epochs × minibatches, each one policy step (src/rl/policy-step.ts; on a WebGPU model the
  *      loss runs as kernels): clipped policy loss + vfCoef · clipped value loss − entropy bonus,
  *      backward, clip, AdamW; stop the epochs early when the KL to the old policy passes targetKl.
@@ -26,11 +27,9 @@ import type { TokenTask, TokenTaskSample } from '../envs/token-tasks/types';
 import type { LanguageModel } from '../models/language-model';
 import type { CharTokenizer } from '../models/tokenizer';
 import { OpInputError } from '../ops/errors';
-import { explainedVariance } from '../ops/explained-variance';
-import { GAE_MASK_MODES, gae, type GaeMaskMode } from '../ops/gae';
-import { klRewardPenalty, perTokenKl, type KlEstimator } from '../ops/kl';
+import { GAE_MASK_MODES, type GaeMaskMode } from '../ops/gae';
+import type { KlEstimator } from '../ops/kl';
 import { LOSS_AGG_MODES, type LossAggMode } from '../ops/loss-aggregation';
-import { whiten } from '../ops/whiten';
 import { counterHash } from '../util/counter-rng';
 import { checkConfig, checkPartial, type ConfigSpec } from '../util/hyperparams';
 import {
@@ -52,6 +51,7 @@ import {
   retainedMetrics,
   type RetainedConfig,
 } from './retained-task';
+import { advantageOps } from './advantage-ops';
 import { policyStep } from './policy-step';
 import { checkRewardModelWeight, type CompletionScorer } from './reward-model';
 import { RunControl, type Metrics, type Trainer } from './trainer';
@@ -319,6 +319,7 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
   }
   const control = new RunControl(initial);
   const { policy, tokenizer, curriculum } = setup;
+  const ops = advantageOps(policy);
   const ladder = new TaskLadder(setup.task, curriculum);
   const streams = new RandomStreams({
     prompts: setup.seed,
@@ -371,20 +372,23 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
         T,
         cfg.temperature,
       );
-      const kl = perTokenKl(old.logp, ref.logp, mask, B, T, { estimator: cfg.klEstimator });
-      const penalized = klRewardPenalty(rewards, kl.kl, mask, B, T, cfg.klCoef);
+      const kl = await ops.perTokenKl(old.logp, ref.logp, mask, B, T, {
+        estimator: cfg.klEstimator,
+      });
+      const penalized = await ops.klRewardPenalty(rewards, kl.kl, mask, B, T, cfg.klCoef);
       rewards = penalized.rewards;
       rewardKl = penalized.klMean;
     }
 
     // 3. GAE over generated tokens; whitened advantages for the policy, raw returns for the critic.
-    const { advantages: rawAdvantages, returns } = gae({ rewards, values: oldValues, mask }, B, T, {
+    const gaeInput = { rewards, values: oldValues, mask };
+    const { advantages: rawAdvantages, returns } = await ops.gae(gaeInput, B, T, {
       gamma: cfg.gamma,
       lambda: cfg.lambda,
       maskMode: cfg.gaeMaskMode,
     });
     const advantages = cfg.whitenAdvantages
-      ? whiten(rawAdvantages, mask, B, T).output
+      ? (await ops.whiten(rawAdvantages, mask, B, T)).output
       : rawAdvantages;
 
     // 4. Epochs × minibatches.
@@ -497,7 +501,7 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
       ...lossMetrics,
       ...definedMetric(
         'critic/vf_explained_var',
-        explainedVariance(returns, oldValues, mask, B, T).value,
+        (await ops.explainedVariance(returns, oldValues, mask, B, T)).value,
       ),
       'critic/values/mean': maskedMean(oldValues, mask),
       'critic/advantages/mean': maskedMean(rawAdvantages, mask),
