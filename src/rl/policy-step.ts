@@ -123,7 +123,7 @@ export function ptxWeights(request: PolicyStepRequest): Float32Array {
 export function checkPolicyStepRequest(request: PolicyStepRequest): void {
   const { rows, seq } = request;
   const n = rows * seq;
-  const fail = (field: string, message: string) => {
+  const fail = (field: string, message: string): never => {
     throw new RangeError(`policyStep: ${field} ${message}`);
   };
   if (!Number.isInteger(rows) || rows < 1) fail('rows', `must be an integer ≥ 1, got ${rows}`);
@@ -142,21 +142,23 @@ export function checkPolicyStepRequest(request: PolicyStepRequest): void {
     ['value.returns', request.value?.returns],
   ];
   for (const [field, values] of perRow) {
-    if (values && values.length !== n)
+    if (values && values.length !== n) {
       fail(field, `must hold ${n} values (B·T), got ${values.length}`);
+    }
   }
   const demos = total - n;
-  if ((request.ptx?.mask.length ?? demos) !== demos) {
+  if (request.ptx && request.ptx.mask.length !== demos) {
     fail(
       'ptx.mask',
-      `must hold ${demos} values (the demonstration rows), got ${request.ptx!.mask.length}`,
+      `must hold ${demos} values (the demonstration rows), got ${request.ptx.mask.length}`,
     );
   }
-  if (!request.ptx && demos > 0)
+  if (!request.ptx && demos > 0) {
     fail(
       'tokens',
       `holds ${demos / seq} row(s) after the ${rows} RL rows, but there is no ptx term`,
     );
+  }
   if (!(request.entropyCoef >= 0)) fail('entropyCoef', `must be ≥ 0, got ${request.entropyCoef}`);
 }
 
@@ -192,9 +194,15 @@ export async function policyStepOnHost(
     return { skipped: 'non-finite values', ...returned };
   }
 
-  const pg = policyLoss(logp, request.oldLogp ?? logp, request.advantages, mask, B, T, {
-    ...request.policyLoss,
-  });
+  const pg = policyLoss(
+    logp,
+    request.oldLogp ?? logp,
+    request.advantages,
+    mask,
+    B,
+    T,
+    request.policyLoss,
+  );
   // ∂L/∂logp over the whole batch: the policy loss's on the RL rows, the ptx term's after them.
   const weights = ptxWeights(request);
   const dLogp = new Float32Array(R * T);
