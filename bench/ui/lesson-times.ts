@@ -194,7 +194,7 @@ function suiteOf(measurements: Measurement[], options: LessonTimesOptions): Suit
       'lesson and total rows sum passed widgets only and say what they miss; "stated min" is the reading time the lesson gives',
       `totals: every lesson, and every lesson up to and including ${TOOL_USE_UNIT} (the path to a trained tool-using agent); "one after the other" adds reading, opening and waiting, though a reader may read while a run trains`,
       'cpu: Chromium without --enable-unsafe-webgpu (no adapter) and ?backend=cpu; webgpu: with it (SwiftShader where there is no GPU). A run on another backend than asked for is skipped with its backend line as the reason',
-      "the app's development build from Vite's dev server (unminified, Svelte's dev checks on); other work on the machine slows the runs: see the load averages",
+      "the app's production bundle, built and served as `npm start` serves it; other work on the machine slows the runs: see the load averages",
     ],
     baseline: 'cpu all lessons',
     measurements,

@@ -119,20 +119,15 @@ export class GpuLanguageModel implements LanguageModel {
     seq: number,
     temperature: number,
   ): Promise<TokenScores> {
-    const { gpu, config, model } = this;
-    const rows = batch * seq;
-    const ws = model.writeTokens(tokens, batch, seq);
-    const lb = this.lossBuffersFor(rows);
-    gpu.device.queue.writeBuffer(lb.targets, 0, targets.buffer, targets.byteOffset, rows * 4);
+    const { gpu } = this;
     const pass = gpu.beginBatch('score tokens');
-    await model.encodeForward(pass, ws);
-    await encodeTokenLogprobs(
-      gpu,
+    const { ws, lb, rows } = await this.encodeScoring(
       pass,
-      { logits: ws.logits, targets: lb.targets, logp: lb.logp, entropy: lb.entropy },
-      rows,
-      config.vocab,
-      { temperature },
+      tokens,
+      targets,
+      batch,
+      seq,
+      temperature,
     );
     pass.submit();
     this.scored = { ws, rows, temperature };
@@ -155,31 +150,17 @@ export class GpuLanguageModel implements LanguageModel {
     if (!scored) throw new Error('backwardFromLogp: call scoreTokens first');
     this.scored = undefined;
     if (this.slots === METRICS_CAPACITY) this.pending.push(...(await this.flush()));
-    const { gpu, config, model } = this;
     const { ws, rows, temperature } = scored;
     const lb = this.lossBuffersFor(rows);
-    const queue = gpu.device.queue;
+    const queue = this.gpu.device.queue;
     queue.writeBuffer(lb.dLogp, 0, dLogp.buffer, dLogp.byteOffset, rows * 4);
     if (dEntropy) queue.writeBuffer(lb.dEntropy, 0, dEntropy.buffer, dEntropy.byteOffset, rows * 4);
     if (dValues) queue.writeBuffer(lb.dValues, 0, dValues.buffer, dValues.byteOffset, rows * 4);
-    const step = gpu.beginBatch('policy-gradient step');
-    await encodeTokenLogprobsBackward(
-      gpu,
-      step,
-      {
-        logits: ws.logits,
-        targets: lb.targets,
-        dLogp: lb.dLogp,
-        ...(dEntropy ? { dEntropy: lb.dEntropy } : {}),
-        dLogits: lb.dLogits,
-      },
-      rows,
-      config.vocab,
-      { temperature },
-    );
-    await model.encodeBackward(step, ws, lb.dLogits, dValues ? lb.dValues : undefined);
-    await encodeOptimizerStep(gpu, step, model, this.optimizer, optimizer);
-    this.recordStats(step, undefined);
+    const step = this.gpu.beginBatch('policy-gradient step');
+    await this.encodeBackwardStep(step, ws, rows, temperature, optimizer, {
+      entropy: dEntropy !== undefined,
+      values: dValues !== undefined,
+    });
     step.submit();
   }
 
@@ -192,24 +173,18 @@ export class GpuLanguageModel implements LanguageModel {
   async policyStep(request: PolicyStepRequest): Promise<PolicyStepResult> {
     this.scored = undefined; // the workspace is about to hold this batch
     if (this.slots === METRICS_CAPACITY) this.pending.push(...(await this.flush()));
-    const { gpu, config, model } = this;
-    const R = batchRows(request);
-    const rows = R * request.seq;
-    const ws = model.writeTokens(request.tokens, R, request.seq);
-    const lb = this.lossBuffersFor(rows);
-    const { targets, temperature } = request;
-    gpu.device.queue.writeBuffer(lb.targets, 0, targets.buffer, targets.byteOffset, rows * 4);
-
+    const { gpu } = this;
+    const { tokens, targets, seq, temperature } = request;
     const pass = gpu.beginBatch('policy step: forward and loss');
-    await model.encodeForward(pass, ws);
-    await encodeTokenLogprobs(
-      gpu,
+    const scoring = await this.encodeScoring(
       pass,
-      { logits: ws.logits, targets: lb.targets, logp: lb.logp, entropy: lb.entropy },
-      rows,
-      config.vocab,
-      { temperature },
+      tokens,
+      targets,
+      batchRows(request),
+      seq,
+      temperature,
     );
+    const { ws, lb, rows } = scoring;
     const loss = await encodePolicyStepLoss(
       gpu,
       pass,
@@ -220,26 +195,11 @@ export class GpuLanguageModel implements LanguageModel {
       pass.submit();
       const result = await loss.read();
       if (result.skipped) return result;
-
       const step = gpu.beginBatch('policy step: backward');
-      const withEntropy = request.entropyCoef > 0;
-      await encodeTokenLogprobsBackward(
-        gpu,
-        step,
-        {
-          logits: ws.logits,
-          targets: lb.targets,
-          dLogp: lb.dLogp,
-          ...(withEntropy ? { dEntropy: lb.dEntropy } : {}),
-          dLogits: lb.dLogits,
-        },
-        rows,
-        config.vocab,
-        { temperature },
-      );
-      await model.encodeBackward(step, ws, lb.dLogits, request.value ? lb.dValues : undefined);
-      await encodeOptimizerStep(gpu, step, model, this.optimizer, request.optimizer);
-      this.recordStats(step, undefined);
+      await this.encodeBackwardStep(step, ws, rows, temperature, request.optimizer, {
+        entropy: request.entropyCoef > 0,
+        values: request.value !== undefined,
+      });
       step.submit();
       return result;
     } finally {
@@ -302,6 +262,68 @@ export class GpuLanguageModel implements LanguageModel {
     this.optimizer.release();
     this.gpu.pool.release(this.metrics);
     this.model.release();
+  }
+
+  /**
+   * Records the forward pass of (batch, seq) tokens and the log-probs and entropies of `targets`
+   * at `temperature` into lb.logp and lb.entropy (the value head's V into ws.values).
+   */
+  private async encodeScoring(
+    pass: CommandBatch,
+    tokens: Int32Array,
+    targets: Int32Array,
+    batch: number,
+    seq: number,
+    temperature: number,
+  ): Promise<{ ws: TransformerWorkspace; lb: LossBuffers; rows: number }> {
+    const { gpu, config, model } = this;
+    const rows = batch * seq;
+    const ws = model.writeTokens(tokens, batch, seq);
+    const lb = this.lossBuffersFor(rows);
+    gpu.device.queue.writeBuffer(lb.targets, 0, targets.buffer, targets.byteOffset, rows * 4);
+    await model.encodeForward(pass, ws);
+    await encodeTokenLogprobs(
+      gpu,
+      pass,
+      { logits: ws.logits, targets: lb.targets, logp: lb.logp, entropy: lb.entropy },
+      rows,
+      config.vocab,
+      { temperature },
+    );
+    return { ws, lb, rows };
+  }
+
+  /**
+   * Records the backward pass from lb.dLogp (and lb.dEntropy, lb.dValues where `uses` says so)
+   * through the scored workspace, then clip and AdamW, and the step's stats into the ring.
+   */
+  private async encodeBackwardStep(
+    step: CommandBatch,
+    ws: TransformerWorkspace,
+    rows: number,
+    temperature: number,
+    optimizer: OptimizerConfig,
+    uses: { entropy: boolean; values: boolean },
+  ): Promise<void> {
+    const { gpu, config, model } = this;
+    const lb = this.lossBuffersFor(rows);
+    await encodeTokenLogprobsBackward(
+      gpu,
+      step,
+      {
+        logits: ws.logits,
+        targets: lb.targets,
+        dLogp: lb.dLogp,
+        ...(uses.entropy ? { dEntropy: lb.dEntropy } : {}),
+        dLogits: lb.dLogits,
+      },
+      rows,
+      config.vocab,
+      { temperature },
+    );
+    await model.encodeBackward(step, ws, lb.dLogits, uses.values ? lb.dValues : undefined);
+    await encodeOptimizerStep(gpu, step, model, this.optimizer, optimizer);
+    this.recordStats(step, undefined);
   }
 
   /** Copies the step's loss (when computed on the GPU) and optimizer stats into the next slot. */
