@@ -147,11 +147,12 @@ describe('the clip plot uses the real op', () => {
 
 describe('routeTo', () => {
   it('follows prerequisites transitively, in reading order', () => {
-    // 06-tool-use/01 needs 04-grpo/01, which needs 03-ppo/01, which needs 01-mdp/02, which needs
-    // 01-mdp/01 (the lessons' front matter).
+    // 06-tool-use/01 needs 04-grpo/01, which needs 03-ppo/01, which needs 02-policy-gradient/01
+    // (the ratio weighs an advantage: a return minus a baseline), which needs 01-mdp/01 (returns
+    // and discount); Q-learning is off this route (the lessons' front matter).
     expect(routeTo(TOOL_USE_GOAL)!.map((l) => l.id)).toEqual([
       '01-mdp/01-value-iteration',
-      '01-mdp/02-q-learning-vs-sarsa',
+      '02-policy-gradient/01-reinforce-and-baselines',
       '03-ppo/01-clipped-objective',
       '04-grpo/01-group-relative-advantages',
       '06-tool-use/01-calls-and-masks',
