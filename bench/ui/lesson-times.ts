@@ -12,10 +12,10 @@
  * `--widget-timeout` seconds is paused and recorded as a timeout with the updates it reached.
  *
  * Backends. 'webgpu': Chromium with WebGPU on (scripts/chromium.mjs; SwiftShader on a machine
- * without a GPU). 'cpu': the same Chromium without `--enable-unsafe-webgpu`, so no adapter
- * exists, and `?backend=cpu`. The URL option alone is not enough: it sets the page's backend
- * line and the lab's new-run form, but a lesson widget's language-model run asks for 'auto' and
- * would still train on WebGPU. So every row records two lines: the page's (its footer) and the
+ * without a GPU) and `?backend=webgpu`, which takes a software fallback adapter that the default
+ * 'auto' passes over. 'cpu': the same Chromium without `--enable-unsafe-webgpu`, so no adapter
+ * exists, and `?backend=cpu`. The URL option should decide every run, but the bench does not
+ * take that on trust: every row records two lines: the page's (its footer) and the
  * run's own, read from the run the app stored in IndexedDB (the widget does not show it; the lab
  * does, from the same record). A row whose run is on another backend than the one asked for is
  * skipped with the line as its reason, never timed under the wrong name. Presets that always
@@ -145,9 +145,7 @@ export async function runLessonTimes(
       backend === 'cpu'
         ? CHROMIUM_ARGS.filter((a) => a !== '--enable-unsafe-webgpu')
         : CHROMIUM_ARGS;
-    notes.push(
-      `${backend}: Chromium ${args.join(' ')}${backend === 'cpu' ? ', ?backend=cpu' : ''}`,
-    );
+    notes.push(`${backend}: Chromium ${args.join(' ')}, ?backend=${backend}`);
     log(`backend ${backend}: ${todo.length} lessons`);
     const browser = await chromium.launch({ executablePath, args, headless: true });
     runtime = browser.version();
@@ -193,7 +191,7 @@ function suiteOf(measurements: Measurement[], options: LessonTimesOptions): Suit
       'updates: what the widget showed when its check passed, or at the timeout; a timed-out run is paused before the next widget',
       'lesson and total rows sum passed widgets only and say what they miss; "stated min" is the reading time the lesson gives',
       `totals: every lesson, and every lesson up to and including ${TOOL_USE_UNIT} (the path to a trained tool-using agent); "one after the other" adds reading, opening and waiting, though a reader may read while a run trains`,
-      'cpu: Chromium without --enable-unsafe-webgpu (no adapter) and ?backend=cpu; webgpu: with it (SwiftShader where there is no GPU). A run on another backend than asked for is skipped with its backend line as the reason',
+      'cpu: Chromium without --enable-unsafe-webgpu (no adapter) and ?backend=cpu; webgpu: with it and ?backend=webgpu (any adapter: SwiftShader where there is no GPU). A run on another backend than asked for is skipped with its backend line as the reason',
       "the app's production bundle, built and served as `npm start` serves it; other work on the machine slows the runs: see the load averages",
     ],
     baseline: 'cpu all lessons',
@@ -396,7 +394,7 @@ async function openLesson(
   page.on('console', (m) => {
     if (m.type() === 'error') log(`console error: ${m.text()}`);
   });
-  const query = backend === 'cpu' ? '?backend=cpu' : '';
+  const query = `?backend=${backend}`;
   await page.goto(`${baseUrl}/${query}#/learn/${lesson.id}`);
   const title = page.locator('#lesson-title');
   // A page error before the title shows (a lesson file that does not parse stops the whole app)

@@ -1,16 +1,16 @@
 /**
  * Picks the language-model backend for a CLI run: WebGPU (Dawn in Node) where a hardware adapter
- * exists. `auto` passes over a fallback adapter (a software one such as SwiftShader): for the lab's
- * small models it is several times slower than the CPU (300 SFT steps on reverse: about 4.5 min
- * against 27 s on a 2-core machine); `--backend=webgpu` still uses it.
+ * exists. `auto` passes over a fallback adapter (src/gpu/backend-choice.ts: for the lab's small
+ * models a software one is several times slower than the CPU; 300 SFT steps on reverse took about
+ * 4.5 min against 27 s on a 2-core machine); `--backend=webgpu` still uses it.
  */
-import { acquireGpu, describeAdapter } from '../gpu';
+import { acquireForChoice, describeAdapter, type BackendChoice } from '../gpu';
 import type { LanguageModel } from '../models/language-model';
 import { CpuLanguageModel } from '../models/lm-cpu';
 import { GpuLanguageModel } from '../models/lm-gpu';
 import type { TransformerConfig } from '../models/transformer-config';
 
-export type BackendChoice = 'auto' | 'webgpu' | 'cpu';
+export type { BackendChoice };
 
 export async function createLanguageModel(
   choice: BackendChoice,
@@ -20,15 +20,7 @@ export async function createLanguageModel(
   if (choice === 'cpu') {
     return { model: new CpuLanguageModel(config, params), description: 'CPU (requested)' };
   }
-  const found = await acquireGpu();
-  if (found.ok && choice === 'auto' && found.gpu.summary.isFallbackAdapter) {
-    const line = describeAdapter(found.gpu.summary);
-    found.gpu.destroy();
-    return {
-      model: new CpuLanguageModel(config, params),
-      description: `CPU (the only WebGPU adapter is a fallback adapter, slower than the CPU here; --backend=webgpu uses it: ${line})`,
-    };
-  }
+  const found = await acquireForChoice(choice, '--backend=webgpu');
   if (found.ok) {
     return {
       model: new GpuLanguageModel(found.gpu, config, params),
@@ -38,8 +30,9 @@ export async function createLanguageModel(
   if (choice === 'webgpu') {
     throw new Error(`--backend=webgpu, but no adapter: ${found.reason.message}`);
   }
+  const why = found.reason.code === 'fallback-adapter' ? '' : 'no WebGPU adapter: ';
   return {
     model: new CpuLanguageModel(config, params),
-    description: `CPU (no WebGPU adapter: ${found.reason.message})`,
+    description: `CPU (${why}${found.reason.message})`,
   };
 }

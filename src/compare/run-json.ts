@@ -19,6 +19,7 @@
  * problem thrown as an ImportError naming its JSON path. Nothing in a file is evaluated, and a refused file changes
  * nothing (there is no state here to change).
  */
+import { BACKEND_CHOICES, type BackendChoice } from '../gpu/backend-choice';
 import {
   copyRetained,
   type RetainedTaskSpec,
@@ -83,7 +84,7 @@ export interface LabRunFile {
     seed: number;
     config: Settings;
     taskOptions?: Settings;
-    backend?: 'auto' | 'cpu';
+    backend?: BackendChoice;
     sftSteps?: number;
     reference?: 'engine' | 'ort';
     init?: { shipped: string } | { file: string; bytes: string };
@@ -101,7 +102,7 @@ export interface LabRunExport extends RunRecord {
   label?: string;
   /** Language models: the task's options (only those set; defaults fill the rest). */
   taskOptions?: Settings;
-  backend?: 'auto' | 'cpu';
+  backend?: BackendChoice;
   sftSteps?: number;
   /** Language models: the engine that scored the frozen reference ('engine' when left out). */
   reference?: 'engine' | 'ort';
@@ -125,7 +126,7 @@ export interface ImportedRun extends RunRecord {
   source: 'lab-run' | 'cli-run';
   label?: string;
   taskOptions?: Settings;
-  backend?: 'auto' | 'cpu';
+  backend?: BackendChoice;
   sftSteps?: number;
   reference?: 'engine' | 'ort';
   init?: StartFrom;
@@ -253,7 +254,7 @@ function readLabRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
     run.taskOptions = expectTaskOptions(spec.taskOptions, 'spec.taskOptions', algo, catalog, task);
   }
   if (spec.backend !== undefined) {
-    run.backend = expectOneOf(spec.backend, 'spec.backend', ['auto', 'cpu'] as const);
+    run.backend = expectOneOf(spec.backend, 'spec.backend', BACKEND_CHOICES);
   }
   Object.assign(run, readStart(spec, 'spec.', algo, catalog));
   if (spec.reference !== undefined) {

@@ -39,7 +39,9 @@ export type GpuUnavailableReason =
   | { code: 'node-binding-failed'; message: string }
   | { code: 'no-adapter'; message: string }
   | { code: 'device-request-failed'; message: string }
-  | { code: 'cpu-requested'; message: string };
+  | { code: 'cpu-requested'; message: string }
+  /** 'auto' passed over a software fallback adapter (src/gpu/backend-choice.ts). */
+  | { code: 'fallback-adapter'; message: string };
 
 /** One line for a status bar, e.g. "WebGPU · google swiftshader (swiftshader) · ...". */
 export function describeAdapter(summary: AdapterSummary): string {
@@ -52,6 +54,7 @@ export function describeAdapter(summary: AdapterSummary): string {
 }
 
 export function describeUnavailable(reason: GpuUnavailableReason): string {
-  const why = reason.code === 'cpu-requested' ? 'WebGPU not used' : 'WebGPU unavailable';
+  const chosen = reason.code === 'cpu-requested' || reason.code === 'fallback-adapter';
+  const why = chosen ? 'WebGPU not used' : 'WebGPU unavailable';
   return `CPU — ${why}: ${reason.message}`;
 }

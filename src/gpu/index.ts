@@ -1,5 +1,6 @@
 /** The GPU runtime and the GPU versions of the ops (async, same options as src/ops). */
 export * from './adapter-summary';
+export * from './backend-choice';
 export { acquireGpu, GpuContext, type GpuAcquisition, type GpuEvent } from './context';
 export { CommandBatch, workgroupGrid, type BufferRef } from './batch';
 export { defineKernel, Kernel } from './kernel';

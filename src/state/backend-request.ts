@@ -1,9 +1,12 @@
 /** The backend asked for in the page's URL (location.search, not the hash). */
+import type { BackendChoice } from '../gpu/backend-choice';
 
 /**
- * Whether the page was opened with `?backend=cpu`: the backend probe, the lab's new runs and the
- * lessons' runs then all train on the CPU, even where WebGPU is available.
+ * `?backend=cpu`: the backend probe, the lab's new runs and the lessons' runs all train on the CPU,
+ * even where WebGPU is available. `?backend=webgpu`: they take any WebGPU adapter, a software
+ * fallback one too (which 'auto', the default, passes over for the CPU).
  */
-export function cpuRequested(): boolean {
-  return new URLSearchParams(location.search).get('backend') === 'cpu';
+export function requestedBackend(): BackendChoice {
+  const value = new URLSearchParams(location.search).get('backend');
+  return value === 'cpu' || value === 'webgpu' ? value : 'auto';
 }

@@ -1,6 +1,7 @@
 /** What the UI knows about the compute backend, fed by the lab worker. */
 import { proxy, type Remote } from 'comlink';
 import { describeAdapter, describeUnavailable } from '../gpu/adapter-summary';
+import type { BackendChoice } from '../gpu/backend-choice';
 import type { BackendReport, GpuEvent, KernelCheckResult, LabWorkerApi } from '../worker/protocol';
 
 export class BackendState {
@@ -26,10 +27,10 @@ export class BackendState {
       : describeUnavailable(this.report.reason);
   }
 
-  async probe(forceCpu: boolean): Promise<void> {
+  async probe(backend: BackendChoice): Promise<void> {
     try {
       await this.worker.onGpuEvent(proxy((event: GpuEvent) => (this.gpuEvent = event)));
-      this.report = await this.worker.probeBackend({ forceCpu });
+      this.report = await this.worker.probeBackend({ backend });
     } catch (error) {
       this.probeError = error instanceof Error ? error.message : String(error);
     }

@@ -1,4 +1,5 @@
 /** The "New run" form's state: a run spec being edited, filled from the catalog's defaults. */
+import type { BackendChoice } from '../gpu/backend-choice';
 import { DEFAULT_CURRICULUM_CONFIG } from '../rl/curriculum';
 import { DEFAULT_REWARD_MODEL_CONFIG, type RewardModelConfig } from '../rl/reward-model';
 import type {
@@ -19,7 +20,7 @@ export class RunDraft {
   env = $state('');
   task = $state('');
   seed = $state<number | null>(1);
-  backend = $state<'auto' | 'cpu'>('auto');
+  backend = $state<BackendChoice>('auto');
   sftSteps = $state<number | null>(100);
   /** Language models: the engine that scores the frozen reference (KL term, DPO). */
   reference = $state<ReferenceEngine>('engine');
@@ -50,7 +51,7 @@ export class RunDraft {
 
   constructor(
     readonly catalog: RunCatalog,
-    initial: { algo?: string; env?: string; backend?: 'auto' | 'cpu' } = {},
+    initial: { algo?: string; env?: string; backend?: BackendChoice } = {},
   ) {
     this.backend = initial.backend ?? 'auto';
     this.sftSteps = catalog.sftSteps.default;

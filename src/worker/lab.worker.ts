@@ -1,7 +1,8 @@
 /// <reference lib="webworker" />
 /** The lab worker: owns the GPU device; the main thread never computes. */
 import { expose } from 'comlink';
-import { acquireGpu, type GpuContext, type GpuEvent } from '../gpu/context';
+import { acquireForChoice } from '../gpu/backend-choice';
+import type { GpuContext, GpuEvent } from '../gpu/context';
 import { logSoftmaxGpu } from '../gpu/kernels/log-softmax';
 import { logSoftmax } from '../ops/log-softmax';
 import { checkInt } from '../ops/validate';
@@ -22,16 +23,16 @@ let report: BackendReport | undefined;
 const gpuListeners: ((event: GpuEvent) => void)[] = [];
 
 const api: LabWorkerApi = {
-  async probeBackend({ forceCpu }: ProbeRequest): Promise<BackendReport> {
+  async probeBackend({ backend }: ProbeRequest): Promise<BackendReport> {
     if (report) return report;
-    if (forceCpu) {
+    if (backend === 'cpu') {
       report = {
         kind: 'cpu',
         reason: { code: 'cpu-requested', message: 'CPU was requested in the URL (?backend=cpu)' },
       };
       return report;
     }
-    const result = await acquireGpu();
+    const result = await acquireForChoice(backend, '?backend=webgpu');
     if (result.ok) {
       gpu = result.gpu;
       gpu.onEvent((event) => gpuListeners.forEach((listener) => listener(event)));

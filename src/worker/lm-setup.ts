@@ -3,7 +3,8 @@
  * transformer, WebGPU in this worker when an adapter exists (else the CPU, saying why), a short
  * supervised warm-up with progress, then the trainer from the registry.
  */
-import { acquireGpu, type GpuContext } from '../gpu/context';
+import { acquireForChoice } from '../gpu/backend-choice';
+import type { GpuContext } from '../gpu/context';
 import { exportTransformerOnnx } from '../onnx/export-transformer';
 import type { OrtSessionOptions } from '../onnx/ort-reference';
 import { OrtReferenceModel } from '../onnx/ort-reference-model';
@@ -77,7 +78,7 @@ async function pickBackend(choice: RunSpec['backend']) {
   if (choice === 'cpu') {
     return { make: cpu, kind: 'cpu' as const, line: 'CPU — requested for this run' };
   }
-  const found = await acquireGpu();
+  const found = await acquireForChoice(choice, 'opening the page with ?backend=webgpu');
   if (!found.ok) {
     return { make: cpu, kind: 'cpu' as const, line: describeUnavailable(found.reason) };
   }

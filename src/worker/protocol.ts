@@ -3,6 +3,7 @@
  * (UI) use LabWorkerApi, so a change here is checked on both sides.
  */
 import type { AdapterSummary, GpuUnavailableReason } from '../gpu/adapter-summary';
+import type { BackendChoice } from '../gpu/backend-choice';
 import type { GpuEvent } from '../gpu/context';
 import type { FieldError, RunCatalog, RunSpec } from './run-protocol';
 
@@ -13,8 +14,8 @@ export type BackendReport =
   { kind: 'webgpu'; adapter: AdapterSummary } | { kind: 'cpu'; reason: GpuUnavailableReason };
 
 export interface ProbeRequest {
-  /** Skip WebGPU on purpose (the `?backend=cpu` URL option). */
-  forceCpu: boolean;
+  /** The page's choice (its `?backend=` URL option; 'auto' without one). */
+  backend: BackendChoice;
 }
 
 export interface KernelCheckRequest {

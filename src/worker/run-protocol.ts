@@ -3,6 +3,7 @@
  * in run.worker.ts and `wrap<RunWorkerApi>()` in client.ts use RunWorkerApi, so a change here is
  * checked on both sides. Only plain data crosses: specs, metric batches, events.
  */
+import type { BackendChoice } from '../gpu/backend-choice';
 import type { FieldSpec } from '../util/hyperparams';
 import type { CurriculumConfig } from '../rl/curriculum';
 import type { RewardModelConfig, RewardModelReport } from '../rl/reward-model';
@@ -47,8 +48,12 @@ export interface RunSpec {
   seed: number;
   /** The algorithm's settings (defaults filled in by the UI), validated by the algorithm's spec. */
   config: Settings;
-  /** 'auto' uses WebGPU in the worker when an adapter exists (language models only). */
-  backend: 'auto' | 'cpu';
+  /**
+   * Language models only: 'auto' trains on WebGPU where a hardware adapter exists and on the CPU
+   * otherwise (a software fallback adapter is slower than the CPU: src/gpu/backend-choice.ts);
+   * 'webgpu' takes any adapter, a fallback one too; 'cpu' never asks for one.
+   */
+  backend: BackendChoice;
   /** Language models: supervised warm-up steps before RL (0 skips it). Default 100. */
   sftSteps?: number;
   /**

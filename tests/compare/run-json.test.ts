@@ -61,6 +61,16 @@ describe('parseLabRun', () => {
     expect(run.events).toEqual([{ step: 2, kind: 'hyperparams', changes: { lr: 0.01 } }]);
   });
 
+  it('reads each backend choice', () => {
+    for (const backend of ['auto', 'webgpu', 'cpu']) {
+      const run = parseLabRun(
+        edited((f) => void (spec(f).backend = backend)),
+        catalog,
+      );
+      expect(run.backend).toBe(backend);
+    }
+  });
+
   it('gives a setting the file lacks its default (a file from before the setting existed)', () => {
     const older = edited((f) => {
       delete config(f).groupSize;
@@ -90,6 +100,12 @@ describe('parseLabRun', () => {
       'must be 1 (the version this lab reads), got 2',
     ],
     ['an unknown top-level field', (f) => void (f.extra = 1), 'extra', 'is not a known field here'],
+    [
+      'an unknown backend',
+      (f) => void (spec(f).backend = 'gpu'),
+      'spec.backend',
+      "must be one of 'auto', 'webgpu', 'cpu'",
+    ],
     [
       'an unknown algorithm',
       (f) => void (spec(f).algorithm = 'a2c'),

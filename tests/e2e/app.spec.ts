@@ -3,7 +3,8 @@ import { SCREENSHOTS, collectErrors } from './support';
 
 test('home page lists the curriculum and names the WebGPU adapter', async ({ page }) => {
   const errors = collectErrors(page);
-  await page.goto('/');
+  // ?backend=webgpu: this machine's only adapter is SwiftShader, which 'auto' passes over.
+  await page.goto('/?backend=webgpu');
   await expect(page.getByRole('heading', { level: 1 })).toContainText('trained on your own GPU');
   for (const unit of [
     'Markov decision processes',
@@ -22,11 +23,31 @@ test('home page lists the curriculum and names the WebGPU adapter', async ({ pag
   expect(errors).toEqual([]);
 });
 
-test('lab page runs the log-softmax kernel on the GPU and matches the CPU reference', async ({
+test('without ?backend=webgpu a software fallback adapter is passed over for the CPU, and the line says why', async ({
   page,
 }) => {
   const errors = collectErrors(page);
   await page.goto('/#/lab');
+  const line = page.getByTestId('backend-line');
+  await expect(line).toHaveAttribute('data-backend', 'cpu');
+  await expect(line).toContainText(
+    'CPU — WebGPU not used: the only adapter is a software fallback, slower than the CPU for these models (?backend=webgpu uses it): WebGPU — google · swiftshader',
+  );
+  // A new language-model run asks for the same default, and the form offers the other two.
+  const form = page.getByRole('form', { name: 'New run' });
+  await form.getByLabel('Algorithm').selectOption('grpo');
+  const backend = form.getByLabel('Backend');
+  await expect(backend).toHaveValue('auto');
+  await expect(backend.locator('option')).toHaveText(['Auto', 'WebGPU (any)', 'CPU']);
+  await page.screenshot({ path: `${SCREENSHOTS}/lab-fallback-adapter.png`, fullPage: true });
+  expect(errors).toEqual([]);
+});
+
+test('lab page runs the log-softmax kernel on the GPU and matches the CPU reference', async ({
+  page,
+}) => {
+  const errors = collectErrors(page);
+  await page.goto('/?backend=webgpu#/lab');
   await expect(page.getByRole('heading', { level: 1, name: 'Lab' })).toBeVisible();
   await expect(page.getByText('Architecture')).toBeVisible();
   await page.getByRole('button', { name: 'Run kernel check' }).click();

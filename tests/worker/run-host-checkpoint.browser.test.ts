@@ -21,7 +21,7 @@ const spec: RunSpec = {
   seed: 6,
   // A small batch keeps the file short on a software adapter; a KL term so a reference is kept.
   config: { ...grpo.defaults, klCoef: 0.1, groupSize: 4, promptsPerUpdate: 2 },
-  backend: 'auto',
+  backend: 'webgpu', // any adapter: the test layer has SwiftShader
   sftSteps: 2,
 };
 const TIMED = new Set(['timing_s/step', 'perf/tokens_per_s']);

@@ -23,7 +23,7 @@ async function trainWith(reference: RunSpec['reference'], updates: number) {
       seed: 5,
       // A small batch keeps the file short on a software adapter.
       config: { ...grpo.defaults, klCoef: 0.1, lr: 3e-3, groupSize: 4, promptsPerUpdate: 2 },
-      backend: 'auto',
+      backend: 'webgpu', // any adapter: the test layer has SwiftShader
       sftSteps: 2,
       reference,
     },

@@ -29,7 +29,7 @@ describe.skipIf(!gpu)('CLI backend choice', () => {
     if (fallback) {
       expect(model.backend).toBe('cpu');
       expect(description).toMatch(
-        /^CPU \(the only WebGPU adapter is a fallback adapter, slower than the CPU here; --backend=webgpu uses it: WebGPU — .* — fallback adapter — /,
+        /^CPU \(the only adapter is a software fallback, slower than the CPU for these models \(--backend=webgpu uses it\): WebGPU — .* — fallback adapter — /,
       );
     } else {
       expect(model.backend).toBe('webgpu');
