@@ -208,3 +208,37 @@ test('a run keeps a retained task: its success on the card and in its own chart'
   await expect(page.getByRole('heading', { name: 'Retained task success' })).toBeVisible();
   expect(errors).toEqual([]);
 });
+
+test('a GRPO run with a KL term on "WebGPU (any)" trains on the software adapter', async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  const errors = collectErrors(page);
+  await page.goto('/#/lab');
+  const form = page.getByRole('form', { name: 'New run' });
+  await form.getByLabel('Algorithm').selectOption('grpo');
+  await form.getByLabel('Task').selectOption('reverse');
+  // 'Auto' would pass over SwiftShader for the CPU; this choice takes it.
+  await form.getByLabel('Backend').selectOption('webgpu');
+  await form.getByLabel('Start from').selectOption('shipped:reverse');
+  const settings = form.locator('details').first();
+  if (!(await settings.evaluate((el) => (el as HTMLDetailsElement).open))) {
+    await form.getByText(/^Settings/).click();
+  }
+  // A KL term, so that the reference model and the KL kernels take part too.
+  await form.getByRole('spinbutton', { name: 'klCoef live' }).fill('0.05');
+  await form.getByRole('button', { name: 'Create run' }).click();
+  const run = page.getByRole('article', { name: '#1 grpo on reverse' });
+  await expect(run.getByTestId('run-status')).toHaveText('idle', { timeout: 90_000 });
+  await expect(run.getByTestId('run-backend')).toContainText('WebGPU — google · swiftshader');
+  for (const update of [1, 2]) {
+    await run.getByRole('button', { name: 'Step' }).click();
+    await expect(run.getByTestId('run-steps')).toContainText(`Update ${update}`, {
+      timeout: 90_000,
+    });
+  }
+  await expect.poll(() => pointsOf(page, 'run-1')).toBe(2);
+  await expect(run.getByTestId('run-status')).not.toHaveText('error');
+  await run.screenshot({ path: `${SCREENSHOTS}/lab-webgpu-run.png` });
+  expect(errors).toEqual([]);
+});
