@@ -78,7 +78,10 @@ async function pickBackend(choice: RunSpec['backend']) {
   if (choice === 'cpu') {
     return { make: cpu, kind: 'cpu' as const, line: 'CPU — requested for this run' };
   }
-  const found = await acquireForChoice(choice, 'opening the page with ?backend=webgpu');
+  const found = await acquireForChoice(
+    choice,
+    "the Backend choice 'WebGPU (any)' or ?backend=webgpu",
+  );
   if (!found.ok) {
     return { make: cpu, kind: 'cpu' as const, line: describeUnavailable(found.reason) };
   }
