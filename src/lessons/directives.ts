@@ -34,6 +34,8 @@ export const DIRECTIVES = {
   'kl-plot': { required: [], optional: [] },
   /** One preference pair's DPO / cDPO / IPO loss and gradient weight, from the real dpoLoss op. */
   'dpo-plot': { required: [], optional: [] },
+  /** A rare right answer's probability over GRPO updates for ε_high choices, from the real ops. */
+  'clip-higher-plot': { required: [], optional: [] },
 } as const satisfies Record<string, DirectiveSchema>;
 
 export type DirectiveName = keyof typeof DIRECTIVES;

@@ -36,7 +36,14 @@ export type LessonBlock =
   | { kind: 'plot'; plot: PlotName; line: number };
 
 /** The interactive plots: directives without attributes, each drawn by its own component. */
-export const PLOTS = ['clip-plot', 'gae-plot', 'group-bias', 'kl-plot', 'dpo-plot'] as const;
+export const PLOTS = [
+  'clip-plot',
+  'gae-plot',
+  'group-bias',
+  'kl-plot',
+  'dpo-plot',
+  'clip-higher-plot',
+] as const;
 export type PlotName = (typeof PLOTS)[number];
 
 /** A lesson: its checked front matter and its body rendered into blocks. */
@@ -172,6 +179,7 @@ function directiveBlock(file: string, d: Directive): LessonBlock {
     case 'group-bias':
     case 'kl-plot':
     case 'dpo-plot':
+    case 'clip-higher-plot':
       return { kind: 'plot', plot: d.name, line: d.line };
   }
 }

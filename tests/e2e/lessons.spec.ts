@@ -180,6 +180,33 @@ test("the DPO lesson plots one pair's loss from the dpoLoss op and reacts to β 
   expect(errors).toEqual([]);
 });
 
+test('the clip-higher plot trains a rare answer with the real ops and reacts to μ and ε_high', async ({
+  page,
+}) => {
+  const errors = collectErrors(page);
+  await page.goto('/#/learn/04-grpo/05-dynamic-sampling-and-clip-higher');
+  const plot = page.getByTestId('clip-higher-plot');
+  const svg = plot.getByTestId('clip-higher-svg');
+  // Defaults: from 0.01, μ = 4, lr 0.05: 0.5 after 18 updates (ε_high 0.2), 14 (0.28), 12 (none),
+  // the numbers the lesson states and tests/lessons/clip-higher-curve.test.ts orders.
+  await expect(svg).toHaveAttribute(
+    'aria-label',
+    /reaches 0\.5 after 18 updates with ε_high = 0\.2, 14 with 0\.28 and 12 without/,
+  );
+  await plot.screenshot({ path: `${SCREENSHOTS}/lesson-clip-higher.png` });
+  // μ = 1: the clip never acts, so all three runs take the same number of updates.
+  await plot.getByLabel(/^μ =/).fill('1');
+  const single =
+    /after (\d+|not within 30) updates with ε_high = 0\.2, (\1) with 0\.28 and (\1) without/;
+  await expect(svg).toHaveAttribute('aria-label', single);
+  await expect(plot.getByText(/the clip never acts/)).toBeVisible();
+  // ε_high = 0.2 on the reader's slider: its curve is the symmetric one.
+  await plot.getByLabel(/^μ =/).fill('4');
+  await plot.getByLabel(/^ε_high =/).fill('0.2');
+  await expect(svg).toHaveAttribute('aria-label', /18 updates with ε_high = 0\.2, 18 with 0\.20/);
+  expect(errors).toEqual([]);
+});
+
 test('every lesson renders its math and references, and each widget opens its run', async ({
   page,
 }) => {
