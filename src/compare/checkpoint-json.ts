@@ -1,13 +1,15 @@
 /**
- * A language-model run's checkpoint (RunCheckpoint: weights, AdamW moments, the reference's and the
- * reward model's weights, the trainer's state) inside a lab-run file, so that an imported run
- * resumes where the exported one stood instead of replaying every update:
+ * A run's checkpoint (RunCheckpoint: weights, AdamW moments, the reference's and the reward
+ * model's weights, the trainer's state) inside a lab-run file, so that an imported run resumes
+ * where the exported one stood instead of replaying every update. Language-model runs and PPO on
+ * CartPole (whose trainer state carries its environments under `env`) have one:
  *
  *   checkpoint: { version: 1, step, backend: 'webgpu' | 'cpu',
  *                 policy: { params, m, v, stats },       each the base64 of float32 LE bytes
  *                 reference?, rewardModel?: { params, mean, std },
  *                 trainer: { algorithm, step, config, events, health, skippedInARow, random,
- *                            curriculum?: { level, streak } } }
+ *                            curriculum?: { level, streak },
+ *                            env?: { globalStep, seconds, nextObs, vector } } }
  *
  * Reading is a check of every field (untrusted text): arrays must decode to finite floats of the
  * right counts (a NaN weight is refused here, never trained on), the trainer's config passes the
@@ -16,7 +18,8 @@
  * checkpoint that does not fit; the lab then replays the run instead.
  */
 import { STATS_LENGTH } from '../models/optimizer';
-import type { TrainerState } from '../rl/trainer';
+import type { EnvSnapshot } from '../envs/types';
+import type { EnvRunState, TrainerState } from '../rl/trainer';
 import { checkpointProblem } from '../worker/checkpoint-check';
 import { RUN_CHECKPOINT_VERSION, type RunCheckpoint, type RunEvent } from '../worker/run-protocol';
 import { base64ToBytes, bytesToBase64 } from './base64';
@@ -25,7 +28,6 @@ import {
   describeValue,
   expectInt,
   expectKeys,
-  expectLanguageModel,
   expectOneOf,
   expectRecord,
   expectSettings,
@@ -42,13 +44,17 @@ type Base64Floats<T> = T extends Float32Array
     ? { [K in keyof T]: Base64Floats<T[K]> }
     : T;
 
-/** The checkpoint as JSON (RunCheckpoint, its float arrays as base64 text). */
-export type JsonCheckpoint = Base64Floats<RunCheckpoint>;
+/** The checkpoint as JSON (RunCheckpoint, its float arrays as base64 text; the trainer's state is JSON already). */
+export type JsonCheckpoint = Base64Floats<Omit<RunCheckpoint, 'trainer'>> & {
+  trainer: TrainerState;
+};
 
 /** Most float values one array may hold (64 Mi floats, 256 MB: far above the lab's models). */
 const MAX_FLOATS = 2 ** 26;
 /** Most random streams and curriculum levels a trainer state may name. */
 const MAX_STREAMS = 64;
+/** Most observation values an environment trainer's state may hold (envs × observation size). */
+const MAX_OBSERVATIONS = 1 << 20;
 
 export function checkpointToJson(checkpoint: RunCheckpoint): JsonCheckpoint {
   const { policy, reference, rewardModel } = checkpoint;
@@ -91,7 +97,12 @@ export function checkpointFromJson(
   path: string,
   context: CheckpointContext,
 ): RunCheckpoint {
-  expectLanguageModel(context.algo, path);
+  if (!context.algo.checkpoints) {
+    throw new ImportError(
+      path,
+      `is only for runs that keep checkpoints (language models, ppo-mlp), not ${context.algo.name}`,
+    );
+  }
   const root = expectRecord(value, path);
   expectKeys(
     root,
@@ -202,7 +213,7 @@ function readTrainerState(
     json,
     path,
     ['algorithm', 'step', 'config', 'events', 'health', 'skippedInARow', 'random'],
-    ['curriculum'],
+    algo.family === 'env' ? ['env'] : ['curriculum'],
   );
   expectOneOf(json.algorithm, child(path, 'algorithm'), [algo.name]);
   expectInt(json.step, child(path, 'step'), step, step);
@@ -224,7 +235,41 @@ function readTrainerState(
       streak: expectInt(curriculum.streak, child(at, 'streak'), 0, step),
     };
   }
+  if (json.env !== undefined) state.env = readEnvRunState(json.env, child(path, 'env'));
   return state;
+}
+
+/**
+ * An environment trainer's envs (PPO on CartPole). The numbers are checked here; the vector env's
+ * snapshot is JSON already (the file was parsed), and the envs check every field of it when the
+ * run is built, refusing the checkpoint (the lab then replays) if one does not fit.
+ */
+function readEnvRunState(value: unknown, path: string): EnvRunState {
+  const json = expectRecord(value, path);
+  expectKeys(json, path, ['globalStep', 'seconds', 'nextObs', 'vector']);
+  const seconds = json.seconds;
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) {
+    throw new ImportError(
+      child(path, 'seconds'),
+      `must be a number ≥ 0, got ${describeValue(seconds)}`,
+    );
+  }
+  const at = child(path, 'nextObs');
+  const obs = json.nextObs;
+  if (!Array.isArray(obs) || obs.length > MAX_OBSERVATIONS) {
+    throw new ImportError(at, `must be a list of at most ${MAX_OBSERVATIONS} numbers`);
+  }
+  obs.forEach((x, i) => {
+    if (typeof x !== 'number' || !Number.isFinite(x)) {
+      throw new ImportError(child(at, i), `must be a finite number, got ${describeValue(x)}`);
+    }
+  });
+  return {
+    globalStep: expectInt(json.globalStep, child(path, 'globalStep'), 0, Number.MAX_SAFE_INTEGER),
+    seconds,
+    nextObs: obs as number[],
+    vector: expectRecord(json.vector, child(path, 'vector')) as EnvSnapshot,
+  };
 }
 
 function readHealth(value: unknown, path: string): TrainerState['health'] {

@@ -9,7 +9,7 @@
  *             retained?: { task, taskOptions? } },
  *     metrics: { name: [value per update, …] },        NaN/±Infinity as "NaN", "Infinity", …
  *     events: [RunEvent, …],
- *     checkpoint?: the run's latest checkpoint (language models; src/compare/checkpoint-json.ts) }
+ *     checkpoint?: the run's latest checkpoint (language models and ppo-mlp; src/compare/checkpoint-json.ts) }
  *
  * and import reads that or the CLI's run file (src/rl/run-file.ts, what `npm run train -- --out`
  * writes; its optional taskOptions, curriculum, rewardModel and retained sit at the top level, checked as
@@ -114,7 +114,7 @@ export interface LabRunExport extends RunRecord {
   rewardModel?: RewardModelConfig;
   /** Language models: the second task the run kept (ptx and retained/success_rate). */
   retained?: RetainedTaskSpec;
-  /** Language models: the run's latest checkpoint, taken at or before its last update. */
+  /** Language models and ppo-mlp: the run's latest checkpoint, taken at or before its last update. */
   checkpoint?: RunCheckpoint;
   /** ISO time; left out when not given (keeps exports reproducible in tests). */
   exportedAt?: string;

@@ -103,6 +103,7 @@ export function taskOptionsSpec(catalog: CompareCatalog, task: string): Algorith
     defaults: info.defaults,
     envs: [],
     exportsOnnx: false,
+    checkpoints: false,
     reference: null,
     curriculum: false,
     rewardModel: false,

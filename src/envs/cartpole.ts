@@ -26,8 +26,16 @@
  * max, 2·12°, float32 max) rounded to float32. Before the first seeded reset the stream is seed 0.
  */
 import { checkInt, checkLength, checkFinite } from '../ops/validate';
-import { seededRandom } from '../util/random';
-import { EnvError, type Env, type Info, type Space, type StepResult } from './types';
+import { randomStream, type RandomStream } from '../util/random';
+import { SnapshotReader } from './snapshot';
+import {
+  EnvError,
+  type Env,
+  type EnvSnapshot,
+  type Info,
+  type Space,
+  type StepResult,
+} from './types';
 
 /** numpy's finfo(float32).max = (2 − 2⁻²³)·2¹²⁷. */
 const FLOAT32_MAX = 3.4028234663852886e38;
@@ -52,6 +60,9 @@ export const CARTPOLE = {
   maxEpisodeSteps: 500,
 } as const;
 
+/** Most random draws a restored snapshot may have taken (see restore()). */
+const MAX_SNAPSHOT_DRAWS = 1e8;
+
 export interface CartPoleOptions {
   /** Truncation limit (gymnasium TimeLimit max_episode_steps), an integer in [1, 10⁶]. Default 500. */
   maxEpisodeSteps?: number;
@@ -65,7 +76,9 @@ export class CartPole implements Env<Float32Array, number> {
   readonly maxEpisodeSteps: number;
   /** (x, ẋ, θ, θ̇) in float64. */
   private readonly s = new Float64Array(4);
-  private random = seededRandom(0);
+  /** The seed of the last reset(seed) (0 before any), and the stream it started. */
+  private seed = 0;
+  private random: RandomStream = randomStream(0);
   /** Steps taken in this episode; null before the first reset. */
   private steps: number | null = null;
   private done = false;
@@ -109,10 +122,40 @@ export class CartPole implements Env<Float32Array, number> {
     this.s.set(values);
   }
 
+  snapshot(): EnvSnapshot {
+    return {
+      seed: this.seed,
+      draws: this.random.draws,
+      state: Array.from(this.s),
+      steps: this.steps,
+      done: this.done,
+    };
+  }
+
+  restore(snapshot: EnvSnapshot): void {
+    const read = new SnapshotReader(snapshot, this.id, this.elapsedSteps);
+    const seed = read.int('seed', 0, 2 ** 32 - 1);
+    // The stream is brought back by drawing this many numbers: bounded so that a file cannot
+    // stall the run (four draws per episode: 10⁸ is 25 million episodes).
+    const draws = read.int('draws', 0, MAX_SNAPSHOT_DRAWS);
+    const state = read.numbers('state', { length: 4 });
+    const steps = snapshot.steps === null ? null : read.int('steps', 0, this.maxEpisodeSteps);
+    const done = read.boolean('done');
+    if (steps === null && done) {
+      throw new EnvError(this.id, this.elapsedSteps, 'snapshot.done must be false before a reset');
+    }
+    this.seed = seed;
+    this.random = randomStream(seed, draws);
+    this.s.set(state);
+    this.steps = steps;
+    this.done = done;
+  }
+
   reset(seed?: number): { obs: Float32Array; info: Info } {
     if (seed !== undefined) {
       checkInt(this.id, 'seed', seed, 0, 2 ** 32 - 1);
-      this.random = seededRandom(seed);
+      this.seed = seed;
+      this.random = randomStream(seed);
     }
     // Uniform in [−0.05, 0.05): −b + 2b·u, u ∈ [0, 1).
     for (let i = 0; i < 4; i++) {

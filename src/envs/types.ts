@@ -14,6 +14,13 @@ export type Space =
 
 export type Info = Record<string, number | string | boolean>;
 
+/** A JSON-safe value: what an environment's snapshot is made of. */
+export type JsonValue =
+  number | string | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** An environment's state mid-episode as JSON-safe data (its random stream included). */
+export type EnvSnapshot = { [key: string]: JsonValue };
+
 export interface StepResult<O> {
   obs: O;
   reward: number;
@@ -31,6 +38,16 @@ export interface Env<O = number, A = number> {
   reset(seed?: number): { obs: O; info: Info };
   /** Advances one step; an invalid action or a step after the episode ended throws EnvError. */
   step(action: A): StepResult<O>;
+  /**
+   * Checkpoints (environments that have them): the state now, so that restore() on a fresh copy
+   * goes on with exactly the steps and draws this one would have taken.
+   */
+  snapshot?(): EnvSnapshot;
+  /**
+   * Puts back a snapshot() of the same kind of environment. Every field is checked first: a bad
+   * one throws EnvError naming it and its valid range, and changes nothing.
+   */
+  restore?(snapshot: EnvSnapshot): void;
 }
 
 /**

@@ -20,7 +20,15 @@
  * each sub-env continues its own stream (as gymnasium does). Same seed → same trajectories.
  */
 import { checkInt } from '../ops/validate';
-import { EnvError, type Env, type Info, type Space, type StepResult } from './types';
+import { SnapshotReader } from './snapshot';
+import {
+  EnvError,
+  type Env,
+  type EnvSnapshot,
+  type Info,
+  type Space,
+  type StepResult,
+} from './types';
 
 export interface VectorStepResult<O> {
   /** Next observation per sub-env; after an episode ended, the next episode's first one. (numEnvs) */
@@ -83,6 +91,38 @@ export class SyncVectorEnv<O, A> {
     });
     this.steps = 0;
     return { obs, infos };
+  }
+
+  /** Every sub-env's snapshot and the vector step count; throws if a sub-env has none. */
+  snapshot(): EnvSnapshot {
+    return { steps: this.steps, envs: this.envs.map((env, i) => this.snapshotOf(env, i)) };
+  }
+
+  /**
+   * Puts back a snapshot() of a vector of the same size. Each sub-env checks its own part; if one
+   * refuses, the sub-envs already restored are put back as they were, so a bad snapshot changes
+   * nothing.
+   */
+  restore(snapshot: EnvSnapshot): void {
+    const read = new SnapshotReader(snapshot, this.id, this.steps ?? 0);
+    const steps = snapshot.steps === null ? null : read.int('steps', 0, Number.MAX_SAFE_INTEGER);
+    const parts = read.records('envs', this.numEnvs);
+    const before = this.envs.map((env, i) => this.snapshotOf(env, i));
+    let done = 0;
+    try {
+      for (; done < this.numEnvs; done++) this.envs[done]!.restore!(parts[done]!);
+    } catch (error) {
+      for (let i = 0; i < done; i++) this.envs[i]!.restore!(before[i]!);
+      throw new EnvError(this.id, this.steps ?? 0, `sub-env ${done}: ${(error as Error).message}`);
+    }
+    this.steps = steps;
+  }
+
+  private snapshotOf(env: Env<O, A>, i: number): EnvSnapshot {
+    if (!env.snapshot || !env.restore) {
+      throw new EnvError(this.id, this.steps ?? 0, `sub-env ${i} (${env.id}) has no snapshots`);
+    }
+    return env.snapshot();
   }
 
   /** Steps sub-env i with actions[i]; ended episodes restart at once (see the file comment). */
@@ -199,6 +239,37 @@ export class RecordEpisodeStatistics<O, A> implements Env<O, A> {
         [EPISODE_LENGTH]: this.episodeLength,
       },
     };
+  }
+
+  /** The running episode's sums, the queues, and the wrapped env's snapshot under `env`. */
+  snapshot(): EnvSnapshot {
+    if (!this.env.snapshot) {
+      throw new EnvError(this.id, this.episodeLength, `${this.env.id} has no snapshots`);
+    }
+    return {
+      episodeReturn: this.episodeReturn,
+      episodeLength: this.episodeLength,
+      returnQueue: [...this.returnQueue],
+      lengthQueue: [...this.lengthQueue],
+      env: this.env.snapshot(),
+    };
+  }
+
+  restore(snapshot: EnvSnapshot): void {
+    const read = new SnapshotReader(snapshot, this.id, this.episodeLength);
+    const episodeReturn = read.number('episodeReturn');
+    const episodeLength = read.int('episodeLength', 0, Number.MAX_SAFE_INTEGER);
+    const returns = read.numbers('returnQueue', { maxLength: this.bufferLength });
+    const lengths = read.numbers('lengthQueue', { length: returns.length });
+    const inner = read.record('env');
+    if (!this.env.restore) {
+      throw new EnvError(this.id, this.episodeLength, `${this.env.id} has no snapshots`);
+    }
+    this.env.restore(inner); // checks its own fields, and changes nothing if it refuses
+    this.episodeReturn = episodeReturn;
+    this.episodeLength = episodeLength;
+    this.returnQueue.splice(0, this.returnQueue.length, ...returns);
+    this.lengthQueue.splice(0, this.lengthQueue.length, ...lengths);
   }
 
   private push(queue: number[], value: number): void {

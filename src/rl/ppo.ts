@@ -63,11 +63,18 @@ import { checkInt } from '../ops/validate';
 import { valueLoss } from '../ops/value-loss';
 import { whiten } from '../ops/whiten';
 import { fmix32 } from '../util/counter-rng';
-import { seededRandom } from '../util/random';
 import { checkConfig, checkPartial, type ConfigSpec } from '../util/hyperparams';
 import { cartPoleEpisode } from './episode-inspection';
 import type { CartPoleInspection } from './inspection';
-import { RunControl, type Metrics, type RunEvent, type Trainer } from './trainer';
+import {
+  RunControl,
+  type EnvRunState,
+  type Metrics,
+  type RunEvent,
+  type Trainer,
+  type TrainerState,
+} from './trainer';
+import { RandomStreams, stateHooks } from './trainer-state';
 
 const ALGORITHM = 'ppo';
 /** CleanRL: optim.Adam(agent.parameters(), lr=learning_rate, eps=1e-5); betas (0.9, 0.999). */
@@ -295,6 +302,11 @@ export interface EpisodeRecord {
 
 export interface PpoTrainer extends Trainer<PpoConfig> {
   readonly model: ActorCritic;
+  /** The model, as the run host reads and writes it for checkpoints. */
+  readonly network: ActorCritic;
+  /** The control, the random streams and the environments mid-episode (EnvRunState). */
+  saveState(): TrainerState;
+  loadState(state: TrainerState): void;
   readonly envs: SyncVectorEnv<Float32Array, number>;
   /** Env steps since creation (all envs). */
   readonly globalStep: number;
@@ -413,8 +425,9 @@ class Ppo implements PpoTrainer {
   lastEpisodes: EpisodeRecord[] = [];
   lastRollout: PpoRolloutResult | undefined;
   private readonly control: RunControl<PpoConfig>;
-  private readonly actionRandom: () => number;
-  private readonly shuffleRandom: () => number;
+  /** action: the rollout's action draws; shuffle: the minibatch permutations. */
+  private readonly streams: RandomStreams<'action' | 'shuffle'>;
+  private readonly hooks: Required<Pick<Trainer<PpoConfig>, 'saveState' | 'loadState'>>;
   private readonly obsSize: number;
   private readonly numActions: number;
   private nextObs: Float32Array; // (N, D)
@@ -454,8 +467,20 @@ class Ppo implements PpoTrainer {
       );
     }
     this.control = new RunControl({ ...config });
-    this.actionRandom = seededRandom(fmix32(seed ^ 0x9e3779b9));
-    this.shuffleRandom = seededRandom(fmix32(seed ^ 0x7f4a7c15));
+    this.streams = new RandomStreams({
+      action: fmix32(seed ^ 0x9e3779b9),
+      shuffle: fmix32(seed ^ 0x7f4a7c15),
+    });
+    this.hooks = stateHooks({
+      // The registry's name, as a checkpoint names its run's algorithm ('ppo' is the LM trainer).
+      algorithm: 'ppo-mlp',
+      control: this.control,
+      streams: this.streams,
+      checkConfig: (c: PpoConfig) => {
+        checkConfig(ALGORITHM, PPO_CONFIG_SPEC, c);
+        checkBatchShape(c);
+      },
+    });
     // CleanRL: next_obs, _ = envs.reset(seed=args.seed).
     this.nextObs = stack(this.envs.reset(seed).obs, this.obsSize);
   }
@@ -471,6 +496,58 @@ class Ppo implements PpoTrainer {
   }
   get health(): { healthy: boolean; reason?: string } {
     return this.control.health;
+  }
+
+  get network(): ActorCritic {
+    return this.model;
+  }
+
+  /** The control, the random streams and the environments mid-episode (the network: `network`). */
+  saveState(): TrainerState {
+    const env: EnvRunState = {
+      globalStep: this.globalStep,
+      seconds: this.updateSeconds,
+      nextObs: Array.from(this.nextObs),
+      vector: this.envs.snapshot(),
+    };
+    return { ...this.hooks.saveState(), env };
+  }
+
+  /**
+   * Goes on from saveState(): every part is checked before the run changes, and a refused one
+   * leaves the trainer as it was. The weights and AdamW state are the run host's to write.
+   */
+  loadState(state: TrainerState): void {
+    const env = state.env;
+    if (!env) throw new Error('checkpoint: trainer.env is missing (a ppo-mlp run keeps its envs)');
+    if (!Number.isSafeInteger(env.globalStep) || env.globalStep < 0) {
+      throw new Error(
+        `checkpoint: trainer.env.globalStep must be a whole number ≥ 0, got ${env.globalStep}`,
+      );
+    }
+    if (!Number.isFinite(env.seconds) || env.seconds < 0) {
+      throw new Error(`checkpoint: trainer.env.seconds must be a number ≥ 0, got ${env.seconds}`);
+    }
+    const size = this.envs.numEnvs * this.obsSize;
+    const obs = env.nextObs;
+    if (!Array.isArray(obs) || obs.length !== size || !obs.every((x) => Number.isFinite(x))) {
+      throw new Error(
+        `checkpoint: trainer.env.nextObs must be ${size} finite numbers (numEnvs × obs size)`,
+      );
+    }
+    const before = this.envs.snapshot();
+    this.envs.restore(env.vector);
+    try {
+      this.hooks.loadState(state);
+    } catch (error) {
+      this.envs.restore(before);
+      throw error;
+    }
+    this.globalStep = env.globalStep;
+    this.updateSeconds = env.seconds;
+    this.nextObs = Float32Array.from(obs);
+    this.lastEpisodes = [];
+    this.lastRollout = undefined;
   }
 
   /** A greedy episode of the current actor on CartPole (see episode-inspection.ts). */
@@ -524,7 +601,7 @@ class Ppo implements PpoTrainer {
       const { logits, values } = await model.forward(this.nextObs, N); // (N, A), (N)
       const stepActions = new Int32Array(N);
       for (let i = 0; i < N; i++) {
-        stepActions[i] = sampleCategorical(logits, i, A, this.actionRandom);
+        stepActions[i] = sampleCategorical(logits, i, A, this.streams.get('action'));
       }
       const { logp } = tokenLogprobs(logits, stepActions, N, A, { withEntropy: false });
       for (let i = 0; i < N; i++) {
@@ -598,7 +675,7 @@ class Ppo implements PpoTrainer {
     let steps = 0;
     let skipped = 0;
     for (let epoch = 0; epoch < cfg.updateEpochs; epoch++) {
-      shuffle(inds, this.shuffleRandom);
+      shuffle(inds, this.streams.get('shuffle'));
       for (let start = 0; start < batch; start += mb) {
         for (let j = 0; j < mb; j++) {
           const k = inds[start + j]!;

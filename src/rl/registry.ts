@@ -63,6 +63,8 @@ export interface EnvAlgorithm {
   envs: readonly EnvName[];
   /** Its trainers implement exportOnnx() (a network to export: PPO's MLP actor-critic). */
   exportsOnnx?: true;
+  /** Its trainers implement saveState() / loadState() and own a `network` (PPO's MLP). */
+  checkpoints?: true;
   create(env: EnvName, config: AnyConfig, seed: number): AnyTrainer;
 }
 
@@ -192,6 +194,7 @@ export const ALGORITHMS: Record<string, EnvAlgorithm | LmAlgorithm> = {
     defaults: values({ ...DEFAULT_PPO_CONFIG, ...CARTPOLE_TUNED }),
     envs: ['cartpole'],
     exportsOnnx: true,
+    checkpoints: true,
     create: (_env, config, seed) => trainer(createPpo(() => new CartPole(), config as never, seed)),
   },
   grpo: {

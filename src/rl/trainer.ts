@@ -10,6 +10,8 @@
  * - Same seed, same backend → identical metrics, update for update.
  */
 
+import type { EnvSnapshot } from '../envs/types';
+import type { OptimizerSnapshot } from '../models/language-model';
 import type { Inspection } from './inspection';
 
 /** Metric name → value for one update, e.g. { 'actor/pg_loss': 0.12, 'reward/mean': 0.5 }. */
@@ -45,12 +47,39 @@ export interface Trainer<C> {
    */
   exportOnnx?(): Promise<Uint8Array>;
   /**
-   * Checkpoints (language-model trainers): the trainer's own state between updates. The models'
-   * weights and optimizer are read from the models by whoever holds them (the run host).
+   * Checkpoints (language-model trainers and PPO on CartPole): the trainer's own state between
+   * updates. The models' weights and optimizer are read from the models by whoever holds them
+   * (the run host): a language model's from its setup, an environment trainer's from `network`.
    */
   saveState?(): TrainerState;
   /** Goes on from a saved state; refuses (throws, changing nothing) one of another algorithm. */
   loadState?(state: TrainerState): void;
+  /** The network an environment trainer owns (PPO's actor-critic), for its checkpoints. */
+  readonly network?: CheckpointNetwork;
+}
+
+/** A network a checkpoint holds: its weights and AdamW state, each one flat (layout.total). */
+export interface CheckpointNetwork {
+  readonly layout: { readonly total: number };
+  readParams(): Promise<Float32Array>;
+  writeParams(params: Float32Array): void;
+  readOptimizer(): Promise<OptimizerSnapshot>;
+  writeOptimizer(snapshot: OptimizerSnapshot): void;
+}
+
+/**
+ * An environment trainer's environments mid-run (PPO): what its checkpoint needs besides the
+ * network, so that the resumed run takes exactly the steps the uninterrupted one would have.
+ */
+export interface EnvRunState {
+  /** Env steps taken so far (all envs). */
+  globalStep: number;
+  /** Seconds spent inside update() so far (for charts/SPS). */
+  seconds: number;
+  /** (N·D) the observations the next update starts from. */
+  nextObs: number[];
+  /** The vector env's snapshot (SyncVectorEnv.snapshot()). */
+  vector: EnvSnapshot;
 }
 
 /**
@@ -68,6 +97,8 @@ export interface TrainerState {
   random: Record<string, number>;
   /** A curriculum's scheduler (CurriculumScheduler.state()), when the run has one. */
   curriculum?: { level: number; streak: number };
+  /** An environment trainer's environments (PPO on CartPole). */
+  env?: EnvRunState;
 }
 
 /** The Trainer fields RunControl.expose() reads live from the control. */

@@ -80,7 +80,7 @@ export class LabRun {
   /** The config in force, as the worker last reported it. */
   config = $state.raw<Settings>({});
   steps = $state(0);
-  /** The update of its stored checkpoint (language models), if it has one: where it resumes. */
+  /** Its stored checkpoint's update (language models, ppo-mlp), if it has one: where it resumes. */
   checkpointStep = $state<number | undefined>(undefined);
   /** A command is in flight (buttons wait for it). */
   busy = $state(false);
@@ -204,9 +204,12 @@ export interface RunManagerOptions {
   store?: RunStorePort;
   /** A run's changes are saved at most this often, in ms. Default 1000. */
   saveEveryMs?: number;
-  /** Where language-model runs keep their latest checkpoint; none: they resume by replay. */
+  /**
+   * Where runs that have checkpoints (language models, ppo-mlp) keep their latest one; none: they
+   * resume by replay.
+   */
   checkpoints?: CheckpointStorePort;
-  /** A training language-model run is checkpointed this often, in ms. Default 30 000. */
+  /** A training run with checkpoints is checkpointed this often, in ms. Default 30 000. */
   checkpointEveryMs?: number;
 }
 
@@ -228,9 +231,10 @@ export class RunManager {
     this.checkpoints = new RunCheckpoints<LabRun>({
       store: options.checkpoints,
       everyMs: options.checkpointEveryMs,
-      // Environment runs have no checkpoint (they replay in seconds); unknown: ask the worker.
+      // Algorithms without checkpoints replay (tabular ones 50,000 updates in 0.3–1.5 s on a
+      // 2-core CPU); unknown: ask the worker.
       wanted: (run) =>
-        this.catalog?.algorithms.find((a) => a.name === run.spec.algo)?.family !== 'env',
+        this.catalog?.algorithms.find((a) => a.name === run.spec.algo)?.checkpoints !== false,
       note: (text) => (this.storageNote = text),
     });
   }
@@ -315,7 +319,7 @@ export class RunManager {
     return run;
   }
 
-  /** The run as a lab-run file, with its latest checkpoint (language models) when it has one. */
+  /** The run as a lab-run file, with its latest checkpoint when it has one. */
   async exportJson(run: LabRun, exportedAt?: string): Promise<string> {
     return runToJson(run, exportedAt, await this.checkpoints.forExport(run));
   }
@@ -342,7 +346,7 @@ export class RunManager {
       (n) => `#${n} fork of ${run.label.split(' ')[0]} at update ${step}`,
       { series, events, config, steps: step },
     );
-    // Language models: from the run's checkpoint when it was taken by then (no full replay).
+    // Runs with checkpoints: from the run's checkpoint when it was taken by then (no full replay).
     void this.checkpoints.copy(run, fork, step);
     return fork;
   }
@@ -488,7 +492,7 @@ export class RunManager {
 
   /**
    * Gives a run its worker: builds the trainer there, bringing a stored run back from its
-   * checkpoint (language models) and replaying the updates after it, or replaying them all.
+   * checkpoint (language models, ppo-mlp) and replaying the updates after it, or replaying them all.
    */
   private async ensureWorker(run: LabRun): Promise<void> {
     if (run.port) return;

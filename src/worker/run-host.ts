@@ -6,6 +6,7 @@
 import { algorithm } from '../rl/registry';
 import { timedUpdate, type Trainer } from '../rl/trainer';
 import { checkpointProblem } from './checkpoint-check';
+import { envCheckpointTaker, resumeEnvRun } from './env-checkpoint';
 import { setUpLmRun, type LmRun, type LmRunOptions } from './lm-setup';
 import { bucketPoints } from './metric-buckets';
 import type {
@@ -250,8 +251,10 @@ export function createRunHost({
       const algo = algorithm(spec.algo);
       try {
         if (algo.family === 'env') {
-          if (checkpoint) throw new Error('checkpoint: environment runs resume by replay only');
-          trainer = algo.create(spec.env as never, spec.config, spec.seed);
+          const created = algo.create(spec.env as never, spec.config, spec.seed);
+          if (checkpoint) resumeEnvRun(created, spec.algo, checkpoint);
+          trainer = created;
+          takeCheckpoint = envCheckpointTaker(trainer);
           exportModel = trainer.exportOnnx?.bind(trainer);
           emit({
             type: 'backend',

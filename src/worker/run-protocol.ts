@@ -254,6 +254,11 @@ export interface AlgorithmInfo {
   envs: string[];
   /** Its runs can download their policy as ONNX (language models, PPO's MLP actor-critic). */
   exportsOnnx: boolean;
+  /**
+   * Its runs keep their latest checkpoint and resume from it (language models, PPO's MLP
+   * actor-critic); the others replay their updates (tabular methods are quick to replay).
+   */
+  checkpoints: boolean;
   /** Language models: a frozen reference is scored always (DPO) or only when klCoef > 0. */
   reference: 'always' | 'kl' | null;
   /** Language models: it can train through a task's curriculum (RunSpec.curriculum). */

@@ -46,6 +46,7 @@ export function runCatalog(): RunCatalog {
       defaults: { ...algo.defaults },
       envs: algo.family === 'env' ? [...algo.envs] : [],
       exportsOnnx: algo.family === 'lm' || algo.exportsOnnx === true,
+      checkpoints: algo.family === 'lm' || algo.checkpoints === true,
       reference: algo.family === 'lm' ? algo.reference : null,
       curriculum: algo.family === 'lm' && algo.curriculum === true,
       rewardModel: algo.family === 'lm' && algo.rewardModel === true,

@@ -6,7 +6,15 @@
 import { describe, expect, it } from 'vitest';
 import { exportLabRun, ImportError, parseLabRun } from '../../src/compare/run-json';
 import type { RunCheckpoint, Settings } from '../../src/worker/run-protocol';
-import { checkpointAt, copySpec, host, steps, straight, training } from '../worker/checkpoint-runs';
+import {
+  cartPoleSpec,
+  checkpointAt,
+  copySpec,
+  host,
+  steps,
+  straight,
+  training,
+} from '../worker/checkpoint-runs';
 import { catalog, defaultsOf } from './fixtures';
 
 /** A lab-run file of `updates` updates of a grpo copy run, carrying `checkpoint`. */
@@ -44,6 +52,71 @@ describe('a lab-run file carries its run’s checkpoint', () => {
     expect(points().map((p) => training(p.metrics))).toEqual(expected.slice(3));
     await api.dispose();
   }, 120_000);
+
+  it('brings PPO on CartPole back with its environments mid-episode', async () => {
+    const spec = cartPoleSpec();
+    const expected = await straight(spec, 5);
+    const checkpoint = await checkpointAt(spec, 3);
+    const file = exportLabRun({
+      algorithm: 'ppo-mlp',
+      task: 'cartpole',
+      seed: spec.seed,
+      config: spec.config,
+      metrics: { 'charts/episodic_return': [10, 12, 15] },
+      events: [],
+      checkpoint,
+    });
+    const back = parseLabRun(file, catalog).checkpoint!;
+    expect(back).toEqual(checkpoint);
+
+    const { api, points, listener } = host();
+    await api.createRun(spec, listener, undefined, back);
+    await steps(api, 2);
+    expect(points().map((p) => training(p.metrics))).toEqual(expected.slice(3));
+    await api.dispose();
+  });
+
+  it.each<[string, (env: Json) => void, string, string]>([
+    [
+      'a non-finite observation',
+      (env) => void ((env.nextObs as unknown[])[1] = 'x'),
+      'checkpoint.trainer.env.nextObs[1]',
+      'must be a finite number, got "x"',
+    ],
+    [
+      'a negative step count',
+      (env) => void (env.globalStep = -4),
+      'checkpoint.trainer.env.globalStep',
+      'must be',
+    ],
+    [
+      'no vector snapshot',
+      (env) => void (env.vector = [1, 2]),
+      'checkpoint.trainer.env.vector',
+      'must be',
+    ],
+  ])('refuses PPO environments with %s', async (_what, edit, path, message) => {
+    const spec = cartPoleSpec();
+    const file = JSON.parse(
+      exportLabRun({
+        algorithm: 'ppo-mlp',
+        task: 'cartpole',
+        seed: spec.seed,
+        config: spec.config,
+        metrics: { 'charts/episodic_return': [10] },
+        events: [],
+        checkpoint: await checkpointAt(spec, 1),
+      }),
+    ) as Json;
+    edit(obj(obj(obj(file.checkpoint).trainer).env));
+    expect(() => parseLabRun(JSON.stringify(file), catalog)).toThrow(ImportError);
+    try {
+      parseLabRun(JSON.stringify(file), catalog);
+    } catch (e) {
+      expect((e as ImportError).path).toBe(path);
+      expect((e as ImportError).problem).toContain(message);
+    }
+  });
 
   it('keeps a reward model and its normalization', () => {
     const back = parseLabRun(fileWith(withRewardModel(), 2, defaultsOf('grpo')), catalog);
@@ -206,15 +279,21 @@ describe('a damaged checkpoint is refused with its path', () => {
       'is not a known field here',
     ],
     [
-      'a checkpoint on an environment run',
+      'a checkpoint on a run whose algorithm has none',
       (_c, f) =>
         void Object.assign(obj(f.spec), {
-          algorithm: 'ppo-mlp',
-          task: 'cartpole',
-          config: defaultsOf('ppo-mlp'),
+          algorithm: 'q-learning',
+          task: 'cliffwalking',
+          config: defaultsOf('q-learning'),
         }),
       'checkpoint',
-      'is only for language-model runs, not ppo-mlp',
+      'is only for runs that keep checkpoints (language models, ppo-mlp), not q-learning',
+    ],
+    [
+      'environments on a language-model run',
+      (c) => void (obj(c.trainer).env = { globalStep: 0, seconds: 0, nextObs: [], vector: {} }),
+      'checkpoint.trainer.env',
+      'is not a known field here',
     ],
   ])('refuses %s', (_what, edit, path, message) => {
     const file = JSON.parse(fileWith(small(), 4, defaultsOf('grpo'))) as Json;

@@ -1,6 +1,29 @@
 import { expect, test, type Page } from '@playwright/test';
 import { SCREENSHOTS, collectErrors } from './support';
 
+/** The first stored run's update count and its checkpoint's update, read from IndexedDB. */
+function stored(page: Page): Promise<{ steps?: number; checkpoint?: number }> {
+  return page.evaluate(async () => {
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const open = indexedDB.open('agent-rl-lab');
+      open.onsuccess = () => resolve(open.result);
+      open.onerror = () => reject(open.error);
+    });
+    const read = <T>(store: string) =>
+      new Promise<T[]>((resolve, reject) => {
+        const all = db.transaction(store, 'readonly').objectStore(store).getAll();
+        all.onsuccess = () => resolve(all.result as T[]);
+        all.onerror = () => reject(all.error);
+      });
+    const [runs, checkpoints] = await Promise.all([
+      read<{ steps: number }>('runs'),
+      read<{ step: number }>('checkpoints'),
+    ]);
+    db.close();
+    return { steps: runs[0]?.steps, checkpoint: checkpoints[0]?.step };
+  });
+}
+
 /** Creates a run from the "New run" form and returns its card. */
 async function createRun(page: Page, algo: string, env: string, n: number) {
   const form = page.getByRole('form', { name: 'New run' });
@@ -109,5 +132,32 @@ test('reset asks first, then takes a run back to update 0 with its first setting
   await expect(run.getByTestId('run-status')).toHaveText('idle');
   await run.getByRole('button', { name: 'Step' }).click();
   await expect(run.getByTestId('run-steps')).toContainText('Update 1');
+  expect(errors).toEqual([]);
+});
+
+test('PPO on CartPole keeps a checkpoint: after a reload it resumes from it, not from update 0', async ({
+  page,
+}) => {
+  const errors = collectErrors(page);
+  await page.goto('/#/lab');
+  const run = await createRun(page, 'ppo-mlp', 'cartpole', 1);
+  for (let i = 0; i < 4; i++) await run.getByRole('button', { name: 'Step' }).click();
+  await expect(run.getByTestId('run-steps')).toContainText('Update 4');
+  // A run is checkpointed when it pauses (and every 30 s of training): start and pause it.
+  await run.getByRole('button', { name: 'Start' }).click();
+  await expect(run.getByTestId('run-status')).toHaveText('running');
+  await run.getByRole('button', { name: 'Pause' }).click();
+  await expect(run.getByTestId('run-status')).toHaveText('paused');
+  const steps = Number((await run.getByTestId('run-steps').innerText()).match(/Update (\d+)/)![1]);
+  // The run and its checkpoint are written in the background: wait until the store holds both.
+  await expect.poll(() => stored(page), { timeout: 15_000 }).toEqual({ steps, checkpoint: steps });
+  await page.reload();
+  await expect(run.getByTestId('run-backend')).toContainText(
+    `starting it resumes from its checkpoint at update ${steps}, then trains on`,
+  );
+  await expect(run.getByTestId('run-status')).toHaveText('stored');
+  await run.getByRole('button', { name: 'Step' }).click();
+  await expect(run.getByTestId('run-steps')).toContainText(`Update ${steps + 1}`);
+  await page.screenshot({ path: `${SCREENSHOTS}/lab-cartpole-resumed.png`, fullPage: true });
   expect(errors).toEqual([]);
 });

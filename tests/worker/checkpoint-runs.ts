@@ -1,6 +1,6 @@
 /**
- * Language-model runs on the CPU through the run host, as the lab drives them, for the checkpoint
- * tests: a small copy spec, a run straight through, and a run stopped for a checkpoint.
+ * Runs on the CPU through the run host, as the lab drives them, for the checkpoint tests: a small
+ * copy spec (and PPO on CartPole), a run straight through, and a run stopped for a checkpoint.
  */
 import { expect } from 'vitest';
 import { createRunHost } from '../../src/worker/run-host';
@@ -30,8 +30,20 @@ export function copySpec(algo: 'grpo' | 'ppo' | 'dpo', config: Settings = {}): R
   };
 }
 
+/** PPO on CartPole with a small batch (4 envs × 32 steps): an update in a few milliseconds. */
+export function cartPoleSpec(): RunSpec {
+  const config = { numEnvs: 4, numSteps: 32, numMinibatches: 2, updateEpochs: 2 };
+  return {
+    algo: 'ppo-mlp',
+    env: 'cartpole',
+    seed: 5,
+    config: { ...defaults('ppo-mlp'), ...config },
+    backend: 'cpu',
+  };
+}
+
 /** Metrics that measure time, not training: they differ between any two runs. */
-const TIMED = new Set(['timing_s/step', 'perf/tokens_per_s']);
+const TIMED = new Set(['timing_s/step', 'perf/tokens_per_s', 'charts/SPS']);
 
 export function training(metrics: Record<string, number>): Record<string, number> {
   return Object.fromEntries(Object.entries(metrics).filter(([k]) => !TIMED.has(k)));

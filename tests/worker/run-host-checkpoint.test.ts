@@ -7,7 +7,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { RunCheckpoint, RunSpec, Settings } from '../../src/worker/run-protocol';
+import { runCatalog } from '../../src/worker/run-spec';
 import {
+  cartPoleSpec,
   checkpointAt,
   copySpec,
   defaults,
@@ -153,7 +155,7 @@ describe('checkpoints that do not fit are refused with the reason', () => {
     };
     const { api, listener } = host();
     await expect(api.createRun(spec, listener, undefined, await goodCheckpoint())).rejects.toThrow(
-      'checkpoint: environment runs resume by replay only',
+      'checkpoint: q-learning runs resume by replay only',
     );
     const fresh = host();
     await fresh.api.createRun(spec, fresh.listener);
@@ -161,6 +163,54 @@ describe('checkpoints that do not fit are refused with the reason', () => {
     expect(await fresh.api.checkpoint()).toBeNull();
     await fresh.api.dispose();
     await api.dispose();
+  });
+});
+
+describe('PPO on CartPole resumes from a checkpoint, its environments mid-episode', () => {
+  it('is the one environment algorithm whose runs keep checkpoints', () => {
+    const algorithms = runCatalog().algorithms;
+    const kept = algorithms.filter((a) => a.checkpoints).map((a) => a.name);
+    const languageModels = algorithms.filter((a) => a.family === 'lm').map((a) => a.name);
+    expect(kept.sort()).toEqual([...languageModels, 'ppo-mlp'].sort());
+  });
+
+  it('updates 4–6 after a checkpoint at 3 equal the straight run’s', async () => {
+    const spec = cartPoleSpec();
+    const expected = await straight(spec, 6, [2, { entCoef: 0.03 }]);
+    const checkpoint = await checkpointAt(spec, 3, [2, { entCoef: 0.03 }]);
+    expect(checkpoint.step).toBe(3);
+    expect(checkpoint.trainer.algorithm).toBe('ppo-mlp');
+    expect(checkpoint.trainer.env!.globalStep).toBe(3 * 4 * 32);
+
+    const { api, messages, points, listener } = host();
+    await api.createRun(spec, listener, undefined, checkpoint);
+    expect(messages.some((m) => m.type === 'replay')).toBe(false);
+    await steps(api, 3);
+    expect(points().map((p) => p.step)).toEqual([4, 5, 6]);
+    expect(points().map((p) => training(p.metrics))).toEqual(expected.slice(3));
+    await api.dispose();
+  });
+
+  it('tops an older checkpoint up by replay, and refuses a language model’s', async () => {
+    const spec = cartPoleSpec();
+    const expected = await straight(spec, 5);
+    const { api, messages, points, listener } = host();
+    await api.createRun(spec, listener, { steps: 4, changes: [] }, await checkpointAt(spec, 2));
+    // From update 2 to 4: the last replay message says 4 of 4.
+    expect(messages.filter((m) => m.type === 'replay').at(-1)).toEqual({
+      type: 'replay',
+      done: 4,
+      total: 4,
+    });
+    await steps(api, 1);
+    expect(points().map((p) => training(p.metrics))).toEqual([expected[4]]);
+    await api.dispose();
+
+    const other = host();
+    await expect(
+      other.api.createRun(spec, other.listener, undefined, await checkpointAt(copySpec('grpo'), 1)),
+    ).rejects.toThrow(/checkpoint: taken from a grpo run, not ppo-mlp|policy\.params holds/);
+    await other.api.dispose();
   });
 });
 
