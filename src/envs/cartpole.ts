@@ -60,9 +60,6 @@ export const CARTPOLE = {
   maxEpisodeSteps: 500,
 } as const;
 
-/** Most random draws a restored snapshot may have taken (see restore()). */
-const MAX_SNAPSHOT_DRAWS = 1e8;
-
 export interface CartPoleOptions {
   /** Truncation limit (gymnasium TimeLimit max_episode_steps), an integer in [1, 10⁶]. Default 500. */
   maxEpisodeSteps?: number;
@@ -135,9 +132,7 @@ export class CartPole implements Env<Float32Array, number> {
   restore(snapshot: EnvSnapshot): void {
     const read = new SnapshotReader(snapshot, this.id, this.elapsedSteps);
     const seed = read.int('seed', 0, 2 ** 32 - 1);
-    // The stream is brought back by drawing this many numbers: bounded so that a file cannot
-    // stall the run (four draws per episode: 10⁸ is 25 million episodes).
-    const draws = read.int('draws', 0, MAX_SNAPSHOT_DRAWS);
+    const draws = read.int('draws', 0, Number.MAX_SAFE_INTEGER);
     const state = read.numbers('state', { length: 4 });
     const steps = snapshot.steps === null ? null : read.int('steps', 0, this.maxEpisodeSteps);
     const done = read.boolean('done');

@@ -1,10 +1,18 @@
 /** Seeded randomness: the same seed gives the same numbers on every run and every machine. */
 
-/** mulberry32: a small, fast 32-bit PRNG; returns uniforms in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
+/** mulberry32's state increment: the state after n draws is seed + n·MULBERRY_STEP (mod 2³²). */
+const MULBERRY_STEP = 0x6d2b79f5;
+
+/**
+ * mulberry32: a small, fast 32-bit PRNG; returns uniforms in [0, 1). With `skip`, the stream
+ * starts as if `skip` numbers had been drawn already: its state is a counter, so this costs
+ * nothing however large `skip` is (a checkpoint's draw count comes from a file).
+ */
+export function seededRandom(seed: number, skip = 0): () => number {
+  // skip mod 2³² is exact for any safe integer; Math.imul multiplies mod 2³².
+  let state = (seed + Math.imul(skip % 2 ** 32, MULBERRY_STEP)) >>> 0;
   return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
+    state = (state + MULBERRY_STEP) >>> 0;
     let t = state;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
@@ -21,11 +29,10 @@ export interface RandomStream {
 
 /** seededRandom(seed) with `skip` draws already taken (a resumed stream continues exactly). */
 export function randomStream(seed: number, skip = 0): RandomStream {
-  if (!Number.isInteger(skip) || skip < 0) {
+  if (!Number.isSafeInteger(skip) || skip < 0) {
     throw new Error(`random stream: draws must be a whole number ≥ 0, got ${skip}`);
   }
-  const next = seededRandom(seed);
-  for (let i = 0; i < skip; i++) next();
+  const next = seededRandom(seed, skip);
   let draws = skip;
   const stream = () => {
     draws += 1;
