@@ -6,14 +6,22 @@ test('home page lists the curriculum and names the WebGPU adapter', async ({ pag
   // ?backend=webgpu: this machine's only adapter is SwiftShader, which 'auto' passes over.
   await page.goto('/?backend=webgpu');
   await expect(page.getByRole('heading', { level: 1 })).toContainText('trained on your own GPU');
-  for (const unit of [
-    'Markov decision processes',
-    'Policy gradient & PPO',
-    'GRPO',
-    'Tool-using agents',
-  ]) {
-    await expect(page.getByRole('heading', { level: 3, name: unit })).toBeVisible();
+  // Every unit of lessons/ is a card whose heading opens its first lesson.
+  const units: [string, string][] = [
+    ['Markov decision processes', '01-mdp/01-value-iteration'],
+    ['Policy gradient', '02-policy-gradient/01-reinforce-and-baselines'],
+    ['PPO', '03-ppo/01-clipped-objective'],
+    ['GRPO for language models', '04-grpo/01-group-relative-advantages'],
+    ['Reward engineering', '05-reward-engineering/01-reward-hacking'],
+    ['Tool-using agents', '06-tool-use/01-calls-and-masks'],
+    ['Reading a run', '07-reading-a-run/01-reading-a-run'],
+  ];
+  const headings = page.locator('.unit h3');
+  await expect(headings).toHaveText(units.map(([title]) => title));
+  for (const [index, [, first]] of units.entries()) {
+    await expect(headings.nth(index).getByRole('link')).toHaveAttribute('href', `#/learn/${first}`);
   }
+  await expect(page.locator('[data-unit="04-grpo"] li')).toHaveCount(6);
   const line = page.getByTestId('backend-line');
   await expect(line).toHaveAttribute('data-backend', 'webgpu');
   await expect(line).toContainText(/WebGPU — google · swiftshader/);
