@@ -1,19 +1,26 @@
 /**
  * Matrix products of a linear layer (kernels/nn/matmul.wgsl) against the CPU reference, on the
  * three products of one training step of a (rows, inDim) → outDim layer: y = x·Wᵀ (transB),
- * dx = dy·W, dW = dyᵀ·x (transA). rows = B·T = 4096 tokens, inDim = outDim = 256.
+ * dx = dy·W, dW = dyᵀ·x (transA). rows = B·T = 4096 tokens, inDim = outDim = 256. The CPU side
+ * has two rows: matmul() as the CPU fallback runs it (the WebAssembly SIMD kernel of
+ * src/ops/nn/matmul-simd.ts) and its plain JavaScript loops, whose output it must equal bit for bit.
  */
 import type { GpuContext } from '../../src/gpu/context';
 import { encodeMatmul } from '../../src/gpu/kernels/nn/matmul';
-import { matmul, type MatmulShape } from '../../src/ops/nn/matmul';
+import { matmul, matmulLoops, type MatmulShape } from '../../src/ops/nn/matmul';
+import { simdKernel } from '../../src/ops/nn/matmul-simd';
 import { maxAbsDiff } from '../../src/util/compare';
 import { uniformF32 } from '../../src/util/random';
 import { gpuTimeOf } from '../core/gpu-time';
+import { median } from '../core/stats';
 import { measure, settleQuietly, timeOnce, type RepPolicy, type Runner } from '../core/measure';
 import type { BenchContext, BenchSuite, Measurement } from '../core/types';
 
 const KERNEL = 'matmul.wgsl (64×64 tiles, 4×4 per thread)';
-const CPU = 'CPU reference (JS, f64)';
+const CPU_SIMD = 'CPU: matmul (WebAssembly SIMD, f64 sums)';
+const CPU_LOOPS = 'CPU: matmulLoops (JavaScript, f64 sums)';
+/** Timed calls per CPU implementation (the median is reported). */
+const CPU_REPS = 3;
 
 /** [label, shape, max reps]. */
 function shapes(quick: boolean): [string, MatmulShape, number][] {
@@ -39,7 +46,7 @@ export const matmulSuite: BenchSuite = {
       baseline: KERNEL,
       notes: [
         `${KERNEL}: validated against the CPU reference first (tolerance 2^-22·(√k + 1)·k for data in [−1, 1)); timed wall clock from submit until a 16-byte readback of the output arrives; GPU ms from timestamp queries.`,
-        `${CPU}: one call of matmul (src/ops/nn/matmul.ts).`,
+        `${CPU_SIMD} and ${CPU_LOOPS}: median of ${CPU_REPS} calls each (src/ops/nn/matmul.ts); the SIMD row fails unless its output equals the loops' bit for bit, and is missing where WebAssembly SIMD is.`,
         'GB/s counts one read of A and B and one write of the output, 4·(mk + kn + mn) bytes; the work is 2·m·k·n FLOP (537 MFLOP per product at 4096 × 256 × 256), so these kernels are compute-bound and GB/s understates them.',
         'transA / transB give shape keys tA / tB = 1.',
       ],
@@ -59,7 +66,18 @@ async function benchShape(
   const bytes = 4 * (m * k + k * n + m * n);
   const a = uniformF32(m * k, 1, m + k);
   const b = uniformF32(k * n, 1, k + n);
-  const { value: expected, ms: cpuMs } = timeOnce(() => matmul(a, b, shape));
+  const loops = timeCpu(CPU_LOOPS, key, bytes, () => matmulLoops(a, b, shape));
+  const expected = loops.value;
+  const cpu = [loops.measurement];
+  if (simdKernel()) {
+    const simd = timeCpu(CPU_SIMD, key, bytes, () => matmul(a, b, shape));
+    const same = simd.value.every((v, i) => Object.is(v, expected[i]));
+    cpu.push(
+      same
+        ? simd.measurement
+        : { ...simd.measurement, status: 'failed', reason: 'differs from the JavaScript loops' },
+    );
+  }
   await settleQuietly(ctx);
   const inputs = { a: gpu.upload(a, 'bench a'), b: gpu.upload(b, 'bench b') };
   try {
@@ -73,20 +91,29 @@ async function benchShape(
       error: (out: Float32Array) => maxAbsDiff(out, expected),
       prepare: () => kernelRunner(gpu, inputs, shape),
     });
-    const cpu: Measurement = {
-      impl: CPU,
-      shape: key,
-      bytes,
-      status: 'ok',
-      ms: cpuMs,
-      samples: [cpuMs],
-    };
-    return [kernel, cpu];
+    return [kernel, ...cpu];
   } finally {
     gpu.pool.release(inputs.a);
     gpu.pool.release(inputs.b);
     gpu.pool.trim();
   }
+}
+
+/** CPU_REPS calls of `run`: the last output and a measurement with their median. */
+function timeCpu(
+  impl: string,
+  shape: Measurement['shape'],
+  bytes: number,
+  run: () => Float32Array,
+): { value: Float32Array; measurement: Measurement } {
+  const samples: number[] = [];
+  let value: Float32Array = new Float32Array(0);
+  for (let rep = 0; rep < CPU_REPS; rep++) {
+    const timed = timeOnce(run);
+    value = timed.value;
+    samples.push(timed.ms);
+  }
+  return { value, measurement: { impl, shape, bytes, status: 'ok', ms: median(samples), samples } };
 }
 
 async function kernelRunner(

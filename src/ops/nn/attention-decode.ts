@@ -67,6 +67,7 @@ export function attentionDecode<T extends Floats>(
   const scale = 1 / Math.sqrt(hs);
   const out = zerosLike(qkvStep, B * C);
   const row = new Float64Array(pos + 1);
+  const mixed = new Float64Array(hs); // Σ_u P[u]·v_u of one head, in float64
   for (let b = 0; b < B; b++) {
     for (let h = 0; h < NH; h++) {
       const q = b * 3 * C + h * hs;
@@ -82,11 +83,14 @@ export function attentionDecode<T extends Floats>(
         row[u] = s * scale;
       }
       softmaxInPlace(row, pos + 1);
-      for (let i = 0; i < hs; i++) {
-        let acc = 0;
-        for (let u = 0; u <= pos; u++) acc += row[u]! * vCache[cache + u * hs + i]!;
-        out[b * C + h * hs + i] = acc;
+      // u outer, as in attentionForward: each mixed[i] sums over u in order.
+      mixed.fill(0);
+      for (let u = 0; u <= pos; u++) {
+        const weight = row[u]!;
+        const v = cache + u * hs;
+        for (let i = 0; i < hs; i++) mixed[i] = mixed[i]! + weight * vCache[v + i]!;
       }
+      for (let i = 0; i < hs; i++) out[b * C + h * hs + i] = mixed[i]!;
     }
   }
   return out;

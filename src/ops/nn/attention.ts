@@ -108,6 +108,7 @@ export function attentionForward<T extends Floats>(
   const out = zerosLike(qkv, B * T * C);
   const probs = zerosLike(qkv, B * NH * T * T);
   const row = new Float64Array(T); // scores, then probabilities, of one query row
+  const mixed = new Float64Array(hs); // Σ_u P[t, u]·v_u of one query row, in float64
   for (let b = 0; b < B; b++) {
     for (let h = 0; h < NH; h++) {
       for (let t = 0; t < T; t++) {
@@ -121,12 +122,16 @@ export function attentionForward<T extends Floats>(
         softmaxInPlace(row, t + 1);
         const p = ((b * NH + h) * T + t) * T;
         for (let u = 0; u <= t; u++) probs[p + u] = row[u]!;
-        const o = (b * T + t) * C + h * hs;
-        for (let i = 0; i < hs; i++) {
-          let acc = 0;
-          for (let u = 0; u <= t; u++) acc += row[u]! * qkv[(b * T + u) * C3 + 2 * C + h * hs + i]!;
-          out[o + i] = acc;
+        // u outer, i inner: v_u is read along its row, and each mixed[i] still sums over u in
+        // order, so the result is the same bits as the loop the other way round.
+        mixed.fill(0);
+        for (let u = 0; u <= t; u++) {
+          const weight = row[u]!;
+          const v = (b * T + u) * C3 + 2 * C + h * hs;
+          for (let i = 0; i < hs; i++) mixed[i] = mixed[i]! + weight * qkv[v + i]!;
         }
+        const o = (b * T + t) * C + h * hs;
+        for (let i = 0; i < hs; i++) out[o + i] = mixed[i]!;
       }
     }
   }
@@ -151,6 +156,7 @@ export function attentionBackward<T extends Floats>(
   const scale = 1 / Math.sqrt(hs);
   const acc = new Float64Array(B * T * C3); // dqkv accumulated in float64
   const dS = new Float64Array(T);
+  const dq = new Float64Array(hs);
   for (let b = 0; b < B; b++) {
     for (let h = 0; h < NH; h++) {
       for (let t = 0; t < T; t++) {
@@ -165,17 +171,21 @@ export function attentionBackward<T extends Floats>(
           rowDot += probs[p + u]! * dP;
         }
         const q = (b * T + t) * C3 + h * hs;
+        // dq_t sums over u alone (no other t adds to it), so it is summed in a small array
+        // from 0 in the same order and stored once; dk_u and dv_u gather over t in acc.
+        dq.fill(0);
         for (let u = 0; u <= t; u++) {
           const P = probs[p + u]!;
           const ds = P * (dS[u]! - rowDot) * scale;
           const k = (b * T + u) * C3 + C + h * hs;
           const v = k + C;
           for (let i = 0; i < hs; i++) {
-            acc[q + i] = acc[q + i]! + ds * qkv[k + i]!;
+            dq[i] = dq[i]! + ds * qkv[k + i]!;
             acc[k + i] = acc[k + i]! + ds * qkv[q + i]!;
             acc[v + i] = acc[v + i]! + P * dout[dO + i]!;
           }
         }
+        for (let i = 0; i < hs; i++) acc[q + i] = dq[i]!;
       }
     }
   }

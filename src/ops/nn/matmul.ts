@@ -10,6 +10,7 @@
 import { OpInputError } from '../errors';
 import { checkInt, checkLength, checkOneOf } from '../validate';
 import { type Floats, zerosLike } from './floats';
+import { matmulSimd, simdKernel } from './matmul-simd';
 
 /** Largest m, k or n (2^20); the element counts must also fit one array / storage binding. */
 export const MATMUL_MAX_DIM = 2 ** 20;
@@ -73,7 +74,9 @@ export function checkMatmulShape(shape: MatmulShape, op = 'matmul'): void {
  * (m×k), or (k×m) when transA. op(B) is k×n: B is stored (k×n), or (n×k) when transB.
  *
  * Every output element is one float64 sum over p = 0…k−1 in order, then + bias, + accumulate,
- * then one rounding: the result does not depend on the blocking below, only on the inputs.
+ * then one rounding: the result does not depend on the blocking or on the path taken (the
+ * WebAssembly SIMD kernel of matmul-simd.ts where the platform has it, else the loops below),
+ * only on the inputs.
  */
 export function matmul<T extends Floats>(
   a: T,
@@ -82,18 +85,48 @@ export function matmul<T extends Floats>(
   options: MatmulOptions<T> = {},
 ): T {
   checkMatmulInput(a, b, shape, options);
+  const kernel = simdKernel();
+  if (kernel) {
+    const out = zerosLike(a, shape.m * shape.n);
+    if (matmulSimd(kernel, a, b, shape, stridesOf(shape), options, out)) return out;
+  }
+  return matmulLoops(a, b, shape, options);
+}
+
+/** Element strides of op(A) and op(B) in their stored arrays. */
+export interface Strides {
+  aRow: number;
+  aInner: number;
+  bInner: number;
+  bCol: number;
+}
+
+/** op(A)[i, p] = a[i·aRow + p·aInner]; op(B)[p, j] = b[p·bInner + j·bCol]. */
+function stridesOf(shape: MatmulShape): Strides {
+  return {
+    aRow: shape.transA ? 1 : shape.k,
+    aInner: shape.transA ? shape.m : 1,
+    bInner: shape.transB ? 1 : shape.n,
+    bCol: shape.transB ? shape.k : 1,
+  };
+}
+
+/**
+ * matmul() in plain JavaScript: the specification the SIMD kernel is tested against, and the path
+ * where WebAssembly SIMD is missing. Inputs are not checked here (matmul() checks them).
+ */
+export function matmulLoops<T extends Floats>(
+  a: T,
+  b: T,
+  shape: MatmulShape,
+  options: MatmulOptions<T> = {},
+): T {
   const { m, k, n } = shape;
   const out = zerosLike(a, m * n);
-  const strides: Strides = {
-    // op(A)[i, p] = a[i·aRow + p·aInner]; op(B)[p, j] = b[p·bInner + j·bCol].
-    aRow: shape.transA ? 1 : k,
-    aInner: shape.transA ? m : 1,
-    bInner: shape.transB ? 1 : n,
-    bCol: shape.transB ? k : 1,
-  };
+  const strides = stridesOf(shape);
   const evenRows = m - (m % 2);
   const colsBy4 = n - (n % 4);
-  // The CPU fallback trains on this loop (most of a CPU update's time): 2 rows × 4 columns of
+  // Without WebAssembly SIMD the CPU fallback trains on this loop: 2 rows × 4 columns of
   // the output per pass over p, eight float64 sums held in registers, so that each loaded
   // element of A serves four products and each element of B two.
   for (let i = 0; i < evenRows; i += 2) {
@@ -108,14 +141,6 @@ export function matmul<T extends Floats>(
       out[i * n + j] = finish(dot(a, b, i, j, k, strides), i, j, n, options);
   }
   return out;
-}
-
-/** Element strides of op(A) and op(B) in their stored arrays. */
-interface Strides {
-  aRow: number;
-  aInner: number;
-  bInner: number;
-  bCol: number;
 }
 
 /** One output element: Σ_p op(A)[i, p] · op(B)[p, j] in float64, p in order. */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OpInputError } from '../../../src/ops/errors';
-import { columnSums, matmul, type MatmulShape } from '../../../src/ops/nn/matmul';
+import { columnSums, matmul, matmulLoops, type MatmulShape } from '../../../src/ops/nn/matmul';
 import { randomF64 } from '../../support/gradcheck';
 
 /** Explicit transpose of a (rows, cols) row-major matrix → (cols, rows). */
@@ -73,41 +73,47 @@ describe('matmul (CPU reference)', () => {
     expect(out[0]).toBe(1 + 2 ** -23);
   });
 
-  it('property: every output equals its float64 sum taken in order, at every tail of the 2×4 blocks', () => {
-    // m and n up to 11 cover odd row counts and 1–3 leftover columns; the sums are written out
-    // here as a plain triple loop, so any blocking must give the same bits.
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 11 }),
-        fc.integer({ min: 1, max: 9 }),
-        fc.integer({ min: 1, max: 11 }),
-        fc.boolean(),
-        fc.boolean(),
-        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
-        (m, k, n, transA, transB, seed) => {
-          const a = new Float32Array(randomF64(m * k, 2, seed));
-          const b = new Float32Array(randomF64(k * n, 2, seed + 1));
-          const bias = new Float32Array(randomF64(n, 1, seed + 2));
-          const accumulate = new Float32Array(randomF64(m * n, 1, seed + 3));
-          const expected = new Float32Array(m * n);
-          for (let i = 0; i < m; i++) {
-            for (let j = 0; j < n; j++) {
-              let sum = 0;
-              for (let p = 0; p < k; p++) {
-                const aip = transA ? a[p * m + i]! : a[i * k + p]!;
-                const bpj = transB ? b[j * k + p]! : b[p * n + j]!;
-                sum += aip * bpj;
+  it.each([
+    ['matmul (the SIMD kernel where WebAssembly has it)', matmul],
+    ['matmulLoops (JavaScript)', matmulLoops],
+  ])(
+    'property: every output of %s equals its float64 sum taken in order, at every tail of the blocks',
+    (_, product) => {
+      // m and n up to 11 cover odd row counts and 1–3 leftover columns of the 2×4 and 4×4 tiles;
+      // the sums are written out here as a plain triple loop, so any blocking must give the same bits.
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 1, max: 11 }),
+          fc.integer({ min: 1, max: 9 }),
+          fc.integer({ min: 1, max: 11 }),
+          fc.boolean(),
+          fc.boolean(),
+          fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+          (m, k, n, transA, transB, seed) => {
+            const a = new Float32Array(randomF64(m * k, 2, seed));
+            const b = new Float32Array(randomF64(k * n, 2, seed + 1));
+            const bias = new Float32Array(randomF64(n, 1, seed + 2));
+            const accumulate = new Float32Array(randomF64(m * n, 1, seed + 3));
+            const expected = new Float32Array(m * n);
+            for (let i = 0; i < m; i++) {
+              for (let j = 0; j < n; j++) {
+                let sum = 0;
+                for (let p = 0; p < k; p++) {
+                  const aip = transA ? a[p * m + i]! : a[i * k + p]!;
+                  const bpj = transB ? b[j * k + p]! : b[p * n + j]!;
+                  sum += aip * bpj;
+                }
+                expected[i * n + j] = sum + bias[j]! + accumulate[i * n + j]!;
               }
-              expected[i * n + j] = sum + bias[j]! + accumulate[i * n + j]!;
             }
-          }
-          const shape = { m, k, n, transA, transB };
-          expect(matmul(a, b, shape, { bias, accumulate })).toEqual(expected);
-        },
-      ),
-      { numRuns: 200 },
-    );
-  });
+            const shape = { m, k, n, transA, transB };
+            expect(product(a, b, shape, { bias, accumulate })).toEqual(expected);
+          },
+        ),
+        { numRuns: 200 },
+      );
+    },
+  );
 
   it('property: transB / transA equal the product with an explicitly transposed operand', () => {
     fc.assert(
