@@ -14,7 +14,11 @@
  */
 import { OpInputError } from '../errors';
 import { checkInt, checkLength } from '../validate';
+import { attentionBackwardSimd, attentionForwardSimd } from './attention-simd';
 import { type Floats, zerosLike } from './floats';
+import { softmaxInPlace } from './softmax-row';
+
+export { softmaxInPlace };
 
 export interface AttentionShape {
   /** B, ≥ 1. */
@@ -79,34 +83,32 @@ export function checkAttentionBackwardInput(
   checkLength(op, 'probs', probs, B * NH * T * T, `B × NH × T × T = ${B} × ${NH} × ${T} × ${T}`);
 }
 
-/**
- * Softmax of scores[0..n) in place (row max subtracted first), in float64. Shared with the decode
- * op so that decoding reproduces the forward's rows exactly.
- */
-export function softmaxInPlace(scores: Float64Array, n: number): void {
-  let max = -Infinity;
-  for (let u = 0; u < n; u++) max = Math.max(max, scores[u]!);
-  let sum = 0;
-  for (let u = 0; u < n; u++) {
-    const e = Math.exp(scores[u]! - max);
-    scores[u] = e;
-    sum += e;
-  }
-  for (let u = 0; u < n; u++) scores[u] = scores[u]! / sum;
-}
-
 /** Forward: qkv (B, T, 3C) → out (B, T, C) and probs (B, NH, T, T), zero above the diagonal. */
 export function attentionForward<T extends Floats>(
   qkv: T,
   shape: AttentionShape,
+  /** 'loops': the JavaScript loops even where the SIMD kernels exist (tests, benchmarks). */
+  path: 'auto' | 'loops' = 'auto',
 ): { out: T; probs: T } {
   checkAttentionForwardInput(qkv, shape);
+  const { batch: B, seq: T, heads: NH, channels: C } = shape;
+  const out = zerosLike(qkv, B * T * C);
+  const probs = zerosLike(qkv, B * NH * T * T);
+  if (path === 'loops' || !attentionForwardSimd(qkv, shape, out, probs)) {
+    forwardLoops(qkv, shape, out, probs);
+  }
+  return { out, probs };
+}
+
+/**
+ * The forward in plain JavaScript: the specification the SIMD kernels (attention-simd.ts) are
+ * tested against, and the path where WebAssembly SIMD is missing.
+ */
+function forwardLoops<T extends Floats>(qkv: T, shape: AttentionShape, out: T, probs: T): void {
   const { batch: B, seq: T, heads: NH, channels: C } = shape;
   const hs = C / NH;
   const C3 = 3 * C;
   const scale = 1 / Math.sqrt(hs);
-  const out = zerosLike(qkv, B * T * C);
-  const probs = zerosLike(qkv, B * NH * T * T);
   const row = new Float64Array(T); // scores, then probabilities, of one query row
   const mixed = new Float64Array(hs); // Σ_u P[t, u]·v_u of one query row, in float64
   for (let b = 0; b < B; b++) {
@@ -135,7 +137,6 @@ export function attentionForward<T extends Floats>(
       }
     }
   }
-  return { out, probs };
 }
 
 /**
@@ -148,13 +149,31 @@ export function attentionBackward<T extends Floats>(
   qkv: T,
   probs: T,
   shape: AttentionShape,
+  /** 'loops': the JavaScript loops even where the SIMD kernels exist (tests, benchmarks). */
+  path: 'auto' | 'loops' = 'auto',
 ): T {
   checkAttentionBackwardInput(dout, qkv, probs, shape);
+  const acc = new Float64Array(qkv.length); // dqkv (B, T, 3C) accumulated in float64
+  if (path === 'loops' || !attentionBackwardSimd(dout, qkv, probs, shape, acc)) {
+    backwardLoops(dout, qkv, probs, shape, acc);
+  }
+  const dqkv = zerosLike(qkv, acc.length);
+  dqkv.set(acc);
+  return dqkv;
+}
+
+/** The backward in plain JavaScript (the specification; see forwardLoops), into acc. */
+function backwardLoops(
+  dout: Floats,
+  qkv: Floats,
+  probs: Floats,
+  shape: AttentionShape,
+  acc: Float64Array,
+): void {
   const { batch: B, seq: T, heads: NH, channels: C } = shape;
   const hs = C / NH;
   const C3 = 3 * C;
   const scale = 1 / Math.sqrt(hs);
-  const acc = new Float64Array(B * T * C3); // dqkv accumulated in float64
   const dS = new Float64Array(T);
   const dq = new Float64Array(hs);
   for (let b = 0; b < B; b++) {
@@ -189,7 +208,4 @@ export function attentionBackward<T extends Floats>(
       }
     }
   }
-  const dqkv = zerosLike(qkv, acc.length);
-  dqkv.set(acc);
-  return dqkv;
 }

@@ -123,6 +123,24 @@ export const brIf = (label: Label, condition: Code): Code => [
   ...uleb(depth - label.depth),
 ];
 
+/**
+ * for (counter = from; counter < to; counter += step) body — `to` is evaluated before every pass,
+ * compared unsigned.
+ */
+export function forRange(counter: number, from: Code, to: Code, step: number, body: Code[]): Code {
+  return [
+    ...local.set(counter, from),
+    ...block((done) => [
+      loop((next) => [
+        brIf(done, i32.geU(local.get(counter), to)),
+        ...body,
+        local.set(counter, i32.add(local.get(counter), i32.const(step))),
+        br(next),
+      ]),
+    ]),
+  ];
+}
+
 export interface FunctionDef {
   name: string;
   params: readonly ValueType[];
