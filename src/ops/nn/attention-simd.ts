@@ -266,6 +266,16 @@ function packTransposed(
   }
 }
 
+/** The kernels, a workspace for one (sequence, head) and the sizes both passes use; null: loops. */
+function prepare(shape: AttentionShape) {
+  const k = attentionKernel();
+  const { batch: B, seq: T, heads: NH, channels: C } = shape;
+  const hs = C / NH;
+  const ws = k && workspace(k, T, hs);
+  if (!k || !ws) return null;
+  return { k, ws, B, T, NH, C, C3: 3 * C, hs, scale: 1 / Math.sqrt(hs) };
+}
+
 /**
  * attentionForward's loops through the kernels, into out (B, T, C) and probs (B, NH, T, T)
  * (zeroed by the caller). False, having written nothing, where the kernels are unavailable.
@@ -276,14 +286,10 @@ export function attentionForwardSimd<T extends Floats>(
   out: T,
   probs: T,
 ): boolean {
-  const k = attentionKernel();
-  const { batch: B, seq: T, heads: NH, channels: C } = shape;
-  const hs = C / NH;
-  const ws = k && workspace(k, T, hs);
-  if (!k || !ws) return false;
+  const setup = prepare(shape);
+  if (!setup) return false;
+  const { k, ws, B, T, NH, C, C3, hs, scale } = setup;
   const { mem, tPad, hsPad } = ws;
-  const C3 = 3 * C;
-  const scale = 1 / Math.sqrt(hs);
   const row = new Float64Array(T);
   const [values] = ws.inputs;
   const [mixed] = ws.outputs;
@@ -326,14 +332,10 @@ export function attentionBackwardSimd(
   shape: AttentionShape,
   acc: Float64Array,
 ): boolean {
-  const k = attentionKernel();
-  const { batch: B, seq: T, heads: NH, channels: C } = shape;
-  const hs = C / NH;
-  const ws = k && workspace(k, T, hs);
-  if (!k || !ws) return false;
+  const setup = prepare(shape);
+  if (!setup) return false;
+  const { k, ws, B, T, NH, C, C3, hs, scale } = setup;
   const { mem, tPad, hsPad } = ws;
-  const C3 = 3 * C;
-  const scale = 1 / Math.sqrt(hs);
   const [keys, queries, grads] = ws.inputs;
   const [dq, dk, dv] = ws.outputs;
   const dS = ws.scores;

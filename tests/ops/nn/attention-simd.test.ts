@@ -2,14 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { attentionBackward, attentionForward } from '../../../src/ops/nn/attention';
 import { attentionKernel } from '../../../src/ops/nn/attention-simd';
+import { sameBits } from '../../support/bits';
 import { randomF64 } from '../../support/gradcheck';
-
-/** True when every element has the same bits (Object.is: −0 ≠ +0, NaN = NaN). */
-function sameBits(x: ArrayLike<number>, y: ArrayLike<number>): boolean {
-  if (x.length !== y.length) return false;
-  for (let i = 0; i < x.length; i++) if (!Object.is(x[i], y[i])) return false;
-  return true;
-}
 
 describe('attention: the WebAssembly SIMD kernels', () => {
   it('compile in Node (so the comparisons below compare two paths)', () => {

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { matmul, matmulLoops, type MatmulShape } from '../../../src/ops/nn/matmul';
 import { matmulSimd, SCRATCH_BYTES, simdKernel } from '../../../src/ops/nn/matmul-simd';
+import { sameBits } from '../../support/bits';
 import { randomF64 } from '../../support/gradcheck';
 
 /** Element strides as matmul() derives them (op(A)[i, p] = a[i·aRow + p·aInner], …). */
@@ -12,13 +13,6 @@ function strides(shape: MatmulShape) {
     bInner: shape.transB ? 1 : shape.n,
     bCol: shape.transB ? shape.k : 1,
   };
-}
-
-/** True when every element has the same bits (Object.is: −0 ≠ +0, NaN = NaN). */
-function sameBits(x: ArrayLike<number>, y: ArrayLike<number>): boolean {
-  if (x.length !== y.length) return false;
-  for (let i = 0; i < x.length; i++) if (!Object.is(x[i], y[i])) return false;
-  return true;
 }
 
 const kernel = simdKernel();
