@@ -1,18 +1,24 @@
 // Per-token log-probs and entropy of softmax(logits / T). CPU reference: src/ops/token-logprobs.ts
 // (and src/ops/entropy.ts for the entropy-only variant, HAS_TARGETS = false).
 //
-// One workgroup per row, two passes over the row: (1) the row max m; (2) s = Σ e and
-// a = Σ e·d together, with d = (x − m) / T and e = exp(d). Then
-//   logp    = (x_t − m) / T − log s
-//   entropy = log s − a / s            (= lse − Σ p z, since Σ p z − m/T = Σ p d)
-// d ≤ 0 keeps exp() in range for any finite logits; both entropy terms are ≥ 0, so there is no
-// cancellation. f32 accumulation. Rows beyond 65,535 spread over a 2D grid.
+// One workgroup per row and ONE pass over the row ("online" softmax): each thread keeps its own
+// running max m and, relative to it, s = Σ e and a = Σ e·d with d = (x − m) / T and e = exp(d).
+// When a larger max m' arrives, both are moved to it exactly as the math says:
+//   δ = (m − m') / T ≤ 0,  α = exp(δ),  s' = α·s,  a' = α·(a + δ·s)      (d' = d + δ)
+// The threads then agree on the row max M (a max-tree) and move their (s, a) to it the same way
+// before a sum-tree. Finally
+//   logp    = (x_t − M) / T − log s
+//   entropy = log s − a / s            (= lse − Σ p z, since Σ p z − M/T = Σ p d)
+// d ≤ 0 keeps exp() in range for any finite logits, and a ≤ 0 throughout (δ ≤ 0, a ≤ 0), so both
+// entropy terms are ≥ 0: no cancellation. f32 accumulation. Rows beyond 65,535 spread over a 2D
+// grid. One read of the logits instead of two: on an NVIDIA H200 (Dawn, Vulkan) the two-pass
+// version reached 21% of the copy kernel's bandwidth at 4096 × 32768, since a 128 KB row read a
+// second time has mostly left the cache by then.
 //
-// Both passes read the row 8 consecutive floats per loop trip (chunk k = columns 8k .. 8k + 7,
-// thread lid takes chunks lid, lid + WORKGROUP_SIZE, …) and work on them as two vec4s; the
-// cols % 8 columns left over go one each to the first threads. Fewer trips and wider arithmetic
-// (SwiftShader, 512 × 32768: 0.4× the time of one scalar per trip). The loads stay scalar
-// (array<f32>), so rows need no 16-byte alignment and every cols takes the same path.
+// Reads are coalesced: on a trip, thread lid reads columns j + lid + 8·WORKGROUP_SIZE·trip for the
+// eight j = 0, WORKGROUP_SIZE, … (so each load instruction of a warp reads one contiguous run) and
+// works on them as two vec4s; the columns after the last full trip go one at a time. The loads stay
+// scalar (array<f32>), so rows need no 16-byte alignment and every cols takes the same path.
 // The wrapper prepends kernels/lib/input_status.wgsl (check_finite) and
 // kernels/lib/workgroup_reduce.wgsl (workgroup_max, workgroup_sum).
 
@@ -40,24 +46,48 @@ struct Params {
 const SLOT_LOGITS = 0u;
 const SLOT_TARGETS = 1u; // index = row of a target outside [0, cols)
 
-// (max, max) in pass 1, (Σ e, Σ e·d) in pass 2: both sums reduced in one tree.
+// (running max, non-finite flag) for the row max, then (Σ e, Σ e·d): each reduced in one tree.
 alias ScratchValue = vec2f;
 var<workgroup> scratch: array<ScratchValue, WORKGROUP_SIZE>;
 
-// Columns per chunk: two vec4s.
-const CHUNK = 8u;
+// Columns per trip: two vec4s.
+const TRIP = 8u;
 const EXPONENT_BITS = 0x7f800000u;
+const LOWEST = -0x1.fffffep+127f; // −FLT_MAX: every finite logit is ≥ it
 
-// Four consecutive logits from flat index i.
-fn load4(i: u32) -> vec4f {
-  return vec4f(logits[i], logits[i + 1u], logits[i + 2u], logits[i + 3u]);
+// One thread's running softmax sums, relative to its own running max m.
+struct Running {
+  m: f32,
+  s: f32, // Σ exp(d)
+  a: f32, // Σ exp(d)·d, ≤ 0
 }
 
-// check_finite on the four logits from flat index i.
-fn check_finite4(i: u32) {
-  let v = load4(i);
-  for (var j = 0u; j < 4u; j++) {
-    check_finite(SLOT_LOGITS, i + j, v[j]);
+// The sums moved from r.m to a max m2 ≥ r.m. An empty state (s = 0) stays empty: its m may be
+// −FLT_MAX, where δ would be −∞ and δ·s NaN. Where α underflows to 0 everything before vanishes
+// (a' = 0, not 0 · (−∞)).
+fn rebase(r: Running, m2: f32, inv_t: f32) -> Running {
+  if (r.s == 0.0) {
+    return Running(m2, 0.0, 0.0);
+  }
+  let delta = (r.m - m2) * inv_t;
+  let alpha = exp(delta);
+  return Running(m2, alpha * r.s, select(0.0, alpha * (r.a + delta * r.s), alpha > 0.0));
+}
+
+// Adds four logits (already ≤ r.m) to the sums. e = 0 where d is hugely negative: its share
+// e·d → 0, and 0 · (−∞) must not be NaN; hence the select().
+fn accumulate4(r: Running, x: vec4f, inv_t: f32) -> Running {
+  let d = (x - r.m) * inv_t;
+  let e = exp(d);
+  let zero = vec4f(0.0);
+  let ed = select(zero, e * d, e > zero);
+  return Running(r.m, r.s + (e.x + e.y) + (e.z + e.w), r.a + (ed.x + ed.y) + (ed.z + ed.w));
+}
+
+// Reports every non-finite logit among this thread's columns (only run when one was seen).
+fn report_non_finite(base: u32, cols: u32, lid: u32) {
+  for (var c = lid; c < cols; c += WORKGROUP_SIZE) {
+    check_finite(SLOT_LOGITS, base + c, logits[base + c]);
   }
 }
 
@@ -67,92 +97,90 @@ fn main(
   @builtin(num_workgroups) groups: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-  let row = wid.x + wid.y * groups.x;
+  let row_index = wid.x + wid.y * groups.x;
   // Workgroup-uniform: the whole group returns together, so later barriers stay uniform.
-  if (row >= params.rows) {
+  if (row_index >= params.rows) {
     return;
   }
   let cols = params.cols;
-  let base = row * cols;
-  let chunks = cols / CHUNK;
-  // This thread's leftover column (there are cols % 8 < WORKGROUP_SIZE of them); ≥ cols if none.
-  let tail_col = CHUNK * chunks + lid;
-  let has_tail = tail_col < cols;
+  let base = row_index * cols;
+  let inv_t = 1.0 / params.temperature; // one division per thread, not one per logit
+  let w = WORKGROUP_SIZE;
+  let span = TRIP * w;
+  let full_trips = cols / span;
 
-  // Pass 1: row max of the raw logits (dividing by T > 0 keeps the argmax), and the input check.
-  // The loop only gathers exponent bits; a thread that saw a non-finite value (exponent all ones)
-  // rescans its chunks to report each one, so valid rows pay no per-element branch.
-  let lowest = bitcast<f32>(0xff7fffffu); // −FLT_MAX: every finite logit is ≥ it
-  var max4 = vec4f(lowest);
+  // The max is taken on the raw logits (dividing by T > 0 keeps the argmax). The loop only
+  // gathers exponent bits for the input check; a thread that saw a non-finite value (exponent all
+  // ones) rescans its columns to report each one, so valid rows pay no per-element branch.
+  var r = Running(LOWEST, 0.0, 0.0);
   var exponents = vec4u(0u);
-  for (var k = lid; k < chunks; k += WORKGROUP_SIZE) {
-    let i = base + CHUNK * k;
-    let a = load4(i);
-    let b = load4(i + 4u);
-    max4 = max(max4, max(a, b));
-    // Mask before max: raw bit patterns of negative numbers (sign bit set) would hide a NaN.
-    let ea = bitcast<vec4u>(a) & vec4u(EXPONENT_BITS);
-    let eb = bitcast<vec4u>(b) & vec4u(EXPONENT_BITS);
-    exponents = max(exponents, max(ea, eb));
-  }
-  if (any(exponents == vec4u(EXPONENT_BITS))) {
-    for (var k = lid; k < chunks; k += WORKGROUP_SIZE) {
-      check_finite4(base + CHUNK * k);
-      check_finite4(base + CHUNK * k + 4u);
+  for (var t = 0u; t < full_trips; t++) {
+    let i = base + t * span + lid;
+    let x0 = vec4f(logits[i], logits[i + w], logits[i + 2u * w], logits[i + 3u * w]);
+    let x1 = vec4f(logits[i + 4u * w], logits[i + 5u * w], logits[i + 6u * w], logits[i + 7u * w]);
+    let m4 = max(x0, x1);
+    let trip_max = max(max(m4.x, m4.y), max(m4.z, m4.w));
+    if (trip_max > r.m) {
+      r = rebase(r, trip_max, inv_t);
     }
+    r = accumulate4(accumulate4(r, x0, inv_t), x1, inv_t);
+    // Mask before max: raw bit patterns of negative numbers (sign bit set) would hide a NaN.
+    exponents = max(
+      exponents,
+      max(bitcast<vec4u>(x0) & vec4u(EXPONENT_BITS), bitcast<vec4u>(x1) & vec4u(EXPONENT_BITS)),
+    );
   }
-  var local_max = max(max(max4.x, max4.y), max(max4.z, max4.w));
-  if (has_tail) {
-    let x = logits[base + tail_col];
-    check_finite(SLOT_LOGITS, base + tail_col, x);
-    local_max = max(local_max, x);
-  }
-  scratch[lid] = vec2f(local_max);
-  let row_max = workgroup_max(lid).x;
-
-  // Pass 2: s = Σ exp(d) and a = Σ exp(d)·d with d = (x − m) / T ≤ 0, computed as (x − m) · (1/T):
-  // one division per thread instead of one per logit.
-  // e = 0 where d is hugely negative (or −∞): its share p·d → 0, and 0 · (−∞) must not be NaN;
-  // hence the select()s.
-  let inv_t = 1.0 / params.temperature;
-  var sum4 = vec4f(0.0);
-  var weighted4 = vec4f(0.0);
-  for (var k = lid; k < chunks; k += WORKGROUP_SIZE) {
-    let i = base + CHUNK * k;
-    let da = (load4(i) - row_max) * inv_t;
-    let db = (load4(i + 4u) - row_max) * inv_t;
-    let ea = exp(da);
-    let eb = exp(db);
-    sum4 += ea + eb;
-    let zero = vec4f(0.0);
-    weighted4 += select(zero, ea * da, ea > zero) + select(zero, eb * db, eb > zero);
-  }
-  var local_sum = (sum4.x + sum4.y) + (sum4.z + sum4.w);
-  var local_weighted = (weighted4.x + weighted4.y) + (weighted4.z + weighted4.w);
-  if (has_tail) {
-    let d = (logits[base + tail_col] - row_max) * inv_t;
+  for (var c = full_trips * span + lid; c < cols; c += w) {
+    let x = logits[base + c];
+    if (x > r.m) {
+      r = rebase(r, x, inv_t);
+    }
+    let d = (x - r.m) * inv_t;
     let e = exp(d);
-    local_sum += e;
-    local_weighted += select(0.0, e * d, e > 0.0);
+    r.s += e;
+    r.a += select(0.0, e * d, e > 0.0);
+    exponents.x = max(exponents.x, bitcast<u32>(x) & EXPONENT_BITS);
   }
-  scratch[lid] = vec2f(local_sum, local_weighted);
+  let saw_non_finite = any(exponents == vec4u(EXPONENT_BITS));
+  if (saw_non_finite) {
+    report_non_finite(base, cols, lid);
+  }
+
+  // (row max, 1 if any thread saw a non-finite logit) in one max-tree.
+  scratch[lid] = vec2f(r.m, select(0.0, 1.0, saw_non_finite));
+  let reduced = workgroup_max(lid);
+  let row_max = reduced.x;
+  r = rebase(r, row_max, inv_t);
+  scratch[lid] = vec2f(r.s, r.a);
   let sums = workgroup_sum(lid);
 
   if (lid != 0u) {
     return;
   }
+  // A row with a non-finite logit gives NaN, made explicitly: WGSL does not promise that NaN or ∞
+  // propagate through max() and exp(), and a trusted caller (a training step, no status buffer)
+  // learns of the bad row from these outputs.
+  if (reduced.y > 0.0) {
+    if (HAS_TARGETS) {
+      logp[row_index] = runtime_nan();
+    }
+    if (WITH_ENTROPY) {
+      entropy[row_index] = runtime_nan();
+    }
+    return;
+  }
   let log_sum = log(sums.x);
   if (HAS_TARGETS) {
-    let t = targets[row];
+    let t = targets[row_index];
     if (t < 0 || t >= i32(cols)) {
-      report_invalid(SLOT_TARGETS, row);
-      logp[row] = runtime_nan();
+      report_invalid(SLOT_TARGETS, row_index);
+      logp[row_index] = runtime_nan();
     } else {
       // Once per row, so a true division: the target's own term is as exact as before.
-      logp[row] = (logits[base + u32(t)] - row_max) / params.temperature - log_sum;
+      logp[row_index] = (logits[base + u32(t)] - row_max) / params.temperature - log_sum;
     }
   }
   if (WITH_ENTROPY) {
-    entropy[row] = log_sum - sums.y / sums.x;
+    entropy[row_index] = log_sum - sums.y / sums.x;
   }
 }

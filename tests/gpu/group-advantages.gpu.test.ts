@@ -21,7 +21,13 @@ function randomScores(n: number, seed: number, levels: number): Float32Array {
   );
 }
 
-function expectSame(actual: GroupAdvantageResult, expected: GroupAdvantageResult, label: string) {
+function expectSame(
+  actual: GroupAdvantageResult,
+  expected: GroupAdvantageResult,
+  label: string,
+  scores: Float32Array,
+  groupSize: number,
+) {
   expect(maxAbsDiff(actual.advantages, expected.advantages), label).toBeLessThan(5e-5);
   expect(actual.stats.zeroStdGroups, label).toBe(expected.stats.zeroStdGroups);
   expect(actual.stats.fracRewardZeroStd, label).toBe(expected.stats.fracRewardZeroStd);
@@ -29,10 +35,17 @@ function expectSame(actual: GroupAdvantageResult, expected: GroupAdvantageResult
   expect(maxAbsDiff(actual.stats.groupStd, expected.stats.groupStd), label).toBeLessThan(1e-5);
   if (expected.stats.batchStd === undefined) expect(actual.stats.batchStd).toBeUndefined();
   else expect(actual.stats.batchStd!, label).toBeCloseTo(expected.stats.batchStd, 5);
-  // Zero-std groups are exactly 0 on both paths.
-  expected.advantages.forEach((v, i) => {
-    if (v === 0) expect(actual.advantages[i], `${label} index ${i}`).toBe(0);
-  });
+  // Zero-std groups (G ≥ 2, every score equal) are exactly 0 on both paths. Elsewhere an f32
+  // advantage that the f64 reference finds exactly 0 may land a rounding away from it (on an
+  // NVIDIA H200 an RLOO advantage came out −1.9e-9): the tolerance above covers those.
+  for (let start = 0; groupSize > 1 && start < scores.length; start += groupSize) {
+    const group = scores.subarray(start, start + groupSize);
+    if (!group.every((s) => s === group[0])) continue;
+    for (let i = start; i < start + groupSize; i++) {
+      expect(expected.advantages[i], `${label} reference index ${i}`).toBe(0);
+      expect(actual.advantages[i], `${label} index ${i}`).toBe(0);
+    }
+  }
 }
 
 const OPTIONS: GroupAdvantageOptions[] = [
@@ -70,6 +83,8 @@ describe.skipIf(!gpu)('group_advantages kernel vs CPU reference', () => {
           await groupAdvantagesGpu(device, scores, g, options),
           groupAdvantages(scores, g, options),
           label,
+          scores,
+          g,
         );
       }
       for (const flavor of ['verl', 'openrlhf'] as const) {
@@ -77,6 +92,8 @@ describe.skipIf(!gpu)('group_advantages kernel vs CPU reference', () => {
           await rlooAdvantagesGpu(device, scores, g, { flavor }),
           rlooAdvantages(scores, g, { flavor }),
           `rloo ${flavor} levels=${levels}`,
+          scores,
+          g,
         );
       }
     }
@@ -93,15 +110,25 @@ describe.skipIf(!gpu)('group_advantages kernel vs CPU reference', () => {
         await groupAdvantagesGpu(device, scores, 1, options),
         groupAdvantages(scores, 1, options),
         JSON.stringify(options),
+        scores,
+        1,
       );
     }
-    expectSame(await rlooAdvantagesGpu(device, scores, 1), rlooAdvantages(scores, 1), 'rloo G=1');
+    expectSame(
+      await rlooAdvantagesGpu(device, scores, 1),
+      rlooAdvantages(scores, 1),
+      'rloo G=1',
+      scores,
+      1,
+    );
     const constant = new Float32Array(8).fill(0.3);
     const batch = { flavor: 'trl', stdNormalization: 'batch' } as const;
     expectSame(
       await groupAdvantagesGpu(device, constant, 4, batch),
       groupAdvantages(constant, 4, batch),
       'constant batch',
+      constant,
+      4,
     );
   });
 
@@ -116,6 +143,8 @@ describe.skipIf(!gpu)('group_advantages kernel vs CPU reference', () => {
         await groupAdvantagesGpu(device, scores, g, options),
         groupAdvantages(scores, g, options),
         `trial ${trial}`,
+        scores,
+        g,
       );
     }
   });

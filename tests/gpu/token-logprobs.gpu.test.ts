@@ -324,16 +324,51 @@ describe.skipIf(!gpu)('token log-probs reject bad input on the GPU', () => {
     ).rejects.toThrow(/tokenLogprobs: logits must be finite, but index 1007 is not \(2 non-finite/);
   });
 
-  it('flags non-finite logits among the columns left over by 8-column chunks', async () => {
+  it('flags non-finite logits in full 8-column trips and in the columns left over', async () => {
     const rows = 3;
-    const cols = 13; // one 8-column chunk per row, then columns 8..12 one per thread
+    // With 256 threads a full trip covers 2048 columns; columns 2048..2060 go one per thread.
+    const cols = 2061;
     const logits = randomLogits(rows * cols, 5, 14);
-    logits[cols + 11] = Infinity; // index 24, in a leftover column
-    logits[2 * cols + 3] = NaN; // index 29, in a chunk
-    logits[2 * cols + 7] = -2; // same vec4 lane as the NaN: a negative must not mask it
+    logits[cols + 2055] = Infinity; // index 4116, a leftover column
+    logits[2 * cols + 3] = NaN; // index 4125, in a full trip
+    logits[2 * cols + 3 + 4 * 256] = -2; // same vec4 lane as the NaN: a negative must not mask it
     await expect(
       runResidentForward(device, logits, randomTargets(rows, cols, 15), rows, cols),
-    ).rejects.toThrow(/tokenLogprobs: logits must be finite, but index 24 is not \(2 non-finite/);
+    ).rejects.toThrow(/tokenLogprobs: logits must be finite, but index 4116 is not \(2 non-finite/);
+  });
+
+  it('writes NaN log-prob and entropy for a row with a non-finite logit when trusted', async () => {
+    // A training step passes no status buffer and learns of a bad row from these outputs; WGSL
+    // does not promise that NaN propagates through max() and exp(), so the kernel writes it.
+    const rows = 4;
+    const cols = 2061;
+    const logits = randomLogits(rows * cols, 3, 16);
+    logits[cols + 3] = NaN; // row 1, in a full trip
+    logits[2 * cols + 2050] = -Infinity; // row 2, a leftover column
+    logits.fill(NaN, 3 * cols, 4 * cols); // row 3, every logit
+    const input = device.upload(logits);
+    const ids = device.upload(randomTargets(rows, cols, 17));
+    const logp = device.storage(rows * 4);
+    const entropy = device.storage(rows * 4);
+    try {
+      const batch = device.beginBatch('test');
+      await encodeTokenLogprobs(
+        device,
+        batch,
+        { logits: input, targets: ids, logp, entropy },
+        rows,
+        cols,
+      );
+      batch.submit();
+      const [lp, ent] = [await device.readF32(logp, rows), await device.readF32(entropy, rows)];
+      expect(Number.isFinite(lp[0]) && Number.isFinite(ent[0])).toBe(true);
+      for (let r = 1; r < rows; r++) {
+        expect(lp[r], `logp of row ${r}`).toBeNaN();
+        expect(ent[r], `entropy of row ${r}`).toBeNaN();
+      }
+    } finally {
+      for (const b of [input, ids, logp, entropy]) device.pool.release(b);
+    }
   });
 
   it('flags resident targets outside [0, cols), naming the first bad row', async () => {

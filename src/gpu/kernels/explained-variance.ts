@@ -2,7 +2,8 @@
  * GPU wrapper for kernels/explained_variance.wgsl; CPU twin: explainedVariance() in
  * src/ops/explained-variance.ts. Three dispatches of one shader:
  *
- *   partial_sums     G workgroups (G ≤ 256), grid-stride: per-group Σ m, Σ m·R, Σ m·(R − V)
+ *   partial_sums     G workgroups (G ≤ 256), grid-stride: per-group Σ m, Σ m·R, Σ m·(R − V), and
+ *                    max R and −min R (Var[R] is exactly 0 when they agree)
  *   partial_squares  G workgroups: per-group centred sums of squares (pass 2 over the tokens)
  *   finish           one workgroup: 8 stats floats, read back once
  *
@@ -103,7 +104,7 @@ export async function encodeExplainedVariance(
   checkBindingSize(gpu, 1, count, `${OP} returns`);
   const { correction, epsilon } = resolveExplainedVarianceOptions(options);
   const groups = Math.min(MAX_GROUPS, Math.ceil(count / WORKGROUP_SIZE));
-  const partials = scratchBuffer(gpu, 'explained variance partials', 2 * groups * 16);
+  const partials = scratchBuffer(gpu, 'explained variance partials', 3 * groups * 16);
   const bound = {
     returns: buffers.returns,
     values: buffers.values,
