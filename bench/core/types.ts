@@ -173,5 +173,7 @@ export interface SettleResult {
 /** One benchmark: adding an op bench means one module exporting one of these. */
 export interface BenchSuite {
   name: string;
+  /** True when the suite times tfjs or onnxruntime-web: they are loaded (and waited for) only then. */
+  usesPeers?: boolean;
   run(ctx: BenchContext): Promise<SuiteResult>;
 }

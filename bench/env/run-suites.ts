@@ -12,10 +12,11 @@ export async function runSuites(ctx: BenchContext): Promise<EnvResult> {
       `unknown suite(s) ${unknown.join(', ')}; known: ${SUITES.map((s) => s.name).join(', ')}`,
     );
   }
-  await preloadPeers(ctx);
+  const selected = SUITES.filter((s) => wanted.length === 0 || wanted.includes(s.name));
+  if (selected.some((s) => s.usesPeers)) await preloadPeers(ctx);
+  else ctx.env.notes.push('peers not loaded: no selected suite times them');
   const suites: SuiteResult[] = [];
-  for (const suite of SUITES) {
-    if (wanted.length > 0 && !wanted.includes(suite.name)) continue;
+  for (const suite of selected) {
     ctx.log(`suite ${suite.name}`);
     suites.push(await suite.run(ctx));
   }

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:learn [-- --only=planning,cliff,cartpole,token,agent,forgetting] [--backend=cpu|webgpu] [--quick]`
+ * `npm run bench:learn [-- --only=planning,cliff,cartpole,token,agent,forgetting,lessons] [--backend=cpu|webgpu] [--seeds=1,2,3] [--quick]`
  *
  * Learning benchmarks: does each algorithm learn what it should, how fast, on this machine?
  *   planning  value iteration on GridWorld and FrozenLake 4×4: sweeps to convergence
@@ -8,6 +8,8 @@
  *   token     GRPO vs PPO on reversing 3–6 letters from one SFT checkpoint, same sample budget
  *   agent     GRPO on multiplication with and without the calculator tool; calls per episode at
  *             two tool costs (CPU; not in the default set: it takes about an hour on 2 cores)
+ *   lessons   the lessons' language-model widgets, each preset run headless to its check on the
+ *             chosen backend and timed (not in the default set; `--lessons=04-grpo,06` prefixes)
  *   forgetting the tool-use lesson's shopping runs at lr 3e-3 without and with the ptx term,
  *             multiply retained, seeds 1–3 (CPU; not in the default set: about 5 minutes)
  * Results (with the machine described) are saved as JSON under bench/results/.
@@ -29,12 +31,20 @@ import { ppoCartpoleBenchmark } from './ppo-cartpole';
 import { tokenTaskBenchmark } from './token-tasks';
 import { agentToolsBenchmark } from './agent-tools';
 import { forgettingBenchmark } from './forgetting';
+import { lessonPresetTimes } from './lesson-presets';
 
 export async function main(argv: string[]): Promise<number> {
   const flag = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
   const quick = argv.includes('--quick');
   const only = (flag('only') ?? 'planning,cliff,cartpole,token').split(',');
   const backend = flag('backend') ?? 'cpu';
+  if (backend !== 'cpu' && backend !== 'webgpu') {
+    throw new Error(`--backend must be cpu or webgpu, got ${backend}`);
+  }
+  const seeds = flag('seeds')?.split(',').map(Number);
+  if (seeds?.some((s) => !Number.isInteger(s) || s < 1)) {
+    throw new Error(`--seeds must be whole numbers ≥ 1 separated by commas, got ${flag('seeds')}`);
+  }
   const results: Record<string, unknown> = {};
 
   if (only.includes('planning')) {
@@ -91,7 +101,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     results.token = await tokenTaskBenchmark(make, description, {
       updates: quick ? 50 : 300,
-      seeds: quick ? [2] : [1, 2, 3],
+      seeds: seeds ?? (quick ? [2] : [1, 2, 3]),
     });
   }
 
@@ -109,6 +119,16 @@ export async function main(argv: string[]): Promise<number> {
     const bench = await forgettingBenchmark(quick ? [1] : [1, 2, 3], quick ? 10 : 20);
     console.log(bench.table);
     results.forgetting = bench.rows;
+  }
+
+  if (only.includes('lessons')) {
+    const bench = await lessonPresetTimes(backend, {
+      maxUpdates: quick ? 5 : 200,
+      maxSeconds: quick ? 60 : 600,
+      lessons: flag('lessons')?.split(','),
+    });
+    console.log(bench.table);
+    results.lessons = { backend, rows: bench.rows };
   }
 
   mkdirSync(new URL('../results/', import.meta.url), { recursive: true });

@@ -70,6 +70,7 @@ async function shippedBytes(file: string): Promise<Uint8Array> {
 
 export const ortReferenceSuite: BenchSuite = {
   name: 'ort-reference',
+  usesPeers: true,
   async run(ctx: BenchContext): Promise<SuiteResult> {
     const { shapes, reps } = plan(ctx.options.quick);
     const measurements: Measurement[] = [];

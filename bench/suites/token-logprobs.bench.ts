@@ -74,6 +74,7 @@ const TOLERANCE = 1e-3;
 
 export const tokenLogprobsSuite: BenchSuite = {
   name: 'token-logprobs',
+  usesPeers: true,
   async run(ctx: BenchContext): Promise<SuiteResult> {
     const measurements: Measurement[] = [];
     for (const shape of shapes(ctx.env.software, ctx.options.quick)) {

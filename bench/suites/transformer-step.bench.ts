@@ -105,6 +105,7 @@ type Losses = number[];
 
 export const transformerStepSuite: BenchSuite = {
   name: 'transformer-step',
+  usesPeers: true,
   async run(ctx: BenchContext): Promise<SuiteResult> {
     const measurements: WithMemory[] = [];
     const summaries: string[][] = [];
