@@ -13,7 +13,9 @@ export async function runChromium(
 ): Promise<EnvResult> {
   const executablePath = findChromium();
   if (!executablePath) throw new Error('no Chromium found (run `npm run setup:chromium`)');
-  const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS, headless: true });
+  // Timestamps at the GPU's own resolution, as in Node (env/node.ts, UNQUANTIZED_TIMESTAMPS).
+  const args = [...CHROMIUM_ARGS, '--disable-dawn-features=timestamp_quantization'];
+  const browser = await chromium.launch({ executablePath, args, headless: true });
   try {
     const page = await browser.newPage();
     await page.exposeFunction('benchLog', (line: string) => log(line));
