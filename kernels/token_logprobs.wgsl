@@ -11,9 +11,9 @@
 //   entropy = log s − a / s            (= lse − Σ p z, since Σ p z − M/T = Σ p d)
 // d ≤ 0 keeps exp() in range for any finite logits, and a ≤ 0 throughout (δ ≤ 0, a ≤ 0), so both
 // entropy terms are ≥ 0: no cancellation. f32 accumulation. Rows beyond 65,535 spread over a 2D
-// grid. One read of the logits instead of two: on an NVIDIA H200 (Dawn, Vulkan) the two-pass
-// version reached 21% of the copy kernel's bandwidth at 4096 × 32768, since a 128 KB row read a
-// second time has mostly left the cache by then.
+// grid. One read of the logits instead of two: on an NVIDIA H200 (Dawn, Vulkan) at 4096 × 32768
+// the two-pass version reached 21% of the copy kernel's bandwidth and this one 46% (a 128 KB row
+// read a second time had presumably left the cache; nothing was profiled).
 //
 // Reads are coalesced: on a trip, thread lid reads columns j + lid + 8·WORKGROUP_SIZE·trip for the
 // eight j = 0, WORKGROUP_SIZE, … (so each load instruction of a warp reads one contiguous run) and
