@@ -16,7 +16,7 @@
 // an NVIDIA H200, 300 returns of 2 left Var[R] = 1.4e-14 and ev = −2.4e13 instead of undefined).
 // f32 accumulation. `groups` ≤ 256 keeps the partials small; WORKGROUP_SIZE is a power of two.
 // The wrapper prepends kernels/lib/input_status.wgsl (check_finite) and
-// kernels/lib/workgroup_reduce.wgsl (workgroup_sum).
+// kernels/lib/workgroup_reduce.wgsl (workgroup_sum, workgroup_max).
 
 override WORKGROUP_SIZE: u32 = 64u;
 

@@ -84,6 +84,13 @@ fn accumulate4(r: Running, x: vec4f, inv_t: f32) -> Running {
   return Running(r.m, r.s + (e.x + e.y) + (e.z + e.w), r.a + (ed.x + ed.y) + (ed.z + ed.w));
 }
 
+// The same for one logit (the columns after the last full trip).
+fn accumulate1(r: Running, x: f32, inv_t: f32) -> Running {
+  let d = (x - r.m) * inv_t;
+  let e = exp(d);
+  return Running(r.m, r.s + e, r.a + select(0.0, e * d, e > 0.0));
+}
+
 // Reports every non-finite logit among this thread's columns (only run when one was seen).
 fn report_non_finite(base: u32, cols: u32, lid: u32) {
   for (var c = lid; c < cols; c += WORKGROUP_SIZE) {
@@ -135,10 +142,7 @@ fn main(
     if (x > r.m) {
       r = rebase(r, x, inv_t);
     }
-    let d = (x - r.m) * inv_t;
-    let e = exp(d);
-    r.s += e;
-    r.a += select(0.0, e * d, e > 0.0);
+    r = accumulate1(r, x, inv_t);
     exponents.x = max(exponents.x, bitcast<u32>(x) & EXPONENT_BITS);
   }
   let saw_non_finite = any(exponents == vec4u(EXPONENT_BITS));

@@ -6,10 +6,8 @@
  * after updates 1, 10 and `updates`, its mean over the last 10 updates (what the lesson's checks
  * read), and shopping's own accuracy over the last 10 updates.
  */
-import { readFileSync } from 'node:fs';
-import { buildPresetSpec, type PresetName } from '../../src/lessons/presets';
-import { ALGORITHMS } from '../../src/rl/registry';
-import { createRunHost } from '../../src/worker/run-host';
+import type { PresetName } from '../../src/lessons/presets';
+import { runPreset } from './preset-run';
 
 const ARMS = {
   'no ptx': 'grpo-shopping-forgetting',
@@ -30,23 +28,16 @@ export interface ForgettingRow {
 const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
 async function series(preset: PresetName, seed: number, updates: number) {
-  const built = buildPresetSpec(preset, ALGORITHMS.grpo!.defaults);
-  const spec = { ...built, seed, backend: 'cpu' as const };
-  const readShipped = async (file: string) =>
-    new Uint8Array(readFileSync(new URL(`../../public/models/${file}`, import.meta.url)));
-  const api = createRunHost({ flushMs: 1, lm: { readShipped } });
-  const retained: number[] = [];
-  const accuracy: number[] = [];
-  await api.createRun(spec, (m) => {
-    if (m.type !== 'update') return;
-    for (const p of m.points) {
-      retained.push(p.metrics['retained/success_rate']!);
-      accuracy.push(p.metrics['reward/accuracy']!);
-    }
+  const run = await runPreset(preset, {
+    backend: 'cpu',
+    seed,
+    metrics: ['retained/success_rate', 'reward/accuracy'],
+    budget: updates,
   });
-  for (let u = 0; u < updates; u++) await api.step();
-  await api.dispose();
-  return { retained, accuracy };
+  return {
+    retained: run.series['retained/success_rate']!,
+    accuracy: run.series['reward/accuracy']!,
+  };
 }
 
 export async function forgettingBenchmark(

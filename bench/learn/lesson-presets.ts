@@ -8,15 +8,12 @@
  * Environment algorithms (tabular methods, PPO on CartPole) always train on the CPU and are left
  * out; so are path checks, which only those use. A measurement, never an assertion.
  */
-import { readFileSync } from 'node:fs';
 import { metricCheckPassed } from '../../src/lessons/checks';
 import { LESSONS } from '../../src/lessons/catalog';
 import { lessonBlocks } from '../../src/lessons/lesson';
-import { buildPresetSpec, PRESETS } from '../../src/lessons/presets';
+import { PRESETS, type PresetName } from '../../src/lessons/presets';
 import { ALGORITHMS } from '../../src/rl/registry';
-import { createRunHost } from '../../src/worker/run-host';
-
-const MODELS_DIR = new URL('../../public/models/', import.meta.url);
+import { runPreset } from './preset-run';
 
 export interface LessonPresetRow {
   lesson: string;
@@ -63,50 +60,27 @@ export async function lessonPresetTimes(
 
 async function timeWidget(
   lesson: string,
-  name: keyof typeof PRESETS,
+  name: PresetName,
   check: Parameters<typeof metricCheckPassed>[0],
   backend: 'cpu' | 'webgpu',
   options: { maxUpdates: number; maxSeconds: number },
 ): Promise<LessonPresetRow> {
-  const spec = {
-    ...buildPresetSpec(name, ALGORITHMS[PRESETS[name].algo]!.defaults),
+  const run = await runPreset(name, {
     backend,
-  };
-  const values: number[] = [];
-  let backendLine = '(no backend message)';
-  const started = performance.now();
-  const host = createRunHost({
-    flushMs: 1,
-    lm: { readShipped: async (file) => new Uint8Array(readFileSync(new URL(file, MODELS_DIR))) },
+    metrics: [check.metric],
+    budget: options.maxUpdates,
+    maxSeconds: options.maxSeconds,
+    stop: (series) => metricCheckPassed(check, series[check.metric]!),
   });
-  await host.createRun(spec, (m) => {
-    if (m.type === 'backend') backendLine = m.line;
-    if (m.type !== 'update') return;
-    for (const p of m.points) values.push(p.metrics[check.metric]!);
-  });
-  const setupSeconds = (performance.now() - started) / 1000;
-  let passedAt: number | null = null;
-  let updates = 0;
-  while (updates < options.maxUpdates) {
-    await host.step();
-    updates += 1;
-    if (metricCheckPassed(check, values)) {
-      passedAt = updates;
-      break;
-    }
-    if ((performance.now() - started) / 1000 > options.maxSeconds) break;
-  }
-  const seconds = (performance.now() - started) / 1000;
-  await host.dispose();
   return {
     lesson,
     preset: name,
     check: check.text,
-    passedAt,
-    updates,
-    seconds,
-    setupSeconds,
-    backendLine,
+    passedAt: run.stopped ? run.updates : null,
+    updates: run.updates,
+    seconds: run.seconds,
+    setupSeconds: run.setupSeconds,
+    backendLine: run.backendLine,
   };
 }
 

@@ -1,0 +1,73 @@
+/**
+ * One lesson preset trained through the lab's own run host in Node (shipped start, warm-up and
+ * reward model as the lab builds them), for the learning benchmarks that time or follow lesson
+ * runs: the metric series it produced, the run's backend line, and how long set-up and the whole
+ * run took.
+ */
+import { readFileSync } from 'node:fs';
+import { buildPresetSpec, PRESETS, type PresetName } from '../../src/lessons/presets';
+import { ALGORITHMS } from '../../src/rl/registry';
+import { createRunHost } from '../../src/worker/run-host';
+
+const MODELS_DIR = new URL('../../public/models/', import.meta.url);
+
+export interface PresetRunOptions {
+  backend: 'cpu' | 'webgpu';
+  /** The metrics whose series are collected, one value per update. */
+  metrics: readonly string[];
+  /** Updates at most. */
+  budget: number;
+  /** Replaces the preset's seed. */
+  seed?: number;
+  /** Ends the run early once it holds for the series so far (checked after every update). */
+  stop?: (series: Record<string, number[]>) => boolean;
+  /** Ends the run once this many seconds have passed since it was asked for. */
+  maxSeconds?: number;
+}
+
+export interface PresetRun {
+  series: Record<string, number[]>;
+  updates: number;
+  /** True when `stop` ended the run. */
+  stopped: boolean;
+  /** The run's own backend line (adapter or CPU, and why). */
+  backendLine: string;
+  /** From asking for the run until it was ready to train. */
+  setupSeconds: number;
+  /** From asking for the run until its last update. */
+  seconds: number;
+}
+
+export async function runPreset(name: PresetName, options: PresetRunOptions): Promise<PresetRun> {
+  const built = buildPresetSpec(name, ALGORITHMS[PRESETS[name].algo]!.defaults);
+  const spec = { ...built, seed: options.seed ?? built.seed, backend: options.backend };
+  const series: Record<string, number[]> = Object.fromEntries(options.metrics.map((m) => [m, []]));
+  let backendLine = '(no backend message)';
+  const elapsed = (since: number) => (performance.now() - since) / 1000;
+  const started = performance.now();
+  const host = createRunHost({
+    flushMs: 1,
+    lm: { readShipped: async (file) => new Uint8Array(readFileSync(new URL(file, MODELS_DIR))) },
+  });
+  await host.createRun(spec, (m) => {
+    if (m.type === 'backend') backendLine = m.line;
+    if (m.type !== 'update') return;
+    for (const p of m.points)
+      for (const metric of options.metrics) series[metric]!.push(p.metrics[metric]!);
+  });
+  const setupSeconds = elapsed(started);
+  let updates = 0;
+  let stopped = false;
+  while (updates < options.budget) {
+    await host.step();
+    updates += 1;
+    if (options.stop?.(series)) {
+      stopped = true;
+      break;
+    }
+    if (options.maxSeconds !== undefined && elapsed(started) > options.maxSeconds) break;
+  }
+  const seconds = elapsed(started);
+  await host.dispose();
+  return { series, updates, stopped, backendLine, setupSeconds, seconds };
+}
