@@ -11,16 +11,20 @@
 //   entropy = log s − a / s            (= lse − Σ p z, since Σ p z − M/T = Σ p d)
 // d ≤ 0 keeps exp() in range for any finite logits, and a ≤ 0 throughout (δ ≤ 0, a ≤ 0), so both
 // entropy terms are ≥ 0: no cancellation. f32 accumulation. Rows beyond 65,535 spread over a 2D
-// grid. One read of the logits instead of two: on an NVIDIA H200 (Dawn, Vulkan) at 4096 × 32768
-// the two-pass version reached 21% of the copy kernel's bandwidth and this one 46% (a 128 KB row
-// read a second time had presumably left the cache; nothing was profiled).
+// grid. One read of the logits instead of two.
 //
-// Reads are coalesced: on a trip, thread lid reads columns j + lid + 8·WORKGROUP_SIZE·trip for the
-// eight j = 0, WORKGROUP_SIZE, … (so each load instruction of a warp reads one contiguous run) and
-// works on them as two vec4s; the columns after the last full trip go one at a time. The loads stay
-// scalar (array<f32>), so rows need no 16-byte alignment and every cols takes the same path.
-// The wrapper prepends kernels/lib/input_status.wgsl (check_finite) and
-// kernels/lib/workgroup_reduce.wgsl (workgroup_max, workgroup_sum).
+// Reads: a trip is QUADS_PER_TRIP · 4 · WORKGROUP_SIZE columns; each thread loads all its quads of
+// a trip before using any (so that many loads are in flight), through read_quad() from
+// kernels/lib/row_reads_vec4.wgsl (16-byte loads, rows whose length is a multiple of 4) or
+// row_reads_scalar.wgsl (any length); both keep each load instruction of a warp on one contiguous
+// run. The columns after the last full trip go one at a time. Chosen by
+// bench/offline/token-logprobs-variants.mjs on an NVIDIA H200 (Dawn, Vulkan, 4096 × 32768, GPU
+// time of one dispatch): 2 scalar quads 0.350 ms, 4 vec4 quads 0.305 ms, and a read-only vec4 sum
+// of the same buffer (the read ceiling there) 0.301 ms; 4 or 8 quads, 128 or 256 threads, all
+// within 3% of it.
+// The wrapper prepends kernels/lib/input_status.wgsl (check_finite),
+// kernels/lib/workgroup_reduce.wgsl (workgroup_max, workgroup_sum) and one of the row_reads files
+// (RowElement, read_quad, read_logit).
 
 // Threads per workgroup (and per row); a power of two for the tree reduction.
 override WORKGROUP_SIZE: u32 = 256u;
@@ -36,7 +40,7 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> logits: array<f32>;              // (rows, cols)
+@group(0) @binding(1) var<storage, read> logits: array<RowElement>;       // (rows, cols)
 @group(0) @binding(2) var<storage, read> targets: array<i32>;             // (rows)
 @group(0) @binding(3) var<storage, read_write> logp: array<f32>;          // (rows)
 @group(0) @binding(4) var<storage, read_write> entropy: array<f32>;       // (rows)
@@ -50,8 +54,8 @@ const SLOT_TARGETS = 1u; // index = row of a target outside [0, cols)
 alias ScratchValue = vec2f;
 var<workgroup> scratch: array<ScratchValue, WORKGROUP_SIZE>;
 
-// Columns per trip: two vec4s.
-const TRIP = 8u;
+// Quads (4 columns) per thread per trip.
+const QUADS_PER_TRIP = 4u;
 const EXPONENT_BITS = 0x7f800000u;
 const LOWEST = -0x1.fffffep+127f; // −FLT_MAX: every finite logit is ≥ it
 
@@ -91,10 +95,11 @@ fn accumulate1(r: Running, x: f32, inv_t: f32) -> Running {
   return Running(r.m, r.s + e, r.a + select(0.0, e * d, e > 0.0));
 }
 
-// Reports every non-finite logit among this thread's columns (only run when one was seen).
+// Reports every non-finite logit of the row, the threads taking columns lid, lid + w, … (only run
+// for a row where some thread saw one; that thread's own columns depend on the read layout).
 fn report_non_finite(base: u32, cols: u32, lid: u32) {
   for (var c = lid; c < cols; c += WORKGROUP_SIZE) {
-    check_finite(SLOT_LOGITS, base + c, logits[base + c]);
+    check_finite(SLOT_LOGITS, base + c, read_logit(base + c));
   }
 }
 
@@ -113,32 +118,37 @@ fn main(
   let base = row_index * cols;
   let inv_t = 1.0 / params.temperature; // one division per thread, not one per logit
   let w = WORKGROUP_SIZE;
-  let span = TRIP * w;
+  let span = 4u * QUADS_PER_TRIP * w;
   let full_trips = cols / span;
 
   // The max is taken on the raw logits (dividing by T > 0 keeps the argmax). The loop only
-  // gathers exponent bits for the input check; a thread that saw a non-finite value (exponent all
-  // ones) rescans its columns to report each one, so valid rows pay no per-element branch.
+  // gathers exponent bits for the input check; where a thread saw a non-finite value (exponent all
+  // ones), the max-tree says so and the workgroup rescans the row to report each one, so valid
+  // rows pay no per-element branch.
   var r = Running(LOWEST, 0.0, 0.0);
   var exponents = vec4u(0u);
   for (var t = 0u; t < full_trips; t++) {
-    let i = base + t * span + lid;
-    let x0 = vec4f(logits[i], logits[i + w], logits[i + 2u * w], logits[i + 3u * w]);
-    let x1 = vec4f(logits[i + 4u * w], logits[i + 5u * w], logits[i + 6u * w], logits[i + 7u * w]);
-    let m4 = max(x0, x1);
+    let start = base + t * span;
+    var x: array<vec4f, QUADS_PER_TRIP>;
+    for (var k = 0u; k < QUADS_PER_TRIP; k++) {
+      x[k] = read_quad(start, k, lid);
+    }
+    var m4 = x[0];
+    for (var k = 1u; k < QUADS_PER_TRIP; k++) {
+      m4 = max(m4, x[k]);
+    }
     let trip_max = max(max(m4.x, m4.y), max(m4.z, m4.w));
     if (trip_max > r.m) {
       r = rebase(r, trip_max, inv_t);
     }
-    r = accumulate4(accumulate4(r, x0, inv_t), x1, inv_t);
-    // Mask before max: raw bit patterns of negative numbers (sign bit set) would hide a NaN.
-    exponents = max(
-      exponents,
-      max(bitcast<vec4u>(x0) & vec4u(EXPONENT_BITS), bitcast<vec4u>(x1) & vec4u(EXPONENT_BITS)),
-    );
+    for (var k = 0u; k < QUADS_PER_TRIP; k++) {
+      r = accumulate4(r, x[k], inv_t);
+      // Mask before max: raw bit patterns of negative numbers (sign bit set) would hide a NaN.
+      exponents = max(exponents, bitcast<vec4u>(x[k]) & vec4u(EXPONENT_BITS));
+    }
   }
   for (var c = full_trips * span + lid; c < cols; c += w) {
-    let x = logits[base + c];
+    let x = read_logit(base + c);
     if (x > r.m) {
       r = rebase(r, x, inv_t);
     }
@@ -146,14 +156,14 @@ fn main(
     exponents.x = max(exponents.x, bitcast<u32>(x) & EXPONENT_BITS);
   }
   let saw_non_finite = any(exponents == vec4u(EXPONENT_BITS));
-  if (saw_non_finite) {
-    report_non_finite(base, cols, lid);
-  }
 
   // (row max, 1 if any thread saw a non-finite logit) in one max-tree.
   scratch[lid] = vec2f(r.m, select(0.0, 1.0, saw_non_finite));
   let reduced = workgroup_max(lid);
   let row_max = reduced.x;
+  if (reduced.y > 0.0) {
+    report_non_finite(base, cols, lid);
+  }
   r = rebase(r, row_max, inv_t);
   scratch[lid] = vec2f(r.s, r.a);
   let sums = workgroup_sum(lid);
@@ -181,7 +191,7 @@ fn main(
       logp[row_index] = runtime_nan();
     } else {
       // Once per row, so a true division: the target's own term is as exact as before.
-      logp[row_index] = (logits[base + u32(t)] - row_max) / params.temperature - log_sum;
+      logp[row_index] = (read_logit(base + u32(t)) - row_max) / params.temperature - log_sum;
     }
   }
   if (WITH_ENTROPY) {

@@ -9,7 +9,7 @@
 // lesson-times, bench/ui/lesson-times.ts) run only when named: the full set takes long.
 //
 //   npm run bench [-- --quick] [--node-only | --browser-only] [--no-ui]
-//                 [--suites=token-logprobs,log-softmax] [--suites=ui-frames]
+//                 [--suites=token-logprobs,log-softmax] [--suites=ui-frames [--ui-backend=webgpu]]
 //                 [--suites=lesson-times [--lessons=03-ppo,04-grpo/01] [--backends=cpu,webgpu]
 //                                        [--widget-timeout=180]]
 import { spawn } from 'node:child_process';
@@ -39,9 +39,14 @@ const runUi =
   !flag('node-only') && !flag('no-ui') && (requested.length === 0 || requested.includes(UI_SUITE));
 const runLessons = !flag('node-only') && requested.includes(LESSON_SUITE);
 
+const uiBackend = value('ui-backend') ?? 'cpu';
+if (uiBackend !== 'cpu' && uiBackend !== 'webgpu') {
+  throw new Error(`--ui-backend: "${uiBackend}" is not one of cpu, webgpu`);
+}
 const options = {
   quick: flag('quick'),
   suites: kernelSuites,
+  uiBackend,
 };
 
 /** @param {string} prefix */

@@ -20,9 +20,11 @@ export const CHROMIUM_CANDIDATES = [
 
 /**
  * Flags for every Chromium the tests launch. WebGPU is behind a flag on Linux; the network flags
- * stop Chromium from calling home on a machine without internet access.
+ * stop Chromium from calling home on a machine without internet access. $CHROMIUM_EXTRA_ARGS
+ * (space-separated) adds flags, e.g. for a hardware GPU in headless mode (bench/offline/).
  */
 export const CHROMIUM_ARGS = [
+  ...(process.env.CHROMIUM_EXTRA_ARGS ?? '').split(' ').filter(Boolean),
   '--enable-unsafe-webgpu',
   '--enable-features=Vulkan',
   '--no-sandbox',

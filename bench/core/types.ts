@@ -140,6 +140,8 @@ export interface BenchOptions {
   quick: boolean;
   /** Run only these suites (by name); all when empty. */
   suites: string[];
+  /** The lab's `?backend=` in the UI frame bench (`--ui-backend=webgpu`); 'cpu' when absent. */
+  uiBackend?: 'cpu' | 'webgpu';
 }
 
 /** Everything a suite gets from its environment. */

@@ -10,16 +10,7 @@ export NO_COLOR=1 FORCE_COLOR=0
 T0=$(date +%s)
 stamp() { echo "[$(($(date +%s) - T0)) s] $*"; }
 
-for f in .offline/debs/*.deb; do [ -e "$f" ] && dpkg -x "$f" /; done
-ldconfig 2> /dev/null
-tar -xJf .offline/pack.tar.xz
-mkdir -p .offline/bin && mv node .offline/bin/node
-export PATH="$PWD/.offline/bin:$PATH"
-stamp "node $(node --version)"
-if ! timeout 40 node bench/offline/probe.mjs; then
-  stamp "Dawn found no hardware adapter; nothing to measure"
-  exit 3
-fi
+. bench/offline/setup.sh || exit 3
 
 stamp "GPU-in-Node tests"
 timeout 120 node node_modules/vitest/vitest.mjs run --project gpu-node > "$OUT/tests.txt" 2>&1

@@ -7,12 +7,13 @@ import { copyByteLength, encodeCopy } from '../../src/gpu/kernels/copy';
 import { maxAbsDiff } from '../../src/util/compare';
 import { gpuTimeOf } from '../core/gpu-time';
 import { measure, type RepPolicy } from '../core/measure';
+import { submitAndReadF32 } from '../core/read-with-batch';
 import type { Measurement } from '../core/types';
 
 export const COPY_IMPL = 'copy (ceiling)';
 
 export const COPY_TIMING =
-  'copy (ceiling): kernels/copy_vec4.wgsl on a buffer the size of the logits; wall clock from submit until a 16-byte readback of the copy arrives; GB/s counts read + write (2·N·V·4 bytes)';
+  'copy (ceiling): kernels/copy_vec4.wgsl on a buffer the size of the logits; wall clock from submit until a 16-byte readback of the copy, recorded in the same submission, arrives; GB/s counts read + write (2·N·V·4 bytes)';
 
 /** Measures a copy of `input` (resident, `length` f32 elements) and validates it against `data`. */
 export function measureCopy(
@@ -41,13 +42,12 @@ export function measureCopy(
         run: async () => {
           const batch = gpu.beginBatch('bench copy');
           await encode(batch);
-          batch.submit();
-          // The first launch reads everything back for validation; timed ones read 16 bytes.
-          if (!validated) {
-            validated = true;
-            return gpu.readF32(output, length);
-          }
-          return gpu.readF32(output, 4);
+          // The first launch reads everything back for validation; timed ones read 16 bytes, in
+          // the same submission as the copy (as the kernels' runs read their outputs).
+          const readLength = validated ? 4 : length;
+          validated = true;
+          const [copied] = await submitAndReadF32(gpu, batch, [[output, readLength]]);
+          return copied as Float32Array;
         },
         gpuTime: () => gpuTimeOf(gpu, 'bench copy', encode),
         dispose: () => gpu.pool.release(output),

@@ -13,6 +13,7 @@ import { measure, settleQuietly, timeOnce, type RepPolicy, type Runner } from '.
 import type { BenchContext, BenchSuite, Measurement, SuiteResult } from '../core/types';
 import { tokenLogprobsModel } from '../onnx/token-logprobs-graph';
 import { checkPlacement } from '../peers/ort';
+import { submitAndReadF32 } from '../core/read-with-batch';
 import { tfjsTokenLogprobs } from '../peers/tfjs';
 import { COPY_IMPL, COPY_TIMING, measureCopy } from './copy-ceiling';
 
@@ -88,7 +89,7 @@ export const tokenLogprobsSuite: BenchSuite = {
       notes: [
         'Every implementation is validated against the CPU reference (float64) before it is timed; one that fails is reported, not timed.',
         'Timed: wall clock from launch until logp and entropy (2·N floats) are on the CPU, inputs already resident on the GPU (uploaded before timing); median of the reps. The first launch (pipeline compiles, uploads) is the untimed validation run.',
-        `${IMPL.ours}: encodeTokenLogprobs on resident buffers (no input-status buffer: trusted inputs, as in a training step), then readback of logp and entropy. GPU ms: timestamp queries around the same dispatch, in up to 3 extra launches after the timed ones (on SwiftShader these can read above the wall clock: treat them as a rough check).`,
+        `${IMPL.ours}: encodeTokenLogprobs on resident buffers (no input-status buffer: trusted inputs, as in a training step), then readback of logp and entropy in the same submission (one staging buffer, one map). GPU ms: timestamp queries around the same dispatch, in up to 3 extra launches after the timed ones (on SwiftShader these can read above the wall clock: treat them as a rough check).`,
         `${IMPL.tfjs}: tf.logSoftmax → tf.gather(logp, targets (N, 1), axis 1, batchDims 1), entropy = −Σ exp(logp)·logp; logits tensor resident; result via tensor.data().`,
         `${IMPL.ortWebgpu}: an ONNX graph built in code (ReduceMax, Sub, Exp, ReduceSum, Log, Sub, GatherElements; entropy via Exp, Mul, ReduceSum, Neg; not LogSoftmax, which falls back to the CPU EP on SwiftShader), node placement checked with logSeverityLevel 0 for every shape; logits and targets fed as GPU buffers (Tensor.fromGpuBuffer on ort.env.webgpu.device), outputs downloaded by ORT.`,
         `${IMPL.ortWasm}: the same graph on ORT's wasm CPU EP, CPU tensors in and out.`,
@@ -179,9 +180,11 @@ async function oursRunner(
     run: async () => {
       const batch = gpu.beginBatch('bench token_logprobs');
       await encode(batch);
-      batch.submit();
-      const [lp, ent] = await Promise.all([gpu.readF32(logp, N), gpu.readF32(entropy, N)]);
-      return { logp: lp, entropy: ent };
+      const [lp, ent] = await submitAndReadF32(gpu, batch, [
+        [logp, N],
+        [entropy, N],
+      ]);
+      return { logp: lp as Float32Array, entropy: ent as Float32Array };
     },
     gpuTime: () => gpuTimeOf(gpu, 'bench token_logprobs', encode),
     dispose: () => {

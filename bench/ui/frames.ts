@@ -113,7 +113,7 @@ function suiteOf(measurements: Measurement[], options: BenchOptions): SuiteResul
     notes: [
       'frame interval: time between consecutive requestAnimationFrame callbacks in the lab page; p50/p95/p99 nearest-rank; long tasks: main-thread tasks over 50 ms (PerformanceObserver)',
       'rAF timestamps sit on the 60 Hz vsync grid (16.67, 33.33, 50 ms …, ±0.2 ms jitter): ">16.7" also counts on-time frames of 16.7–16.9 ms and ">33.4" misses some frames one vsync late (33.3 ms); "dropped" counts vsyncs without a new frame, Σ (round(interval / 16.67 ms) − 1)',
-      `four runs training: ${FOUR_RUNS.map(planLabel).join(', ')}, created through the New run form at /?backend=cpu#/lab (language models with 5 SFT steps), started, then ${warm / 1000} s of streaming before ${record / 1000} s of recording with no input`,
+      `four runs training: ${FOUR_RUNS.map(planLabel).join(', ')}, created through the New run form at /?backend=${uiBackend(options)}#/lab (language models with 5 SFT steps), started, then ${warm / 1000} s of streaming before ${record / 1000} s of recording with no input`,
       `100k points: a GRPO lab-run file of ${TARGET_UPDATES.toLocaleString('en')} updates × ${BIG_RUN_METRICS.length} metrics (seeded, bench/ui/big-run.ts) imported through the Share panel. Row "import": from setting the file to 1 s after the primary chart drew every point (importToChartMs: from the file input's change event to then); then one row per kind of redraw forced`,
       `the import takes at most ${MAX_IMPORT_UPDATES.toLocaleString('en')} updates of ${BIG_RUN_METRICS.length} series (IMPORT_LIMITS.maxPoints, values over all series)`,
       'rows marked · are phases of the row above them',
@@ -121,6 +121,11 @@ function suiteOf(measurements: Measurement[], options: BenchOptions): SuiteResul
     baseline: 'four runs training',
     measurements,
   };
+}
+
+/** The lab's `?backend=` for the runs: 'cpu' unless `--ui-backend=webgpu` (a GPU machine). */
+function uiBackend(options: BenchOptions): 'cpu' | 'webgpu' {
+  return options.uiBackend ?? 'cpu';
 }
 
 /** Recording windows, ms: warm-up before recording and the recording itself. */
@@ -138,7 +143,7 @@ async function fourRuns(
   log: Log,
   notes: string[],
 ): Promise<Measurement[]> {
-  const page = await openLab(context, baseUrl, log, notes);
+  const page = await openLab(context, baseUrl, uiBackend(options), log, notes);
   const cards: Locator[] = [];
   for (const [i, plan] of FOUR_RUNS.entries()) {
     log(`creating #${i + 1} ${planLabel(plan)}`);
@@ -207,7 +212,7 @@ async function bigRun(
   }
   log(`lab-run file: ${updates} updates × ${BIG_RUN_METRICS.length} metrics, ${mb(text)} MB`);
 
-  const page = await openLab(context, baseUrl, log, notes);
+  const page = await openLab(context, baseUrl, uiBackend(options), log, notes);
   const share = page.getByRole('region', { name: 'Keep and share' });
   await share.scrollIntoViewIfNeeded();
   await page.evaluate(watchImport);
@@ -341,6 +346,7 @@ const PRODUCTION_BUILD = "the app's production build";
 async function openLab(
   context: BrowserContext,
   baseUrl: string,
+  backend: 'cpu' | 'webgpu',
   log: Log,
   notes: string[],
 ): Promise<Page> {
@@ -349,7 +355,7 @@ async function openLab(
   page.on('console', (message) => {
     if (message.type() === 'error') log(`console error: ${message.text()}`);
   });
-  await page.goto(`${baseUrl}/?backend=cpu#/lab`);
+  await page.goto(`${baseUrl}/?backend=${backend}#/lab`);
   // The first visit waits for Vite to transform the app's modules.
   await page.getByRole('form', { name: 'New run' }).waitFor({ timeout: 180_000 });
   const dev = await page.evaluate(() =>

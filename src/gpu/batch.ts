@@ -73,9 +73,10 @@ export class CommandBatch {
     pass.dispatchWorkgroups(x, y, z);
   }
 
-  copy(source: GPUBuffer, destination: GPUBuffer, byteLength: number): void {
+  /** Copies `byteLength` bytes from the start of `source` to `destination` at `destinationOffset`. */
+  copy(source: GPUBuffer, destination: GPUBuffer, byteLength: number, destinationOffset = 0): void {
     this.endPass();
-    this.encoder.copyBufferToBuffer(source, 0, destination, 0, byteLength);
+    this.encoder.copyBufferToBuffer(source, 0, destination, destinationOffset, byteLength);
   }
 
   /** Zeroes the first `byteLength` bytes of `buffer` (a multiple of 4), in order with the dispatches. */

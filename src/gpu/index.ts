@@ -20,7 +20,7 @@ export {
   encodeEntropyFromLogits,
   tokenLogprobsStatus,
   entropyStatus,
-  tokenLogprobsKernel,
+  tokenLogprobsKernels,
   type TokenLogprobsGpuOptions,
   type EntropyGpuOptions,
 } from './kernels/token-logprobs';

@@ -11,6 +11,7 @@ import {
   entropyStatus,
   tokenLogprobsGpu,
   tokenLogprobsStatus,
+  type TokenLogprobsGpuOptions,
 } from '../../src/gpu/kernels/token-logprobs';
 import {
   encodeTokenLogprobsBackward,
@@ -46,6 +47,7 @@ async function runResidentForward(
   targets: Int32Array,
   rows: number,
   cols: number,
+  options: TokenLogprobsGpuOptions = {},
 ): Promise<Float32Array> {
   const status = tokenLogprobsStatus(device, cols);
   const input = device.upload(logits);
@@ -55,7 +57,7 @@ async function runResidentForward(
   try {
     const batch = device.beginBatch('test');
     const buffers = { logits: input, targets: ids, logp, entropy, status: status.buffer };
-    await encodeTokenLogprobs(device, batch, buffers, rows, cols);
+    await encodeTokenLogprobs(device, batch, buffers, rows, cols, options);
     batch.submit();
     await status.check();
     return await device.readF32(logp, rows);
@@ -164,25 +166,28 @@ describe.skipIf(!gpu)('token_logprobs kernel vs CPU reference', () => {
     }
   });
 
-  it('gives the same log-probs without the entropy, and for every workgroup size', async () => {
-    const rows = 9;
-    const cols = 777;
-    const logits = randomLogits(rows * cols, 6, 5);
-    const targets = randomTargets(rows, cols, 6);
-    const reference = await tokenLogprobsGpu(device, logits, targets, rows, cols, {
-      workgroupSize: 256,
-    });
-    const bare = await tokenLogprobsGpu(device, logits, targets, rows, cols, {
-      withEntropy: false,
-    });
-    expect(bare.entropy).toBeUndefined();
-    expect(maxAbsDiff(bare.logp, reference.logp)).toBeLessThan(2e-6);
-    for (const workgroupSize of [32, 64, 128] as const) {
-      const out = await tokenLogprobsGpu(device, logits, targets, rows, cols, { workgroupSize });
-      expect(maxAbsDiff(out.logp, reference.logp)).toBeLessThan(2e-6);
-      expect(maxAbsDiff(out.entropy!, reference.entropy!)).toBeLessThan(2e-6);
-    }
-  });
+  // 777 columns take the scalar reads, 776 the vec4 reads (kernels/lib/row_reads_*.wgsl).
+  it.each([777, 776])(
+    'gives the same log-probs without the entropy, and for every workgroup size (%i columns)',
+    async (cols) => {
+      const rows = 9;
+      const logits = randomLogits(rows * cols, 6, 5);
+      const targets = randomTargets(rows, cols, 6);
+      const reference = await tokenLogprobsGpu(device, logits, targets, rows, cols, {
+        workgroupSize: 256,
+      });
+      const bare = await tokenLogprobsGpu(device, logits, targets, rows, cols, {
+        withEntropy: false,
+      });
+      expect(bare.entropy).toBeUndefined();
+      expect(maxAbsDiff(bare.logp, reference.logp)).toBeLessThan(2e-6);
+      for (const workgroupSize of [32, 64, 128] as const) {
+        const out = await tokenLogprobsGpu(device, logits, targets, rows, cols, { workgroupSize });
+        expect(maxAbsDiff(out.logp, reference.logp)).toBeLessThan(2e-6);
+        expect(maxAbsDiff(out.entropy!, reference.entropy!)).toBeLessThan(2e-6);
+      }
+    },
+  );
 
   it('computes the entropy alone with the same kernel', async () => {
     for (const [rows, cols, temperature] of [
@@ -324,18 +329,27 @@ describe.skipIf(!gpu)('token log-probs reject bad input on the GPU', () => {
     ).rejects.toThrow(/tokenLogprobs: logits must be finite, but index 1007 is not \(2 non-finite/);
   });
 
-  it('flags non-finite logits in full 8-column trips and in the columns left over', async () => {
-    const rows = 3;
-    // With 256 threads a full trip covers 2048 columns; columns 2048..2060 go one per thread.
-    const cols = 2061;
-    const logits = randomLogits(rows * cols, 5, 14);
-    logits[cols + 2055] = Infinity; // index 4116, a leftover column
-    logits[2 * cols + 3] = NaN; // index 4125, in a full trip
-    logits[2 * cols + 3 + 4 * 256] = -2; // same vec4 lane as the NaN: a negative must not mask it
-    await expect(
-      runResidentForward(device, logits, randomTargets(rows, cols, 15), rows, cols),
-    ).rejects.toThrow(/tokenLogprobs: logits must be finite, but index 4116 is not \(2 non-finite/);
-  });
+  // 64 threads × 4 quads: a full trip covers 1024 columns, so columns 2048.. go one per thread.
+  // 2061 columns take the scalar reads, 2060 the vec4 reads (kernels/lib/row_reads_*.wgsl).
+  it.each([2061, 2060])(
+    'flags non-finite logits in full trips and in the columns left over (%i columns)',
+    async (cols) => {
+      const rows = 3;
+      const logits = randomLogits(rows * cols, 5, 14);
+      logits[cols + 2055] = Infinity; // a leftover column
+      logits[2 * cols + 3] = NaN; // in a full trip
+      // The same lane of a later quad of the same thread, in both read layouts: a negative there
+      // must not mask the NaN's exponent bits.
+      logits[2 * cols + 3 + 4 * 64] = -2;
+      await expect(
+        runResidentForward(device, logits, randomTargets(rows, cols, 15), rows, cols, {
+          workgroupSize: 64,
+        }),
+      ).rejects.toThrow(
+        new RegExp(`logits must be finite, but index ${cols + 2055} is not \\(2 non-finite`),
+      );
+    },
+  );
 
   it('writes NaN log-prob and entropy for a row with a non-finite logit when trusted', async () => {
     // A training step passes no status buffer and learns of a bad row from these outputs; WGSL
@@ -343,7 +357,7 @@ describe.skipIf(!gpu)('token log-probs reject bad input on the GPU', () => {
     const rows = 4;
     const cols = 2061;
     const logits = randomLogits(rows * cols, 3, 16);
-    logits[cols + 3] = NaN; // row 1, in a full trip
+    logits[cols + 3] = NaN; // row 1, in a full trip (64 threads: trips of 1024 columns)
     logits[2 * cols + 2050] = -Infinity; // row 2, a leftover column
     logits.fill(NaN, 3 * cols, 4 * cols); // row 3, every logit
     const input = device.upload(logits);
@@ -358,6 +372,7 @@ describe.skipIf(!gpu)('token log-probs reject bad input on the GPU', () => {
         { logits: input, targets: ids, logp, entropy },
         rows,
         cols,
+        { workgroupSize: 64 },
       );
       batch.submit();
       const [lp, ent] = [await device.readF32(logp, rows), await device.readF32(entropy, rows)];

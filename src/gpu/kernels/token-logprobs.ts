@@ -23,7 +23,7 @@ import { type CommandBatch, workgroupGrid } from '../batch';
 import type { GpuContext } from '../context';
 import { INPUT_STATUS_WGSL, InputStatus, type StatusSlot } from '../input-status';
 import { defineKernel } from '../kernel';
-import { WORKGROUP_REDUCE_WGSL } from '../wgsl-lib';
+import { ROW_READS_WGSL, type RowReads, rowReadsFor, WORKGROUP_REDUCE_WGSL } from '../wgsl-lib';
 import { checkBindingSize } from './advantage-dispatch';
 import { resolveRowWorkgroupSize, type RowWorkgroupSize } from './row-workgroup-size';
 import { PooledBuffers, readChecked } from './run-convenience';
@@ -35,18 +35,26 @@ export const ROW_UNIFORMS = [
   { name: 'temperature', type: 'f32' },
 ] as const;
 
-export const tokenLogprobsKernel = defineKernel({
-  name: 'token_logprobs',
-  source: INPUT_STATUS_WGSL + WORKGROUP_REDUCE_WGSL + forwardSource,
-  uniforms: ROW_UNIFORMS,
-  storage: [
-    { name: 'logits', access: 'read' },
-    { name: 'targets', access: 'read' },
-    { name: 'logp', access: 'read_write' },
-    { name: 'entropy', access: 'read_write' },
-    { name: 'status', access: 'read_write' },
-  ],
-});
+function forwardKernel(reads: RowReads) {
+  return defineKernel({
+    name: `token_logprobs (${reads} reads)`,
+    source: INPUT_STATUS_WGSL + WORKGROUP_REDUCE_WGSL + ROW_READS_WGSL[reads] + forwardSource,
+    uniforms: ROW_UNIFORMS,
+    storage: [
+      { name: 'logits', access: 'read' },
+      { name: 'targets', access: 'read' },
+      { name: 'logp', access: 'read_write' },
+      { name: 'entropy', access: 'read_write' },
+      { name: 'status', access: 'read_write' },
+    ],
+  });
+}
+
+/** The forward kernel per row-read width; encodeForward picks by rowReadsFor(cols). */
+export const tokenLogprobsKernels: Record<RowReads, ReturnType<typeof forwardKernel>> = {
+  scalar: forwardKernel('scalar'),
+  vec4: forwardKernel('vec4'),
+};
 
 /** GPU options: the CPU op's options plus the threads per row. */
 export interface GpuRowOptions {
@@ -147,12 +155,13 @@ async function encodeForward(
     logp: [buffers.logp, rows * 4],
     entropy: [buffers.entropy, rows * 4],
   });
-  const pipeline = await gpu.pipelines.get(tokenLogprobsKernel, {
+  const kernel = tokenLogprobsKernels[rowReadsFor(cols)];
+  const pipeline = await gpu.pipelines.get(kernel, {
     WORKGROUP_SIZE: workgroupSize,
     HAS_TARGETS: buffers.targets ? 1 : 0,
     WITH_ENTROPY: buffers.entropy ? 1 : 0,
   });
-  batch.dispatch(tokenLogprobsKernel, {
+  batch.dispatch(kernel, {
     pipeline,
     buffers: {
       logits: buffers.logits,
