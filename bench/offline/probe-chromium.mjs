@@ -28,9 +28,15 @@ try {
   console.log(JSON.stringify(found));
   await page.goto('chrome://gpu');
   const status = await page.evaluate(() => document.body.innerText.split('\n').slice(0, 40));
-  console.log(status.filter((line) => /WebGPU|Vulkan|GL_RENDERER|Compositing|Rasterization/.test(line)).join('\n'));
+  console.log(
+    status
+      .filter((line) => /WebGPU|Vulkan|GL_RENDERER|Compositing|Rasterization/.test(line))
+      .join('\n'),
+  );
   const hardware =
-    !found.error && !found.fallback && !/swiftshader|llvmpipe/i.test(`${found.description} ${found.architecture}`);
+    !found.error &&
+    !found.fallback &&
+    !/swiftshader|llvmpipe/i.test(`${found.description} ${found.architecture}`);
   process.exitCode = hardware ? 0 : 1;
 } finally {
   await browser.close();
