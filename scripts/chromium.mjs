@@ -20,11 +20,9 @@ export const CHROMIUM_CANDIDATES = [
 
 /**
  * Flags for every Chromium the tests launch. WebGPU is behind a flag on Linux; the network flags
- * stop Chromium from calling home on a machine without internet access. $CHROMIUM_EXTRA_ARGS
- * (space-separated) adds flags, e.g. for a hardware GPU in headless mode (bench/offline/).
+ * stop Chromium from calling home on a machine without internet access.
  */
-export const CHROMIUM_ARGS = [
-  ...(process.env.CHROMIUM_EXTRA_ARGS ?? '').split(' ').filter(Boolean),
+const BASE_CHROMIUM_ARGS = [
   '--enable-unsafe-webgpu',
   '--enable-features=Vulkan',
   '--no-sandbox',
@@ -34,6 +32,24 @@ export const CHROMIUM_ARGS = [
   '--no-first-run',
   '--disable-quic',
 ];
+
+/**
+ * The base flags with `extra` added; an extra flag replaces a base flag of the same switch (e.g.
+ * a longer --enable-features list), since Chromium keeps only one value per switch.
+ * @param {string[]} extra
+ */
+export function chromiumArgs(extra) {
+  const name = (/** @type {string} */ flag) => flag.split('=')[0];
+  return [...BASE_CHROMIUM_ARGS.filter((f) => !extra.some((e) => name(e) === name(f))), ...extra];
+}
+
+/**
+ * The flags the tests and benches launch Chromium with: the base flags plus $CHROMIUM_EXTRA_ARGS
+ * (space-separated), e.g. for a hardware GPU in headless mode (bench/offline/run-chromium.sh).
+ */
+export const CHROMIUM_ARGS = chromiumArgs(
+  (process.env.CHROMIUM_EXTRA_ARGS ?? '').split(' ').filter(Boolean),
+);
 
 /** @returns {string | undefined} the first Chromium found: $CHROMIUM_PATH, then the usual places. */
 export function findChromium() {

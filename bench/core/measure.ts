@@ -2,6 +2,8 @@
  * Validate, then time: the one loop every implementation goes through (llm.c's dev/cuda habit).
  * A first launch warms up (pipelines compile, data uploads) and its result is checked against the
  * CPU reference; an implementation that fails the check is reported as failed and never timed.
+ * Then more launches until WARM_UP_MS have passed, so a GPU has raised its clocks before the timed
+ * launches (one launch was not enough on an NVIDIA H200: see WARM_UP_MS).
  */
 import type { BenchContext, Measurement } from './types';
 import { median } from './stats';
@@ -34,18 +36,28 @@ export interface MeasureSpec<R> {
   log(line: string): void;
 }
 
+/**
+ * Untimed launches after the validated one, by time (a slow CPU implementation, whose first launch
+ * already took longer, gets none). A GPU that has idled runs at low clocks for a while: on an
+ * NVIDIA H200 the log-probs kernel took 0.54 ms of GPU time after one warm-up launch and 0.305 ms
+ * in a steady loop of the same dispatch.
+ */
+export const WARM_UP_MS = 200;
+
 export async function measure<R>(spec: MeasureSpec<R>): Promise<Measurement> {
   const base = { impl: spec.impl, shape: spec.shape, bytes: spec.bytes };
   const where = `${spec.impl} ${Object.values(spec.shape).join('×')}`;
   let runner: Runner<R> | undefined;
   try {
     runner = await spec.prepare();
+    const warmUpStart = performance.now();
     const maxAbsErr = spec.error(await runner.run());
     if (!(maxAbsErr <= spec.tolerance)) {
       const reason = `validation failed: max |err| ${maxAbsErr.toExponential(2)} > ${spec.tolerance}`;
       spec.log(`${where}: ${reason}`);
       return { ...base, status: 'failed', reason, maxAbsErr };
     }
+    while (performance.now() - warmUpStart < WARM_UP_MS) await runner.run();
     const samples: number[] = [];
     let spent = 0;
     while (samples.length < spec.reps.max && (samples.length === 0 || spent < spec.reps.budgetMs)) {

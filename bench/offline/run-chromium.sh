@@ -18,13 +18,14 @@ if [ ! -x /opt/chromium-pack/chromium ]; then
   cat /tmp/chromium-parts/chromium.part-* | xz -d | tar -C /opt -xf - || exit 4
 fi
 export CHROMIUM_PATH=/opt/chromium-pack/chromium-packed
-# Headless Chromium on a hardware GPU: ANGLE and WebGPU on Vulkan, no window surface.
-export CHROMIUM_EXTRA_ARGS="--use-angle=vulkan --disable-vulkan-surface --ignore-gpu-blocklist"
 stamp "chromium unpacked"
-if ! timeout 60 node bench/offline/probe-chromium.mjs; then
+# The first set of flags that gives headless Chromium the hardware adapter (probe-chromium.mjs).
+if ! timeout 90 node bench/offline/probe-chromium.mjs; then
   stamp "Chromium found no hardware adapter"
   exit 5
 fi
+CHROMIUM_EXTRA_ARGS=$(cat /tmp/chromium-flags)
+export CHROMIUM_EXTRA_ARGS
 
 stamp "UI frames: four runs on WebGPU, and 100k points"
 timeout "${UI_LIMIT:-110}" node scripts/bench.mjs --suites=ui-frames --ui-backend=webgpu > "$OUT/ui-webgpu.txt" 2>&1
