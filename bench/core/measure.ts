@@ -38,11 +38,12 @@ export interface MeasureSpec<R> {
 
 /**
  * Untimed launches after the validated one, by time (a slow CPU implementation, whose first launch
- * already took longer, gets none). A GPU that has idled runs at low clocks for a while: on an
- * NVIDIA H200 the log-probs kernel took 0.54 ms of GPU time after one warm-up launch and 0.305 ms
- * in a steady loop of the same dispatch.
+ * already took longer, gets none). A GPU that has idled runs at low clocks until it has been busy
+ * for a while, and the bench idles before every shape (settle()): on an NVIDIA H200 the copy kernel
+ * took 0.76 ms of GPU time after 5 s idle and 0.29 ms once busy (bench/offline/gpu-state-probe.mjs),
+ * and 200 ms of launches with readbacks between them did not bring the clocks back.
  */
-export const WARM_UP_MS = 200;
+export const WARM_UP_MS = 1000;
 
 export async function measure<R>(spec: MeasureSpec<R>): Promise<Measurement> {
   const base = { impl: spec.impl, shape: spec.shape, bytes: spec.bytes };

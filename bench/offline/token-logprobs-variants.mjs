@@ -2,6 +2,11 @@
 // Dawn in Node: the experiment that chose the shipped configuration (reads, quads per trip,
 // threads per row). Run on a GPU machine from the repository root (bench/offline/run.sh has the
 // set-up): node bench/offline/token-logprobs-variants.mjs [--rows=4096] [--cols=32768,4096]
+//   [--scale=8] (logits uniform in ±scale) [--devices=default,lab,no-robustness]
+//   [--variants=vec4:4:256,scalar:2:128] (reads:quads:threads; all combinations when absent)
+// Devices: 'default' asks for the big-buffer limits only; 'lab' as the lab's benches ask
+// (src/gpu/context.ts: every optional feature the adapter has, every tracked limit at its
+// maximum); 'no-robustness' is 'default' with Dawn's robustness transform off.
 // Prints one line per configuration: median wall ms (submit → 16-byte readback), median GPU ms of
 // one dispatch (timestamps), GPU ms per dispatch over 10 back-to-back dispatches in one pass, and
 // the max error of 16 rows against a float64 reference. Writes JSON to $OUT when set.
@@ -17,6 +22,22 @@ const arg = (name, fallback) =>
 const ROWS = Number(arg('rows', '4096'));
 const COLS = arg('cols', '32768,4096').split(',').map(Number);
 const REPS = Number(arg('reps', '25'));
+const SCALE = Number(arg('scale', '8'));
+const DEVICES = arg('devices', 'default,no-robustness').split(',');
+const VARIANTS = arg('variants', '')
+  .split(',')
+  .filter(Boolean)
+  .map((v) => v.split(':'));
+const OPTIONAL_FEATURES = ['timestamp-query', 'subgroups', 'shader-f16'];
+const TRACKED_LIMITS = [
+  'maxStorageBufferBindingSize',
+  'maxBufferSize',
+  'maxComputeWorkgroupStorageSize',
+  'maxComputeInvocationsPerWorkgroup',
+  'maxComputeWorkgroupSizeX',
+  'maxComputeWorkgroupsPerDimension',
+  'maxStorageBuffersPerShaderStage',
+];
 const lib = (f) => readFileSync(new URL(`../../kernels/${f}`, import.meta.url), 'utf8');
 const KERNEL = lib('token_logprobs.wgsl');
 const PRELUDE = lib('lib/input_status.wgsl') + lib('lib/workgroup_reduce.wgsl');
@@ -52,15 +73,14 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) g: vec3u,
   output[first] = acc.x + acc.y + acc.z + acc.w;
 }`;
 
-async function makeDevice(toggles) {
+async function makeDevice(toggles, asLab) {
   const gpu = dawn.create(toggles);
   const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
+  const limits = asLab ? TRACKED_LIMITS : ['maxStorageBufferBindingSize', 'maxBufferSize'];
+  const features = asLab ? OPTIONAL_FEATURES : ['timestamp-query'];
   const device = await adapter.requestDevice({
-    requiredFeatures: adapter.features.has('timestamp-query') ? ['timestamp-query'] : [],
-    requiredLimits: {
-      maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,
-      maxBufferSize: adapter.limits.maxBufferSize,
-    },
+    requiredFeatures: features.filter((f) => adapter.features.has(f)),
+    requiredLimits: Object.fromEntries(limits.map((l) => [l, adapter.limits[l]])),
   });
   device.addEventListener?.('uncapturederror', (e) => console.error('GPU error', e.error.message));
   // The instance must outlive the device: a collected instance takes Dawn down with it.
@@ -186,7 +206,7 @@ async function suite(ctx, cols, tag) {
   const n = rows * cols;
   const rand = lcg(cols);
   const logits = new Float32Array(n);
-  for (let i = 0; i < n; i++) logits[i] = rand() * 8;
+  for (let i = 0; i < n; i++) logits[i] = rand() * SCALE;
   const targets = new Int32Array(rows);
   for (let r = 0; r < rows; r++) targets[r] = (r * 7919) % cols;
   const S = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
@@ -266,6 +286,8 @@ async function suite(ctx, cols, tag) {
     for (const quads of [1, 2, 4, 8]) {
       for (const wg of [128, 256]) {
         if (4 * quads * wg > cols * 2) continue;
+        const wanted = VARIANTS.some(([r, q, w]) => r === reads && +q === quads && +w === wg);
+        if (VARIANTS.length > 0 && !wanted) continue;
         results.push(
           await run(
             ctx,
@@ -290,17 +312,18 @@ async function suite(ctx, cols, tag) {
 // Dawn settles promises (mapAsync) from its event loop; a timer keeps Node polling it.
 setInterval(() => {}, 1);
 const all = {};
-const configs = [
-  ['default', ['disable-dawn-features=timestamp_quantization']],
-  [
-    'no-robustness',
-    ['disable-dawn-features=timestamp_quantization', 'enable-dawn-features=disable_robustness'],
-  ],
-];
-for (const [name, toggles] of configs) {
+const UNQUANTIZED = 'disable-dawn-features=timestamp_quantization';
+const configs = {
+  default: [[UNQUANTIZED], false],
+  lab: [[UNQUANTIZED], true],
+  'no-robustness': [[UNQUANTIZED, 'enable-dawn-features=disable_robustness'], false],
+};
+for (const name of DEVICES) {
+  const [toggles, asLab] = configs[name] ?? [];
+  if (!toggles) throw new Error(`--devices: "${name}" is not one of ${Object.keys(configs)}`);
   let ctx;
   try {
-    ctx = await makeDevice(toggles);
+    ctx = await makeDevice(toggles, asLab);
   } catch (error) {
     console.log(`${name}: no device (${error})`);
     continue;
