@@ -19,9 +19,10 @@
 // row_reads_scalar.wgsl (any length); both keep each load instruction of a warp on one contiguous
 // run. The columns after the last full trip go one at a time. Chosen by
 // bench/offline/token-logprobs-variants.mjs on an NVIDIA H200 (Dawn, Vulkan, 4096 × 32768, GPU
-// time of one dispatch): 2 scalar quads 0.350 ms, 4 vec4 quads 0.305 ms, and a read-only vec4 sum
-// of the same buffer (the read ceiling there) 0.301 ms; 4 or 8 quads, 128 or 256 threads, all
-// within 3% of it.
+// time of one dispatch). In the GPU's slower state (as after idling; presumably lower clocks):
+// 2 scalar quads 0.350 ms, 4 vec4 quads 0.305 ms, a read-only vec4 sum of the same buffer
+// 0.301 ms. In its faster state: 4 vec4 quads 0.132 ms, 4 scalar quads 0.131 ms, the read-only
+// sum 0.126 ms (3.9 and 4.3 TB/s).
 // The wrapper prepends kernels/lib/input_status.wgsl (check_finite),
 // kernels/lib/workgroup_reduce.wgsl (workgroup_max, workgroup_sum) and one of the row_reads files
 // (RowElement, read_quad, read_logit).

@@ -2,7 +2,7 @@
  * Validate, then time: the one loop every implementation goes through (llm.c's dev/cuda habit).
  * A first launch warms up (pipelines compile, data uploads) and its result is checked against the
  * CPU reference; an implementation that fails the check is reported as failed and never timed.
- * Then more launches until WARM_UP_MS have passed, so a GPU has raised its clocks before the timed
+ * Then more launches until WARM_UP_MS have passed, so a GPU is up to speed before the timed
  * launches (one launch was not enough on an NVIDIA H200: see WARM_UP_MS).
  */
 import type { BenchContext, Measurement } from './types';
@@ -38,10 +38,11 @@ export interface MeasureSpec<R> {
 
 /**
  * Untimed launches after the validated one, by time (a slow CPU implementation, whose first launch
- * already took longer, gets none). A GPU that has idled runs at low clocks until it has been busy
- * for a while, and the bench idles before every shape (settle()): on an NVIDIA H200 the copy kernel
- * took 0.76 ms of GPU time after 5 s idle and 0.29 ms once busy (bench/offline/gpu-state-probe.mjs),
- * and 200 ms of launches with readbacks between them did not bring the clocks back.
+ * already took longer, gets none). A GPU that has idled runs slower (presumably at lower clocks)
+ * until it has been busy a while, and the bench idles before every shape (settle()): on an NVIDIA
+ * H200 the copy kernel took 0.76 ms of GPU time after 5 s idle and 0.29 ms once busy
+ * (bench/offline/gpu-state-probe.mjs), and 200 ms of launches with readbacks between them were
+ * not enough (the log-probs kernel read 56% of the copy then, 90% after 1 s).
  */
 export const WARM_UP_MS = 1000;
 
