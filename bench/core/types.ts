@@ -142,6 +142,8 @@ export interface BenchOptions {
   suites: string[];
   /** The lab's `?backend=` in the UI frame bench (`--ui-backend=webgpu`); 'cpu' when absent. */
   uiBackend?: 'cpu' | 'webgpu';
+  /** `--ui-profile=FILE`: a main-thread CPU profile of the four-runs window (.cpuprofile). */
+  uiProfile?: string;
 }
 
 /** Everything a suite gets from its environment. */

@@ -12,6 +12,9 @@ export const FRAME_BUDGET_MS = 16.7;
 /** The vsync period headless Chromium draws at (60 Hz). */
 export const VSYNC_MS = 1000 / 60;
 
+/** The baseline row (the lab page with no runs); the target line quotes its p95. */
+export const IDLE_ROW = 'lab page idle';
+
 /** Frame periods an interval spans (1: on time; 2: one vsync without a new frame). */
 export const vsyncsOf = (ms: number): number => Math.max(1, Math.round(ms / VSYNC_MS));
 

@@ -5,6 +5,8 @@
  * on the app served by the bench's Vite dev server. Two scenarios, each in a fresh browser context
  * (empty IndexedDB, so no run is left from an earlier one):
  *
+ *   idle        the lab page with no runs, recorded as long as the next scenario: the baseline
+ *               that shows how an on-time page reads (rAF timestamps jitter around the vsync).
  *   four runs   /?backend=cpu#/lab; GRPO on copy and PPO on reverse (5 SFT warm-up steps),
  *               ppo-mlp on cartpole and Q-learning on cliffwalking created through the "New run"
  *               form and started; once all four stream, frames are recorded while nothing else
@@ -19,6 +21,7 @@
  * driver does not touch the page while a window runs except to act and to mark phases. This is
  * a measurement, printed and saved, never an assertion.
  */
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import {
   chromium,
@@ -32,7 +35,7 @@ import { ImportError, parseLabRun } from '../../src/compare/run-json';
 import { runCatalog } from '../../src/worker/run-spec';
 import type { BenchOptions, EnvResult, FrameStats, Measurement, SuiteResult } from '../core/types';
 import { BIG_RUN_METRICS, MAX_IMPORT_UPDATES, bigRunFile } from './big-run';
-import { FRAME_BUDGET_MS, phases, round2, UI_SUITE, windowStats } from './frame-stats';
+import { FRAME_BUDGET_MS, IDLE_ROW, phases, round2, UI_SUITE, windowStats } from './frame-stats';
 import { chartShows, markPhase, startRecorder, stopRecorder, watchImport } from './recorder';
 
 /** The issue's target: 100k points per series. */
@@ -74,6 +77,7 @@ export async function runUiFrames(
     notes.push(`Chromium's GPU (compositing): ${gpu.line}`);
     const measurements: Measurement[] = [];
     for (const [name, scenario] of [
+      [IDLE_ROW, idleLab],
       ['four runs training', fourRuns],
       ['100k points per series', bigRun],
     ] as const) {
@@ -134,6 +138,26 @@ function windows(options: BenchOptions) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Scenario 0: the lab page with nothing running (the baseline: how a smooth page reads)
+
+async function idleLab(
+  context: BrowserContext,
+  baseUrl: string,
+  options: BenchOptions,
+  log: Log,
+  notes: string[],
+): Promise<Measurement[]> {
+  const page = await openLab(context, baseUrl, uiBackend(options), log, notes);
+  await page.getByTestId('compare-view').scrollIntoViewIfNeeded();
+  const { warm, record } = windows(options);
+  await sleep(warm);
+  await page.evaluate(startRecorder);
+  await sleep(record);
+  const rec = await page.evaluate(stopRecorder);
+  return [rowOf(IDLE_ROW, {}, windowStats(rec, -Infinity, Infinity))];
+}
+
+// ---------------------------------------------------------------------------------------------
 // Scenario 1: four runs training
 
 async function fourRuns(
@@ -165,9 +189,18 @@ async function fourRuns(
   const before = await Promise.all(cards.map(stepsOf));
   const cpu = await cpuMeter(context);
   const load = os.loadavg()[0]!;
+  const profiler = options.uiProfile ? await startProfiler(context, page) : undefined;
+  if (options.uiProfile)
+    notes.push(
+      'profiled run (--ui-profile): bundle not minified, sampling profiler on during the four-runs window; its frame numbers are not comparable with other runs',
+    );
   await page.evaluate(startRecorder);
   await sleep(record);
   const rec = await page.evaluate(stopRecorder);
+  if (profiler && options.uiProfile) {
+    writeFileSync(options.uiProfile, JSON.stringify(await profiler()));
+    log(`main-thread CPU profile of the window: ${options.uiProfile}`);
+  }
   const cores = await cpu();
   const after = await Promise.all(cards.map(stepsOf));
   const statuses = await Promise.all(cards.map(statusOf));
@@ -311,6 +344,15 @@ async function dragSlider(page: Page, moves: number): Promise<void> {
     await sleep(30);
   }
   await page.mouse.up();
+}
+
+/** Starts the page's main-thread sampling profiler (CDP); the returned function stops it. */
+async function startProfiler(context: BrowserContext, page: Page): Promise<() => Promise<object>> {
+  const session = await context.newCDPSession(page);
+  await session.send('Profiler.enable');
+  await session.send('Profiler.setSamplingInterval', { interval: 200 });
+  await session.send('Profiler.start');
+  return async () => (await session.send('Profiler.stop')).profile;
 }
 
 // ---------------------------------------------------------------------------------------------

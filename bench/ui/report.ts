@@ -1,7 +1,7 @@
 /** The printed tables of the UI frame bench (env 'chromium-ui'). Pure: no I/O. */
 import { formatMs, formatTable } from '../core/stats';
 import type { EnvResult, SuiteResult } from '../core/types';
-import { FRAME_BUDGET_MS, vsyncsOf } from './frame-stats';
+import { FRAME_BUDGET_MS, IDLE_ROW, vsyncsOf } from './frame-stats';
 
 export function renderFrameSuite(suite: SuiteResult): string {
   const footnotes: string[] = [];
@@ -61,25 +61,30 @@ export function renderUiEnv(result: EnvResult): string {
   return lines.join('\n');
 }
 
-/** The issue's target, met or missed: p95 ≤ 16.7 ms with four runs training. */
+/**
+ * The issue's target, met or missed: p95 frame time ≤ 16.7 ms (one 60 Hz frame) with four runs
+ * training. rAF timestamps sit on the vsync grid with about ±0.2 ms of jitter, so an on-time frame
+ * reads 16.6–16.8 ms and even the idle lab page's p95 reads 16.8 (the baseline row, quoted here):
+ * the p95 interval is judged in vsyncs, met when it is one.
+ */
 export function renderUiTarget(results: EnvResult[], suiteName: string): string[] {
   const lines: string[] = [];
   for (const { env, suites } of results) {
-    const row = suites
-      .find((s) => s.suite === suiteName)
-      ?.measurements.find((m) => m.impl === 'four runs training');
+    const rows = suites.find((s) => s.suite === suiteName)?.measurements ?? [];
+    const row = rows.find((m) => m.impl === 'four runs training');
     if (!row) continue;
     if (row.status !== 'ok' || !row.frames) {
       lines.push(`${env.name} four runs training: ${row.status}: ${row.reason ?? ''}`);
       continue;
     }
     const p95 = row.frames.p95;
-    // Over by timestamp jitter only: the p95 frame still came at the next vsync.
-    const jitter = vsyncsOf(p95) === 1 ? ' (timestamp jitter: no vsync missed at p95)' : '';
-    const verdict =
-      p95 <= FRAME_BUDGET_MS ? 'met' : `MISSED by ${formatMs(p95 - FRAME_BUDGET_MS)} ms${jitter}`;
+    const vsyncs = vsyncsOf(p95);
+    const verdict = vsyncs === 1 ? 'met' : `MISSED: ${vsyncs} vsyncs`;
+    const idle = rows.find((m) => m.impl === IDLE_ROW)?.frames?.p95;
+    const baseline =
+      idle === undefined ? '' : `; the idle lab page's p95 reads ${formatMs(idle)} ms`;
     lines.push(
-      `${env.name} four runs training: p95 frame ${formatMs(p95)} ms (≤ ${FRAME_BUDGET_MS} ms: ${verdict})`,
+      `${env.name} four runs training: p95 frame ${formatMs(p95)} ms = ${vsyncs} vsync${vsyncs > 1 ? 's' : ''} (≤ ${FRAME_BUDGET_MS} ms, one frame, judged on the vsync grid: ${verdict}${baseline})`,
     );
   }
   return lines;
