@@ -28,6 +28,8 @@ const VARIANTS = arg('variants', '')
   .split(',')
   .filter(Boolean)
   .map((v) => v.split(':'));
+// The lab device's request, as src/gpu/context.ts makes it from src/gpu/adapter-summary.ts (this
+// script runs in plain Node on the GPU machine and cannot import TypeScript).
 const OPTIONAL_FEATURES = ['timestamp-query', 'subgroups', 'shader-f16'];
 const TRACKED_LIMITS = [
   'maxStorageBufferBindingSize',
