@@ -63,7 +63,7 @@ export interface LessonTiming {
   kind: 'widget' | 'lesson' | 'total';
   /** The backend asked for: CPU (no WebGPU adapter, `?backend=cpu`) or WebGPU. */
   backend: 'cpu' | 'webgpu';
-  /** The lesson's id; for a total, what it covers ('all lessons run', 'up to 06-tool-use'). */
+  /** The lesson's id; for a total, what it covers ('all lessons', 'route to a tool-using agent'). */
   lesson: string;
   /** Reading time the lesson states, minutes (a total: the sum over every lesson it covers). */
   statedMinutes: number;

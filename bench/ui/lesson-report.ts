@@ -10,8 +10,8 @@ import type { EnvResult, LessonTiming, Measurement, SuiteResult } from '../core/
 /** The suite's name (`--suites=lesson-times`; scripts/bench.mjs knows it too). */
 export const LESSON_SUITE = 'lesson-times';
 
-/** The unit whose widget trains the tool-using agent: "up to it" is the issue's one-hour path. */
-export const TOOL_USE_UNIT = '06-tool-use';
+/** The total over the lab's route to a trained tool-using agent (src/lessons/catalog.ts routeTo). */
+export const ROUTE_TOTAL = 'route to a tool-using agent';
 
 export type LessonBackend = LessonTiming['backend'];
 export const LESSON_BACKENDS: readonly LessonBackend[] = ['cpu', 'webgpu'];
@@ -24,6 +24,8 @@ export interface LessonInfo {
   minutes: number;
   /** Its widgets in page order. */
   widgets: { preset: string; check: string }[];
+  /** On the shortest route to the tool-use lesson, the one the Lessons page shows. */
+  onRoute: boolean;
 }
 
 /**
@@ -166,11 +168,9 @@ export function totalRows(
   catalog: readonly LessonInfo[],
   lessonRows: readonly Measurement[],
 ): Measurement[] {
-  const lastToolUse = catalog.findLastIndex((l) => l.id.startsWith(`${TOOL_USE_UNIT}/`));
+  const route = catalog.filter((l) => l.onRoute);
   const spans: [string, readonly LessonInfo[]][] = [['all lessons', catalog]];
-  if (lastToolUse >= 0) {
-    spans.push([`up to ${TOOL_USE_UNIT}`, catalog.slice(0, lastToolUse + 1)]);
-  }
+  if (route.length > 0) spans.push([ROUTE_TOTAL, route]);
   return spans.map(([name, covered]) => {
     const ids = new Set(covered.map((l) => l.id));
     const ran = lessonRows.filter((r) => r.lesson && ids.has(r.lesson.lesson));

@@ -27,7 +27,7 @@
 import os from 'node:os';
 import { chromium, errors, type Browser, type Locator, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs';
-import { LESSONS } from '../../src/lessons/catalog';
+import { LESSONS, routeTo, TOOL_USE_GOAL } from '../../src/lessons/catalog';
 import { lessonBlocks } from '../../src/lessons/lesson';
 import { isPresetName, PRESETS } from '../../src/lessons/presets';
 import type { EnvResult, Measurement, SuiteResult } from '../core/types';
@@ -37,7 +37,7 @@ import {
   lessonRow,
   selectLessons,
   totalRows,
-  TOOL_USE_UNIT,
+  ROUTE_TOTAL,
   widgetRow,
   type LessonBackend,
   type LessonInfo,
@@ -101,6 +101,7 @@ export function parseLessonTimesFlags(flags: LessonTimesFlags): LessonTimesOptio
 
 /** The catalog as plain data: ids, titles, stated minutes, widgets with their checks. */
 export function lessonInfos(): LessonInfo[] {
+  const route = new Set((routeTo(TOOL_USE_GOAL) ?? []).map((lesson) => lesson.id));
   return LESSONS.map((lesson) => ({
     id: lesson.id,
     title: lesson.title,
@@ -108,6 +109,7 @@ export function lessonInfos(): LessonInfo[] {
     widgets: lessonBlocks(lesson).flatMap((b) =>
       b.kind === 'widget' ? [{ preset: b.preset, check: b.check.text }] : [],
     ),
+    onRoute: route.has(lesson.id),
   }));
 }
 
@@ -190,7 +192,7 @@ function suiteOf(measurements: Measurement[], options: LessonTimesOptions): Suit
       'per lesson, a fresh browser context; per widget, one after another: "Open the run", wait until the run is ready (open s), "Start", and the time until the check shows passed (start→pass s: a click listener and a MutationObserver in the page)',
       'updates: what the widget showed when its check passed, or at the timeout; a timed-out run is paused before the next widget',
       'lesson and total rows sum passed widgets only and say what they miss; "stated min" is the reading time the lesson gives',
-      `totals: every lesson, and every lesson up to and including ${TOOL_USE_UNIT} (the path to a trained tool-using agent); "one after the other" adds reading, opening and waiting, though a reader may read while a run trains`,
+      `totals: every lesson, and the ${ROUTE_TOTAL} (${TOOL_USE_GOAL} and its prerequisites, as the Lessons page shows it); "one after the other" adds reading, opening and waiting, though a reader may read while a run trains`,
       'cpu: Chromium without --enable-unsafe-webgpu (no adapter) and ?backend=cpu; webgpu: with it and ?backend=webgpu (any adapter: SwiftShader where there is no GPU). A run on another backend than asked for is skipped with its backend line as the reason',
       "the app's production bundle, built and served as `npm start` serves it; other work on the machine slows the runs: see the load averages",
     ],

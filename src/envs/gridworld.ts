@@ -366,6 +366,12 @@ export class GridWorld implements Env<number, number>, TabularModel {
     return kind === 'goal' || kind === 'hole';
   }
 
+  /** Walls and cliffs are never occupied: entering a cliff puts the agent back on the start. */
+  canOccupy(state: number): boolean {
+    const kind = this.kindAt(state);
+    return kind !== 'wall' && kind !== 'cliff';
+  }
+
   transitions(state: number, action: number): readonly Transition[] {
     this.checkState(state);
     checkInt(this.id, 'action', action, 0, 3);

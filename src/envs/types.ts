@@ -61,6 +61,11 @@ export interface TabularModel {
   transitions(state: number, action: number): readonly Transition[];
   /** Terminal states have no outgoing reward: their value is 0. */
   isTerminal(state: number): boolean;
+  /**
+   * Whether the agent can ever be in `state` (false for a grid's walls and cliffs, which only
+   * loop to themselves). Absent: every state can be occupied.
+   */
+  canOccupy?(state: number): boolean;
 }
 
 export interface Transition {

@@ -52,6 +52,30 @@ export function isDirectiveLine(line: string): boolean {
   return /^::[A-Za-z]/.test(line.trim());
 }
 
+/**
+ * Walks a lesson body line by line and says which lines are directives: a `::` line inside a
+ * ``` or ~~~ code fence is code, not a directive. `firstLine` is the body's first file line;
+ * an unclosed fence is a LessonError at the body's last line.
+ */
+export function scanBody(
+  file: string,
+  body: string,
+  firstLine: number,
+  visit: (text: string, line: number, isDirective: boolean) => void,
+): void {
+  const lines = body.split('\n');
+  let fence: string | undefined;
+  lines.forEach((text, index) => {
+    const fenceMark = /^\s*(```|~~~)/.exec(text)?.[1];
+    if (fenceMark && (fence === undefined || fence === fenceMark)) {
+      fence = fence === undefined ? fenceMark : undefined;
+    }
+    visit(text, firstLine + index, fence === undefined && !fenceMark && isDirectiveLine(text));
+  });
+  if (fence !== undefined)
+    throw new LessonError(file, firstLine + lines.length - 1, `code fence ${fence} is not closed`);
+}
+
 export function parseDirective(file: string, lineNumber: number, text: string): Directive {
   const fail = (reason: string): never => {
     throw new LessonError(file, lineNumber, reason);

@@ -6,6 +6,7 @@
 import policyLossTs from '../ops/policy-loss.ts?raw';
 import policyLossWgsl from '../../kernels/policy_loss_rows.wgsl?raw';
 import valueIterationTs from '../rl/value-iteration.ts?raw';
+import policyIterationTs from '../rl/policy-iteration.ts?raw';
 import qLearningTs from '../rl/q-learning.ts?raw';
 import sarsaTs from '../rl/sarsa.ts?raw';
 import groupAdvantagesTs from '../ops/group-advantages.ts?raw';
@@ -33,6 +34,7 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   'src/ops/policy-loss.ts': policyLossTs,
   'kernels/policy_loss_rows.wgsl': policyLossWgsl,
   'src/rl/value-iteration.ts': valueIterationTs,
+  'src/rl/policy-iteration.ts': policyIterationTs,
   'src/rl/q-learning.ts': qLearningTs,
   'src/rl/sarsa.ts': sarsaTs,
   'src/ops/group-advantages.ts': groupAdvantagesTs,

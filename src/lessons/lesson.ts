@@ -4,7 +4,7 @@
  * check, kernel file and lines). Every problem is a LessonError naming the file and line.
  */
 import { parseCheck, type Check } from './checks';
-import { isDirectiveLine, parseDirective, type Directive } from './directives';
+import { parseDirective, scanBody, type Directive } from './directives';
 import { LessonError } from './errors';
 import { parseLessonHead, type LessonHead } from './lesson-head';
 import { checkKernelAnchors, kernelLines, parseLineRange, type LineRange } from './kernels';
@@ -74,10 +74,8 @@ export function lessonBlocks(lesson: LessonHead): LessonBlock[] {
 
 function parseBody(file: string, body: string, firstLine: number): LessonBlock[] {
   const blocks: LessonBlock[] = [];
-  const lines = body.split('\n');
   let segment: string[] = [];
   let segmentLine = firstLine;
-  let fence: string | undefined;
   const ids = new Set<string>();
   const flush = (nextLine: number) => {
     if (segment.join('').trim() !== '') {
@@ -90,28 +88,21 @@ function parseBody(file: string, body: string, firstLine: number): LessonBlock[]
     segment = [];
     segmentLine = nextLine;
   };
-  lines.forEach((text, index) => {
-    const line = firstLine + index;
-    const fenceMark = /^\s*(```|~~~)/.exec(text)?.[1];
-    if (fenceMark && (fence === undefined || fence === fenceMark)) {
-      fence = fence === undefined ? fenceMark : undefined;
-    }
-    if (fence === undefined && !fenceMark && isDirectiveLine(text)) {
-      flush(line + 1);
-      const block = directiveBlock(file, parseDirective(file, line, text));
-      if ('id' in block) {
-        if (ids.has(block.id))
-          throw new LessonError(file, line, `'${block.id}' appears twice in this lesson`);
-        ids.add(block.id);
-      }
-      blocks.push(block);
+  scanBody(file, body, firstLine, (text, line, isDirective) => {
+    if (!isDirective) {
+      segment.push(text);
       return;
     }
-    segment.push(text);
+    flush(line + 1);
+    const block = directiveBlock(file, parseDirective(file, line, text));
+    if ('id' in block) {
+      if (ids.has(block.id))
+        throw new LessonError(file, line, `'${block.id}' appears twice in this lesson`);
+      ids.add(block.id);
+    }
+    blocks.push(block);
   });
-  if (fence !== undefined)
-    throw new LessonError(file, firstLine + lines.length - 1, `code fence ${fence} is not closed`);
-  flush(firstLine + lines.length);
+  flush(firstLine + body.split('\n').length);
   return blocks;
 }
 

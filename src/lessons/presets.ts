@@ -108,9 +108,22 @@ export const PRESETS = {
     env: 'gridworld',
     seed: 0,
     config: { gamma: 0.9, theta: 1e-6 },
-    free: ['gamma', 'theta'],
+    free: ['gamma', 'theta', 'livingReward'],
     keyMetric: 'values/max_delta',
     check: 'values/converged>=1',
+    backend: 'cpu',
+  },
+  'policy-iteration-4x3': {
+    title: 'Policy iteration on the 4×3 world',
+    algo: 'policy-iteration',
+    env: 'gridworld-4x3',
+    seed: 0,
+    // AIMA Figure 17.2(a): living reward −0.04, undiscounted.
+    config: { gamma: 1, livingReward: -0.04 },
+    free: ['livingReward', 'gamma'],
+    keyMetric: 'policy/changed_states',
+    alsoChart: ['values/mean'],
+    check: 'policy/converged>=1',
     backend: 'cpu',
   },
   'q-learning-cliff': {

@@ -6,6 +6,9 @@
  * 2. Improvement — π(s) ← argmax_a Q(s, a); a state switches only when the new action is better
  *    than its current one beyond rounding, so equally good actions do not flip back and forth.
  *
+ * The reward r includes the live `livingReward` on steps that do not end the episode
+ * (living-reward.ts), so the world's rewards can change while the planner runs.
+ *
  * The policy starts as action 0 everywhere. It is stable (converged) when an improvement changes
  * no state; later updates evaluate and check again, which costs one sweep, and pick up edits of
  * the world (the lab repaints a GridWorld while the planner runs).
@@ -19,6 +22,7 @@
  */
 import type { TabularModel } from '../envs/types';
 import { checkConfig, checkPartial, type ConfigSpec } from '../util/hyperparams';
+import { LIVING_REWARD_FIELD, withLivingReward } from './living-reward';
 import { RunControl, type Metrics } from './trainer';
 import { actionValue, argmaxWithTies, qTable, type PlanningTrainer } from './value-iteration';
 
@@ -29,12 +33,15 @@ export interface PolicyIterationConfig {
   theta: number;
   /** Most evaluation sweeps per update, an integer in [1, 1e6] (caps γ = 1 loops that never end). */
   maxEvalSweeps: number;
+  /** Added to the reward of every step that does not end the episode (living-reward.ts). */
+  livingReward: number;
 }
 
 export const DEFAULT_POLICY_ITERATION_CONFIG: PolicyIterationConfig = {
   gamma: 0.99,
   theta: 1e-8,
   maxEvalSweeps: 10_000,
+  livingReward: 0,
 };
 
 export const POLICY_ITERATION_CONFIG_SPEC: ConfigSpec<PolicyIterationConfig> = {
@@ -62,6 +69,7 @@ export const POLICY_ITERATION_CONFIG_SPEC: ConfigSpec<PolicyIterationConfig> = {
     doc: 'most evaluation sweeps per update (1 gives value-iteration-like rounds)',
     live: true,
   },
+  livingReward: LIVING_REWARD_FIELD,
 };
 
 const SCOPE = 'policy-iteration';
@@ -91,7 +99,8 @@ export function createPolicyIteration(
     },
 
     async update(): Promise<Metrics> {
-      const { gamma, theta, maxEvalSweeps } = control.beginUpdate();
+      const { gamma, theta, maxEvalSweeps, livingReward } = control.beginUpdate();
+      const world = withLivingReward(model, livingReward);
 
       // 1. Policy evaluation: synchronous sweeps of the Bellman expectation backup for π.
       let sweeps = 0;
@@ -100,7 +109,7 @@ export function createPolicyIteration(
         const next = new Float64Array(states);
         delta = 0;
         for (let s = 0; s < states; s++) {
-          if (!model.isTerminal(s)) next[s] = actionValue(model, values, gamma, s, policy[s]!);
+          if (!world.isTerminal(s)) next[s] = actionValue(world, values, gamma, s, policy[s]!);
           delta = Math.max(delta, Math.abs(next[s]! - values[s]!));
         }
         values = next;
@@ -112,7 +121,7 @@ export function createPolicyIteration(
       let changed = 0;
       for (let s = 0; s < states; s++) {
         if (model.isTerminal(s)) continue;
-        for (let a = 0; a < actions; a++) q[a] = actionValue(model, values, gamma, s, a);
+        for (let a = 0; a < actions; a++) q[a] = actionValue(world, values, gamma, s, a);
         const best = argmaxWithTies(q);
         const current = policy[s]!;
         const margin = 1e-9 * Math.max(1, Math.abs(q[current]!));
@@ -134,6 +143,7 @@ export function createPolicyIteration(
 
     values: () => values.slice(),
     policy: () => policy.slice(),
-    qValues: () => qTable(model, values, control.config.gamma),
+    qValues: () =>
+      qTable(withLivingReward(model, control.config.livingReward), values, control.config.gamma),
   });
 }

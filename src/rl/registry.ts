@@ -8,6 +8,7 @@ import { KArmedBandit, ContextualBandit } from '../envs/bandits';
 import { CartPole } from '../envs/cartpole';
 import { createCliffWalking } from '../envs/cliff-walking';
 import { createFrozenLake } from '../envs/frozen-lake';
+import { GRID_ENV_NAMES } from '../envs/grid-env-names';
 import { GridWorld } from '../envs/gridworld';
 import type { CharsetTask } from '../envs/token-tasks/shared';
 import type { Env, TabularModel } from '../envs/types';
@@ -43,6 +44,10 @@ type AnyTrainer = Trainer<AnyConfig>;
 /** Environments by name; each call builds a fresh one. */
 export const ENVIRONMENTS = {
   gridworld: () => new GridWorld(['S..#...', '.#...#.', '...#..G'], { slip: 0.1, id: 'GridWorld' }),
+  // Russell & Norvig's 4×3 world (AIMA Figure 17.1): +1 and −1 exits, one wall, and a move that
+  // goes as meant with probability 0.8 and to either side with 0.1 each.
+  'gridworld-4x3': () =>
+    new GridWorld(['...G', '.#.H', 'S...'], { slip: 0.2, id: 'GridWorld-4x3' }),
   'frozenlake-4x4': () => createFrozenLake({ map: '4x4' }),
   'frozenlake-8x8': () => createFrozenLake({ map: '8x8' }),
   cliffwalking: () => createCliffWalking(),
@@ -103,12 +108,7 @@ export interface LmAlgorithm {
   create(setup: LmSetup, config: AnyConfig): AnyTrainer;
 }
 
-const TABULAR: readonly EnvName[] = [
-  'gridworld',
-  'frozenlake-4x4',
-  'frozenlake-8x8',
-  'cliffwalking',
-];
+const TABULAR: readonly EnvName[] = GRID_ENV_NAMES;
 const DISCRETE: readonly EnvName[] = [
   ...TABULAR,
   'bandit-10',

@@ -3,6 +3,8 @@
  *
  *   V_{k+1}(s) = max_a Σ_{s'} p(s'|s,a) · [ r + γ · V_k(s') ]      (V = 0 beyond a terminal step)
  *
+ * where r includes the live `livingReward` on steps that do not end the episode (living-reward.ts).
+ *
  * over every state, from V_k into a fresh table. After each sweep the greedy policy
  * π(s) = argmax_a Q(s, a) is read off V (ties: the lowest action index, up to rounding).
  *
@@ -18,6 +20,7 @@
  */
 import type { TabularModel } from '../envs/types';
 import { checkConfig, checkPartial, type ConfigSpec } from '../util/hyperparams';
+import { LIVING_REWARD_FIELD, withLivingReward } from './living-reward';
 import { RunControl, type Metrics, type Trainer } from './trainer';
 
 export interface ValueIterationConfig {
@@ -25,9 +28,15 @@ export interface ValueIterationConfig {
   gamma: number;
   /** Convergence threshold θ > 0: stop once a sweep changes no value by θ or more. */
   theta: number;
+  /** Added to the reward of every step that does not end the episode (living-reward.ts). */
+  livingReward: number;
 }
 
-export const DEFAULT_VALUE_ITERATION_CONFIG: ValueIterationConfig = { gamma: 0.99, theta: 1e-8 };
+export const DEFAULT_VALUE_ITERATION_CONFIG: ValueIterationConfig = {
+  gamma: 0.99,
+  theta: 1e-8,
+  livingReward: 0,
+};
 
 export const VALUE_ITERATION_CONFIG_SPEC: ConfigSpec<ValueIterationConfig> = {
   gamma: {
@@ -47,6 +56,7 @@ export const VALUE_ITERATION_CONFIG_SPEC: ConfigSpec<ValueIterationConfig> = {
     framework: 'Sutton & Barto: θ',
     live: true,
   },
+  livingReward: LIVING_REWARD_FIELD,
 };
 
 /** A planner's tables, for the lab's inspectors. */
@@ -88,9 +98,16 @@ export function createValueIteration(
 
     async update(): Promise<Metrics> {
       const before = control.config;
-      const { gamma, theta } = control.beginUpdate();
-      // A new γ or θ changes the fixed point or the stopping rule: plan again.
-      if (before.gamma !== gamma || before.theta !== theta) converged = false;
+      const { gamma, theta, livingReward } = control.beginUpdate();
+      // A new γ, θ or living reward changes the fixed point or the stopping rule: plan again.
+      if (
+        before.gamma !== gamma ||
+        before.theta !== theta ||
+        before.livingReward !== livingReward
+      ) {
+        converged = false;
+      }
+      const world = withLivingReward(model, livingReward);
 
       // One synchronous sweep: every backup reads V_k, writes V_{k+1}.
       const next = new Float64Array(states);
@@ -99,7 +116,7 @@ export function createValueIteration(
         if (!model.isTerminal(s)) {
           let best = -Infinity;
           for (let a = 0; a < actions; a++) {
-            best = Math.max(best, actionValue(model, values, gamma, s, a));
+            best = Math.max(best, actionValue(world, values, gamma, s, a));
           }
           next[s] = best;
         }
@@ -110,7 +127,7 @@ export function createValueIteration(
       if (!(converged && delta < theta)) values = next;
       converged = delta < theta;
 
-      const changed = greedyPolicy(model, values, gamma, policy);
+      const changed = greedyPolicy(world, values, gamma, policy);
       control.endUpdate();
       return {
         'values/max_delta': delta,
@@ -122,7 +139,8 @@ export function createValueIteration(
 
     values: () => values.slice(),
     policy: () => policy.slice(),
-    qValues: () => qTable(model, values, control.config.gamma),
+    qValues: () =>
+      qTable(withLivingReward(model, control.config.livingReward), values, control.config.gamma),
   });
 }
 

@@ -110,6 +110,7 @@ async function reachCheck(name: PresetName, check: string, budget: number) {
 describe('presets reach their checks on CPU', () => {
   it.each([
     ['value-iteration-gridworld', 'values/converged>=1', 500],
+    ['policy-iteration-4x3', 'policy/converged>=1', 20],
     ['q-learning-cliff', 'path<=13', 1000],
     ['sarsa-cliff', 'charts/episodic_return>=-40', 1000],
     ['reinforce-bandit-none', 'charts/optimal_action_rate>=0.8', 100],

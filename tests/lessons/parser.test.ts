@@ -167,7 +167,7 @@ describe('lessons', () => {
       ['markdown', 10],
     ]);
     const widget = parsed.blocks[1]!;
-    expect(widget.kind === 'widget' && widget.free).toEqual(['gamma']);
+    expect(widget.kind === 'widget' && widget.free).toEqual(['gamma', 'livingReward']);
     expect(widget.kind === 'widget' && widget.check.text).toBe('values/converged>=1');
     const first = parsed.blocks[0]!;
     expect(first.kind === 'markdown' && first.html).toContain('class="katex"');
