@@ -362,6 +362,7 @@ export class RunManager {
   pause(run: LabRun): Promise<void> {
     return this.command(run, async () => {
       await run.port?.api.pause();
+      this.scheduleSave(run, 0);
       void this.checkpoints.take(run);
     });
   }
@@ -542,7 +543,14 @@ export class RunManager {
 
   private scheduleSave(run: LabRun, delay = this.options.saveEveryMs ?? 1000): void {
     const store = this.options.store;
-    if (!store || this.saveTimers.has(run)) return;
+    if (!store) return;
+    // A save already waiting covers this one, unless this one is asked for at once (a pause, a
+    // park): then it goes now, so a reload right after a pause still finds the last update.
+    const pending = this.saveTimers.get(run);
+    if (pending !== undefined) {
+      if (delay > 0) return;
+      clearTimeout(pending);
+    }
     const timer = setTimeout(() => {
       this.saveTimers.delete(run);
       if (!this.runs.includes(run)) return;

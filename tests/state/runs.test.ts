@@ -145,12 +145,13 @@ function setUp(
   workerOptions: Parameters<typeof fakeWorker>[0] = {},
   store?: RunStorePort,
   slots?: TrainingSlots,
+  saveEveryMs = 1,
 ) {
   const workers: ReturnType<typeof fakeWorker>[] = [];
   const manager = new RunManager({
     store,
     slots,
-    saveEveryMs: 1,
+    saveEveryMs,
     catalog: {
       runCatalog: async () => catalog,
       checkRunSpec: async (): Promise<FieldError[]> => [],
@@ -549,6 +550,25 @@ describe('RunManager: keeping runs', () => {
     await manager.remove(run);
     expect(removed).toEqual(['run-1']);
     expect(runs.size).toBe(0);
+  });
+
+  it('saves at once when a run pauses, not after the wait between saves of a running run', async () => {
+    const { store, runs } = memoryStore();
+    const { manager, workers } = setUp({}, store, undefined, 60_000);
+    const run = await manager.create(spec);
+    await wait(10);
+    await manager.start(run);
+    workers[0]!.send({
+      type: 'update',
+      points: [{ step: 1, metrics: { 'charts/episodic_return': -80 } }],
+      events: [],
+      config: spec.config,
+    });
+    await wait(10);
+    expect(runs.get(run.id)!.steps).toBe(0); // the update's save waits its 60 s
+    await manager.pause(run);
+    await wait(10);
+    expect(runs.get(run.id)!.steps).toBe(1);
   });
 
   it('restores stored runs without workers, and replays one when it is started', async () => {
