@@ -3,9 +3,8 @@
  *
  *   V_{k+1}(s) = max_a Σ_{s'} p(s'|s,a) · [ r + γ · V_k(s') ]      (V = 0 beyond a terminal step)
  *
- * where r includes the live `livingReward` on steps that do not end the episode (living-reward.ts).
- *
- * over every state, from V_k into a fresh table. After each sweep the greedy policy
+ * over every state, from V_k into a fresh table; r includes the live `livingReward` on steps that
+ * do not end the episode (living-reward.ts). After each sweep the greedy policy
  * π(s) = argmax_a Q(s, a) is read off V (ties: the lowest action index, up to rounding).
  *
  * Stopping: once a sweep moves no value by θ or more (Δ < θ) the run has converged and V stops

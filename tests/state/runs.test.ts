@@ -514,6 +514,14 @@ function memoryStore(initial: StoredRun[] = []) {
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A worker's report of one update with one episodic return, settings unchanged. */
+const oneUpdate = (episodicReturn: number) => ({
+  type: 'update' as const,
+  points: [{ step: 1, metrics: { 'charts/episodic_return': episodicReturn } }],
+  events: [],
+  config: spec.config,
+});
+
 const storedRun: StoredRun = {
   version: 1,
   id: 'run-3',
@@ -533,12 +541,7 @@ describe('RunManager: keeping runs', () => {
     const { store, runs, removed } = memoryStore();
     const { manager, workers } = setUp({}, store);
     const run = await manager.create(spec);
-    workers[0]!.send({
-      type: 'update',
-      points: [{ step: 1, metrics: { 'charts/episodic_return': -80 } }],
-      events: [],
-      config: spec.config,
-    });
+    workers[0]!.send(oneUpdate(-80));
     await wait(10);
     expect(runs.get(run.id)).toMatchObject({
       id: 'run-1',
@@ -558,12 +561,7 @@ describe('RunManager: keeping runs', () => {
     const run = await manager.create(spec);
     await wait(10);
     await manager.start(run);
-    workers[0]!.send({
-      type: 'update',
-      points: [{ step: 1, metrics: { 'charts/episodic_return': -80 } }],
-      events: [],
-      config: spec.config,
-    });
+    workers[0]!.send(oneUpdate(-80));
     await wait(10);
     expect(runs.get(run.id)!.steps).toBe(0); // the update's save waits its 60 s
     await manager.pause(run);
@@ -620,12 +618,7 @@ describe('RunManager: keeping runs', () => {
     const { manager, workers } = setUp({}, store);
     const runs = [];
     for (let seed = 1; seed <= 4; seed++) runs.push(await manager.create({ ...spec, seed }));
-    workers[0]!.send({
-      type: 'update',
-      points: [{ step: 1, metrics: { 'charts/episodic_return': -90 } }],
-      events: [],
-      config: spec.config,
-    });
+    workers[0]!.send(oneUpdate(-90));
     await manager.start(runs[0]!);
     await expect(manager.create(spec)).rejects.toThrow('at most 4 runs at once');
     await manager.park(runs[0]!);
