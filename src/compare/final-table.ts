@@ -4,6 +4,7 @@
  * finite values rather than the very last one, so one noisy update does not decide the ranking
  * (TensorBoard and W&B summaries show the last value; papers usually average the tail).
  */
+import { own } from '../util/own';
 import { findAlgorithm, type CompareCatalog, type RunRecord, type Settings } from './run-record';
 
 export const DEFAULT_FINAL_WINDOW = 10;
@@ -37,7 +38,7 @@ export function finalTable(
   k = DEFAULT_FINAL_WINDOW,
 ): Record<string, FinalValue>[] {
   return runs.map((run) =>
-    Object.fromEntries(metrics.map((m) => [m, finalValue(run.metrics[m] ?? [], k)])),
+    Object.fromEntries(metrics.map((m) => [m, finalValue(own(run.metrics, m) ?? [], k)])),
   );
 }
 

@@ -581,7 +581,7 @@ function initToJson(init: StartFrom): { shipped: string } | { file: string; byte
 /** Shipped names are checked against the catalog when the run starts (the worker's spec check). */
 function readInit(value: unknown, path: string): StartFrom {
   const init = expectRecord(value, path);
-  if ('shipped' in init) {
+  if (Object.hasOwn(init, 'shipped')) {
     expectKeys(init, path, ['shipped'], []);
     return { kind: 'shipped', model: expectModelName(init.shipped, child(path, 'shipped')) };
   }

@@ -10,6 +10,7 @@
  * E[x²] − E[x]²; with one run the std is 0. The caption says what the band is, e.g.
  * "mean ± 1 std over 3 seeds".
  */
+import { own } from '../util/own';
 import type { RunRecord } from './run-record';
 
 export interface SeedGroup<R extends RunRecord = RunRecord> {
@@ -50,7 +51,7 @@ export function groupBySeed<R extends RunRecord>(runs: readonly R[]): SeedGroup<
 
 /** The band of one metric over a group's runs. */
 export function groupBand(group: SeedGroup, metric: string): SeedBand {
-  const series = group.runs.map((run) => run.metrics[metric] ?? []);
+  const series = group.runs.map((run) => own(run.metrics, metric) ?? []);
   const distinctSeeds = new Set(group.seeds).size === group.seeds.length;
   return seedBand(series, distinctSeeds ? 'seed' : 'run');
 }

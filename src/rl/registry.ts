@@ -31,6 +31,7 @@ import { createReinforce, DEFAULT_REINFORCE_CONFIG, REINFORCE_CONFIG_SPEC } from
 import { createSarsa, DEFAULT_SARSA_CONFIG, SARSA_CONFIG_SPEC } from './sarsa';
 import { withGridInspector } from './grid-inspection';
 import type { Trainer } from './trainer';
+import { own } from '../util/own';
 import type { CompletionScorer } from './reward-model';
 import {
   createValueIteration,
@@ -258,7 +259,7 @@ export function retainedAlgorithms(): string {
 }
 
 export function algorithm(name: string): EnvAlgorithm | LmAlgorithm {
-  const found = ALGORITHMS[name];
+  const found = own(ALGORITHMS, name);
   if (!found) {
     throw new OpInputError(
       'train',

@@ -4,6 +4,7 @@
  * The main thread never trains.
  */
 import { proxy } from 'comlink';
+import { own } from '../util/own';
 import { halveSeries } from './chart';
 import type { CheckpointStorePort } from './checkpoint-store';
 import { COLORBLIND_SAFE_PALETTE } from './palette';
@@ -170,7 +171,11 @@ export class LabRun {
         let last = this.steps;
         for (const { step, metrics } of message.points) {
           for (const [name, value] of Object.entries(metrics)) {
-            const s = (series[name] ??= { x: [], y: [] });
+            let s = own(series, name);
+            if (!s) {
+              s = { x: [], y: [] };
+              series[name] = s;
+            }
             s.x.push(step);
             s.y.push(value);
             if (s.x.length > MAX_POINTS) halveSeries(s.x, s.y);

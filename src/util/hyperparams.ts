@@ -6,6 +6,7 @@
  * a bad value is refused with the field and the range named.
  */
 import { OpInputError } from '../ops/errors';
+import { own } from './own';
 
 interface FieldBase {
   /** One line: what the field does. */
@@ -85,7 +86,8 @@ export function checkPartial<C extends object>(
   options: { liveOnly: boolean },
 ): void {
   for (const [key, value] of Object.entries(partial)) {
-    const field = (spec as Record<string, FieldSpec | undefined>)[key];
+    // Own keys only: 'constructor' is not a setting, whatever Object.prototype holds.
+    const field = own(spec as Record<string, FieldSpec>, key);
     if (!field) {
       throw new OpInputError(
         scope,

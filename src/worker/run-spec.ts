@@ -11,6 +11,7 @@ import {
 } from '../envs/token-tasks/registry';
 import { OpInputError } from '../ops/errors';
 import { checkField, type FieldSpec } from '../util/hyperparams';
+import { own } from '../util/own';
 import { SHIPPED_MODELS, shippedModel } from './shipped-models';
 import { CURRICULUM_CONFIG_SPEC } from '../rl/curriculum';
 import { runTasks } from './run-tasks';
@@ -125,7 +126,7 @@ function checkStartFrom(spec: RunSpec): string | undefined {
  * one), so the default is what that run used. Unknown algorithms pass through for checkRunSpec.
  */
 export function withDefaultSettings(spec: RunSpec): RunSpec {
-  const algo = ALGORITHMS[spec.algo];
+  const algo = own(ALGORITHMS, spec.algo);
   return algo ? { ...spec, config: { ...algo.defaults, ...spec.config } } : spec;
 }
 
@@ -137,7 +138,7 @@ function checkSettings(
 ): FieldError[] {
   const errors: FieldError[] = [];
   for (const [key, value] of Object.entries(settings)) {
-    const field = spec[key];
+    const field = own(spec, key);
     if (!field) {
       errors.push({ field: `${scope}.${key}`, message: `${key} is not a setting of ${scope}` });
       continue;
@@ -151,7 +152,8 @@ function checkSettings(
     }
   }
   for (const key of Object.keys(spec)) {
-    if (!(key in settings)) errors.push({ field: `${scope}.${key}`, message: `${key} is missing` });
+    if (!Object.hasOwn(settings, key))
+      errors.push({ field: `${scope}.${key}`, message: `${key} is missing` });
   }
   return errors;
 }
@@ -178,7 +180,7 @@ function checkTaskOptions(scope: string, task: string, options: Settings): Field
   const taskSpec = TOKEN_TASKS[task as TokenTaskName].spec as Record<string, FieldSpec>;
   const attempt = recordInto(errors);
   for (const [key, value] of Object.entries(options)) {
-    const field = taskSpec[key];
+    const field = own(taskSpec, key);
     if (!field) {
       errors.push({ field: `${scope}.${key}`, message: `${key} is not an option of ${task}` });
     } else attempt(`${scope}.${key}`, () => checkField(task, key, field, value));
@@ -221,7 +223,8 @@ function checkRetainedSpec(spec: RunSpec, supported: boolean): FieldError[] {
 export function checkRunSpec(spec: RunSpec): FieldError[] {
   const errors: FieldError[] = [];
   const attempt = recordInto(errors);
-  const algo = ALGORITHMS[spec.algo];
+  // Own keys only: 'constructor' names no algorithm, whatever Object.prototype holds.
+  const algo = own(ALGORITHMS, spec.algo);
   if (!algo) {
     const known = Object.keys(ALGORITHMS).join(', ');
     return [{ field: 'algo', message: `algo must be one of ${known}, got '${spec.algo}'` }];
@@ -298,12 +301,12 @@ export function checkRunSpec(spec: RunSpec): FieldError[] {
     errors.push(...checkRetainedSpec(spec, algo.retained === true));
   }
   for (const [key, value] of Object.entries(spec.config)) {
-    const field = algo.spec[key];
+    const field = own(algo.spec, key);
     if (!field) errors.push({ field: key, message: `${key} is not a setting of ${spec.algo}` });
     else attempt(key, () => checkField(spec.algo, key, field, value));
   }
   for (const key of Object.keys(algo.spec)) {
-    if (!(key in spec.config)) errors.push({ field: key, message: `${key} is missing` });
+    if (!Object.hasOwn(spec.config, key)) errors.push({ field: key, message: `${key} is missing` });
   }
   return errors;
 }

@@ -87,6 +87,18 @@ describe('GRPO (CPU)', () => {
     expect(t.config.lr).toBe(3e-3);
   });
 
+  it("refuses settings named after Object.prototype's members, at creation and live", () => {
+    // Such names must not find Object.prototype's functions in the config spec.
+    for (const name of ['constructor', 'toString', 'hasOwnProperty']) {
+      const bad = { ...small, [name]: 1 } as GrpoConfig;
+      expect(() => trainer(3, bad)).toThrow(new RegExp(`${name} is not a setting of grpo`));
+      const t = trainer(3);
+      expect(() => t.setHyperparams({ [name]: 1 } as Partial<GrpoConfig>)).toThrow(
+        new RegExp(`${name} is not a setting of grpo`),
+      );
+    }
+  });
+
   it('is deterministic for a seed', async () => {
     // Everything but wall-clock throughput.
     const strip = (m: Record<string, number>) =>

@@ -209,6 +209,21 @@ describe('RunManager', () => {
     expect(run.rewardModel).toBeUndefined();
   });
 
+  it("keeps metrics named after Object.prototype's members as their own series", async () => {
+    const { manager, workers } = setUp();
+    const run = await manager.create(spec);
+    workers[0]!.send({
+      type: 'update',
+      points: [{ step: 1, metrics: { constructor: 1, toString: 2, hasOwnProperty: 3 } }],
+      events: [],
+      config: { epsilon: 0.3, initialQ: 0 },
+    });
+    expect(Object.hasOwn(run.series, 'constructor')).toBe(true);
+    expect(run.series.constructor).toEqual({ x: [1], y: [1] });
+    expect(run.series.toString).toEqual({ x: [1], y: [2] });
+    expect(run.series.hasOwnProperty).toEqual({ x: [1], y: [3] });
+  });
+
   it('accumulates metric batches into per-metric series with x = update', async () => {
     const { manager, workers } = setUp();
     const run = await manager.create(spec);

@@ -92,6 +92,11 @@ describe('checkRunSpec', () => {
     [{ config: { ...spec.config, gamma: 1.5 } }, 'gamma'],
     [{ config: { ...spec.config, bogus: 1 } }, 'bogus'],
     [{ config: { gamma: 0.9 } }, 'alpha'],
+    // Names of Object.prototype's members are not algorithms or settings.
+    [{ algo: 'constructor' }, 'algo'],
+    [{ algo: 'toString' }, 'algo'],
+    [{ config: { ...spec.config, constructor: 1 } }, 'constructor'],
+    [{ config: { ...spec.config, hasOwnProperty: 1 } }, 'hasOwnProperty'],
   ])('%o → error on %s', (change, field) => {
     expect(checkRunSpec({ ...spec, ...change } as RunSpec).map((e) => e.field)).toContain(field);
   });

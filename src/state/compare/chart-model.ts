@@ -11,6 +11,7 @@
 import { seedBand } from '../../compare/seed-groups';
 import type { Smoothing } from '../../compare/smoothing';
 import type { XAxis } from '../../compare/x-axis';
+import { own } from '../../util/own';
 import { extent, formatTick, linePath, linear, robustExtent, ticks } from '../chart';
 import type {
   ChartEntry,
@@ -61,7 +62,7 @@ export function chartModel(input: ChartInput): ChartModel {
   for (const entry of input.entries) {
     const members: Member[] = [];
     for (const run of entry.runs) {
-      const series = run.series[metric];
+      const series = own(run.series, metric);
       if (!series || series.x.length === 0) {
         silent.push(shortName(run.label));
         continue;

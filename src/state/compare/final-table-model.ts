@@ -11,6 +11,7 @@ import {
 } from '../../compare/final-table';
 import { configAt, type CompareCatalog } from '../../compare/run-record';
 import type { Settings } from '../../worker/run-protocol';
+import { own } from '../../util/own';
 import { runRecord, type RunView } from './run-view';
 
 /** A setting's value as the table shows it ('—' when the run's algorithm has no such key). */
@@ -69,7 +70,7 @@ export function finalTableModel(
     color: run.color,
     dash: run.dash,
     seed: run.spec.seed,
-    finals: metrics.map((m) => finalValue(run.series[m]?.y ?? [], k)),
+    finals: metrics.map((m) => finalValue(own(run.series, m)?.y ?? [], k)),
     settings: diffKeys.map((key) => {
       const text = settingText(ended[i]!.config[key]);
       const steps = records[i]!.events.flatMap((e) =>

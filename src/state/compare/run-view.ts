@@ -4,6 +4,7 @@
  * work on live runs and stored snapshots alike.
  */
 import { alignSeries, type RunRecord } from '../../compare/run-record';
+import { own } from '../../util/own';
 import type { RunEvent, RunSpec, Settings } from '../../worker/run-protocol';
 
 /** A metric's history as the lab keeps it: update numbers and values, only updates that logged it. */
@@ -36,7 +37,7 @@ export function runRecord(run: RunView, metrics: readonly string[] = []): RunRec
   if (run.spec.sftSteps !== undefined) config.sftSteps = run.spec.sftSteps;
   const picked: Record<string, Series> = {};
   for (const name of metrics) {
-    const s = run.series[name];
+    const s = own(run.series, name);
     if (s) picked[name] = s;
   }
   return {

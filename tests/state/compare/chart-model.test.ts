@@ -189,3 +189,24 @@ describe('chartModel', () => {
     expect(model.summary).toContain('raw values from -1 to 50, 100000 points');
   });
 });
+
+describe("chartModel with metrics named after Object.prototype's members", () => {
+  it('draws the run that logged it and lists the others as silent (an imported run)', () => {
+    for (const metric of ['toString', 'constructor', 'hasOwnProperty', 'valueOf']) {
+      const model = chartModel({
+        metric,
+        axis: 'update',
+        entries: [
+          { runs: [chartRun(1, { series: { [metric]: { x: [1, 2], y: [3, 4] } } })] },
+          { runs: [chartRun(2)] },
+        ],
+        smoothing: { kind: 'none' },
+        ignoreOutliers: false,
+        width: 164,
+        height: 138,
+      });
+      expect(model.lines.map((l) => l.id)).toEqual(['run-1']);
+      expect(model.summary).toContain(`run #2 did not log ${metric}.`);
+    }
+  });
+});

@@ -26,4 +26,12 @@ describe('runs as records and axes', () => {
     });
     expect(runRecord(view(2)).task).toBe('cliffwalking');
   });
+
+  it("never reads Object.prototype's members as a run's metrics", () => {
+    const run = view(1, { series: { toString: { x: [1], y: [4] } } });
+    expect(runRecord(run, ['toString', 'constructor', 'hasOwnProperty']).metrics).toEqual({
+      toString: [4],
+    });
+    expect(runRecord(view(2), ['toString', 'constructor']).metrics).toEqual({});
+  });
 });
