@@ -43,6 +43,7 @@ import { LOSS_AGG_MODES, type LossAggMode } from '../ops/loss-aggregation';
 import { counterHash } from '../util/counter-rng';
 import { TaskLadder, type CurriculumSetup } from './curriculum';
 import {
+  nonFiniteReward,
   packRows,
   responseWidth,
   rollout,
@@ -449,6 +450,11 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     // Topped up with uninformative groups when the rounds ran out (their advantages are 0).
     kept = [...kept, ...spare].slice(0, cfg.promptsPerUpdate);
     const rows = kept.flatMap((g) => g.rows);
+    const badReward = nonFiniteReward(rows);
+    if (badReward) {
+      control.endUpdate({ skipped: badReward });
+      return { ...rolloutMetrics(rows), 'dynamic_sampling/rounds': rounds };
+    }
     const B = rows.length;
     // Inputs are positions 0 … L−2, targets 1 … L−1; with a retained task, room for its
     // demonstrations, which join these rows in the loss (the extra columns are masked out).

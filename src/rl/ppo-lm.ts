@@ -33,6 +33,7 @@ import { LOSS_AGG_MODES, type LossAggMode } from '../ops/loss-aggregation';
 import { counterHash } from '../util/counter-rng';
 import { checkConfig, checkPartial, type ConfigSpec } from '../util/hyperparams';
 import {
+  nonFiniteReward,
   packRows,
   responseWidth,
   rollout,
@@ -353,6 +354,11 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
       ...(setup.rewardModel ? { rewardModel: setup.rewardModel } : {}),
       seed: counterHash(setup.seed, control.step, 0),
     });
+    const badReward = nonFiniteReward(rows);
+    if (badReward) {
+      control.endUpdate({ skipped: badReward });
+      return rolloutMetrics(rows);
+    }
     // With a retained task, room for its demonstrations, which join these rows in the loss.
     const batch = packRows(rows, {
       width: setup.retained ? retainedRowLength(setup.retained) - 1 : 0,

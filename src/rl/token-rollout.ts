@@ -188,6 +188,33 @@ export function packRows(
   return { rows: B, seq: T, tokens, targets, mask, tokenRewards };
 }
 
+/** The reward terms, in the order a skip reason looks for the non-finite one. */
+const REWARD_TERMS = [
+  'correct',
+  'format',
+  'lengthPenalty',
+  'lengthBonus',
+  'overlongPenalty',
+  'model',
+] as const;
+
+/**
+ * Why a batch cannot be trained on, if a row's reward is not finite (a reward model that answered
+ * NaN, say): the first such row and the term at fault. The advantages of its whole group would be
+ * NaN, so the trainers skip the update instead of stopping the run.
+ */
+export function nonFiniteReward(rows: readonly Pick<RolloutRow, 'reward'>[]): string | undefined {
+  for (const [b, { reward }] of rows.entries()) {
+    if (Number.isFinite(reward.total)) continue;
+    const term = REWARD_TERMS.find((t) => reward[t] !== undefined && !Number.isFinite(reward[t]));
+    const what = term
+      ? `the '${term}' term of row ${b} is ${reward[term]}`
+      : `row ${b}'s total is ${reward.total}`;
+    return `non-finite reward: ${what}; update skipped`;
+  }
+  return undefined;
+}
+
 /** Reward and length metrics of a batch of rows, plus the tool-use metrics for agent episodes. */
 export function rolloutMetrics(rows: readonly RolloutRow[]): Record<string, number> {
   const rewards = summarizeRewards(rows.map((r) => r.reward));

@@ -99,6 +99,41 @@ describe('GRPO (CPU)', () => {
     }
   });
 
+  it('skips an update whose reward is not finite, naming the term and the row', async () => {
+    // A reward model that answers NaN for one row (and +Infinity for another, later).
+    const start = transformerLayout(config).initialize<Float32Array>(5);
+    const policy = new CpuLanguageModel(config, start);
+    const scores = [NaN, Infinity];
+    let call = 0;
+    const rewardModel = {
+      async score(rows: readonly unknown[]) {
+        const out = new Float32Array(rows.length).fill(0.5);
+        out[5] = scores[call++ % scores.length]!;
+        return out;
+      },
+    };
+    const t = createGrpoTrainer(
+      { policy, tokenizer, task, seed: 5, rewardModel },
+      { ...small, rewardModelWeight: 1 },
+    );
+    const metrics = await t.update();
+    expect(t.step).toBe(1);
+    expect(t.events).toEqual([
+      {
+        step: 1,
+        kind: 'skipped-update',
+        reason: "non-finite reward: the 'model' term of row 5 is NaN; update skipped",
+      },
+    ]);
+    // Nothing was trained on: the weights are the starting ones, every one finite.
+    expect(await policy.readParams()).toEqual(start);
+    expect(Number.isNaN(metrics['reward/mean'])).toBe(true);
+    await t.update();
+    expect(t.events[1]!.reason).toBe(
+      "non-finite reward: the 'model' term of row 5 is Infinity; update skipped",
+    );
+  });
+
   it('is deterministic for a seed', async () => {
     // Everything but wall-clock throughput.
     const strip = (m: Record<string, number>) =>

@@ -69,6 +69,32 @@ describe('PPO with a value head (CPU)', () => {
     expect(m['ppo/epochs_run']).toBeLessThan(8);
   });
 
+  it('skips an update whose reward is not finite, naming the term and the row', async () => {
+    const start = transformerLayout(config).initialize<Float32Array>(6);
+    const policy = new CpuLanguageModel(config, start);
+    const rewardModel = {
+      async score(rows: readonly unknown[]) {
+        const out = new Float32Array(rows.length).fill(0.5);
+        out[3] = NaN;
+        return out;
+      },
+    };
+    const t = createPpoLmTrainer(
+      { policy, tokenizer, task, seed: 6, rewardModel },
+      { ...small, rewardModelWeight: 1 },
+    );
+    await t.update();
+    expect(t.step).toBe(1);
+    expect(t.events).toEqual([
+      {
+        step: 1,
+        kind: 'skipped-update',
+        reason: "non-finite reward: the 'model' term of row 3 is NaN; update skipped",
+      },
+    ]);
+    expect(await policy.readParams()).toEqual(start);
+  });
+
   it('is deterministic for a seed', async () => {
     const strip = (m: Record<string, number>) =>
       Object.fromEntries(Object.entries(m).filter(([k]) => k !== 'perf/tokens_per_s'));
