@@ -29,6 +29,7 @@ import {
 import { base64ToBytes, bytesToBase64 } from './base64';
 import { checkpointFromJson, checkpointToJson, type JsonCheckpoint } from './checkpoint-json';
 import { TRANSFORMER_LIMITS, type ModelShape } from '../models/transformer-config';
+import { jsonDepthProblem } from '../util/json-depth';
 import type { CurriculumConfig } from '../rl/curriculum';
 import type { RewardModelConfig } from '../rl/reward-model';
 import {
@@ -195,6 +196,9 @@ export function parseLabRun(text: string, catalog: CompareCatalog): ImportedRun 
         `${IMPORT_LIMITS.maxChars.toLocaleString('en')} (about 20 MB)`,
     );
   }
+  // Before parsing: a deep bomb costs JSON.parse seconds and its result overflows later copies.
+  const tooDeep = jsonDepthProblem(text);
+  if (tooDeep) throw new ImportError('(file)', tooDeep);
   let json: unknown;
   try {
     json = JSON.parse(text);

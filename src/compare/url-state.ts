@@ -15,6 +15,7 @@
  * a UrlStateError naming the run index and the field ("runs[1].config.lr: must be a number in
  * (0, 1], got 2"). Links longer than URL_STATE_MAX_LENGTH are refused on both sides.
  */
+import { jsonDepthProblem } from '../util/json-depth';
 import { splitHash } from '../util/hash-query';
 import { base64ToBytes, bytesToBase64 } from './base64';
 import {
@@ -211,7 +212,10 @@ export function decodeComparison(token: string, catalog: CompareCatalog): Linked
   let json: unknown;
   try {
     const bytes = base64ToBytes(token.slice(prefix.length), 'url');
-    json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    const tooDeep = jsonDepthProblem(text);
+    if (tooDeep) throw new Error(tooDeep);
+    json = JSON.parse(text);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     throw new UrlStateError('(link)', `is damaged (${why})`);

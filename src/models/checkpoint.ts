@@ -21,6 +21,7 @@
  * caller's expectations) before it returns: a bad file never half-loads into a model.
  */
 import { CharTokenizer, TokenizerError, type TokenizerSpec } from './tokenizer';
+import { jsonDepthProblem } from '../util/json-depth';
 import { crc32, hex32 } from './checksum';
 import {
   CheckpointError,
@@ -273,6 +274,8 @@ function parseHeader(headerBytes: Uint8Array): ParsedHeader {
   } catch {
     throw new CheckpointError('header', 'is not valid UTF-8');
   }
+  const tooDeep = jsonDepthProblem(text);
+  if (tooDeep) throw new CheckpointError('header', tooDeep);
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -26,6 +26,7 @@ import {
   freeMetadata,
   type OnnxFormat,
 } from './format';
+import { jsonDepthProblem } from '../util/json-depth';
 import { OnnxError } from './onnx-error';
 import { DataType, decodeModel, type ModelProto, type TensorProto } from './onnx-proto';
 
@@ -149,6 +150,8 @@ function parseJsonEntry(model: ModelProto, key: string): unknown {
   const field = `metadata_props["${key}"]`;
   const text = metadata(model, key);
   if (text === undefined) throw new OnnxError('config', field, 'is missing');
+  const tooDeep = jsonDepthProblem(text);
+  if (tooDeep) throw new OnnxError('config', field, tooDeep);
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {

@@ -118,6 +118,37 @@ describe('a lab-run file carries its run’s checkpoint', () => {
     }
   });
 
+  it('refuses a vector snapshot nested 2e6 deep (10 MB) before parsing it, fast', async () => {
+    const spec = cartPoleSpec();
+    const file = JSON.parse(
+      exportLabRun({
+        algorithm: 'ppo-mlp',
+        task: 'cartpole',
+        seed: spec.seed,
+        config: spec.config,
+        metrics: { 'charts/episodic_return': [10] },
+        events: [],
+        checkpoint: await checkpointAt(spec, 1),
+      }),
+    ) as Json;
+    obj(obj(obj(file.checkpoint).trainer).env).vector = 'BOMB';
+    // {"a":{"a":…{}…}}: an object, as a snapshot is, that no structured clone can copy.
+    const depth = 2_000_000;
+    const text = JSON.stringify(file).replace(
+      '"BOMB"',
+      '{"a":'.repeat(depth) + '{}' + '}'.repeat(depth),
+    );
+    const started = performance.now();
+    expect(() => parseLabRun(text, catalog)).toThrow(
+      /^\(file\): nests deeper than 64 arrays and objects \(at character \d+\)/,
+    );
+    // JSON.parse alone takes seconds and hundreds of MB on this; the check before it does not.
+    expect(performance.now() - started).toBeLessThan(500);
+    // A snapshot of a sane depth is still read (the envs check its fields when the run is built).
+    obj(obj(obj(file.checkpoint).trainer).env).vector = { a: [[[[1]]]] };
+    expect(parseLabRun(JSON.stringify(file), catalog).checkpoint).toBeDefined();
+  });
+
   it('keeps a reward model and its normalization', () => {
     const back = parseLabRun(fileWith(withRewardModel(), 2, defaultsOf('grpo')), catalog);
     expect(back.checkpoint!.rewardModel).toEqual({

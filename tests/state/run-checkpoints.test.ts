@@ -577,6 +577,25 @@ describe('RunManager: resuming from checkpoints', () => {
   });
 });
 
+describe('RunManager: an imported checkpoint that cannot be kept', () => {
+  it('no longer says the run resumes from it, and notes why', async () => {
+    // A store that refuses it (a structure IndexedDB cannot clone, a full disk).
+    const checkpoints = memoryCheckpoints({}, 'Maximum call stack size exceeded');
+    const { manager, workers } = await setUp({ checkpoints });
+    const data = { series: {}, events: [], config: {}, steps: 5 };
+    const run = manager.addStored(lmSpec, (n) => `#${n} a`, data, checkpointAt(4));
+    expect(run.checkpointStep).toBe(4); // said at once, while it is being kept
+    await settle();
+    expect(run.checkpointStep).toBeUndefined();
+    expect(resumeText(run.steps, run.checkpointStep)).toBe('replays its 5 updates');
+    expect(manager.storageNote).toContain(
+      'checkpoint could not be saved: Maximum call stack size exceeded',
+    );
+    await manager.step(run);
+    expect(workers[0]!.calls[0]).toBe('createRun replay 5');
+  });
+});
+
 describe('RunManager: a run’s file carries its checkpoint', () => {
   const fileCheckpoint = (json: string) =>
     (JSON.parse(json) as { checkpoint?: { step: number } }).checkpoint?.step;

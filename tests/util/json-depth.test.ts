@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { jsonDepthProblem, MAX_JSON_DEPTH } from '../../src/util/json-depth';
+
+describe('jsonDepthProblem', () => {
+  it.each([
+    ['{}', 1, undefined],
+    ['[[1]]', 2, undefined],
+    ['[[1]]', 1, 'nests deeper than 1 arrays and objects (at character 2)'],
+    ['{"a":[{"b":[]}]}', 4, undefined],
+    ['{"a":[{"b":[]}]}', 3, 'nests deeper than 3 arrays and objects (at character 12)'],
+    // Brackets in strings, escaped quotes and escaped backslashes do not count.
+    ['["[[[[", "\\"[[[", "\\\\"]', 1, undefined],
+    ['["\\\\", [[]]]', 2, 'nests deeper than 2 arrays and objects (at character 9)'],
+    ['"[[[["', 0, undefined],
+  ])('%s at most %i deep → %s', (text, max, problem) => {
+    expect(jsonDepthProblem(text, max)).toBe(problem);
+  });
+
+  it('refuses a 10 MB bomb of 5e6 brackets in well under a second', () => {
+    const bomb = '['.repeat(5_000_000) + ']'.repeat(5_000_000);
+    const started = performance.now();
+    expect(jsonDepthProblem(bomb)).toBe(
+      `nests deeper than ${MAX_JSON_DEPTH} arrays and objects (at character ${MAX_JSON_DEPTH + 1})`,
+    );
+    expect(performance.now() - started).toBeLessThan(50);
+  });
+
+  it('costs less than the JSON.parse it guards, on 20 MB of shallow JSON', () => {
+    const text = JSON.stringify(Array.from({ length: 2_000_000 }, (_, i) => [i % 1000, 'x[']));
+    let started = performance.now();
+    expect(jsonDepthProblem(text)).toBeUndefined();
+    const scan = performance.now() - started;
+    started = performance.now();
+    JSON.parse(text);
+    expect(scan).toBeLessThan(performance.now() - started);
+  });
+});
