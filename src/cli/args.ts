@@ -1,43 +1,136 @@
-/** `--name=value` / `--flag` command-line parsing for the project's CLIs (no dependencies). */
+/**
+ * `--name=value` / `--switch` command-line parsing for the project's CLIs (no dependencies).
+ *
+ * Every refusal names the flag and what it accepts: a value flag given bare (`--out`) or empty
+ * (`--out=`), a number out of its range, a switch given a word it does not
+ * know. Names are kept in a Map, so a flag or a value such as `__proto__` or `constructor` is only
+ * ever a string, never a member of Object.prototype.
+ */
+import { checkField, type NumberField } from '../util/hyperparams';
+
+/** A bad flag: the message names it (`--updates must be an integer in [1, 100000], got '-5'`). */
+export class FlagError extends Error {
+  override readonly name = 'FlagError';
+  constructor(
+    readonly flag: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A flag given without `=value`. */
+const BARE = Symbol('bare');
+
+/** An inclusive range unless an end is marked open, as the settings' FieldSpecs have it. */
+export interface Range {
+  min: number;
+  max: number;
+  minOpen?: boolean;
+  maxOpen?: boolean;
+}
 
 export class CliArgs {
-  private readonly values = new Map<string, string>();
+  private readonly values = new Map<string, string | typeof BARE>();
   private readonly used = new Set<string>();
 
   constructor(args: readonly string[]) {
     for (const arg of args) {
-      const match = /^--([a-z][a-z0-9-]*)(?:=(.*))?$/.exec(arg);
-      if (!match) throw new Error(`unexpected argument "${arg}" (expected --name=value)`);
-      this.values.set(match[1]!, match[2] ?? 'true');
+      const match = /^--([a-z][a-z0-9-]*)(?:=(.*))?$/s.exec(arg);
+      if (!match) throw new FlagError(arg, `unexpected argument "${arg}" (expected --name=value)`);
+      const [, name, value] = match as unknown as [string, string, string | undefined];
+      if (value === '') {
+        throw new FlagError(
+          name,
+          `--${name}= has no value: give --${name}=<value> or leave it out`,
+        );
+      }
+      // A later flag replaces an earlier one, so a script's defaults can be overridden after them.
+      this.values.set(name, value ?? BARE);
     }
   }
 
-  string(name: string, fallback: string): string {
+  /** A value flag; a bare `--name` is refused (it would otherwise read as the text "true"). */
+  optional(name: string): string | undefined {
     this.used.add(name);
-    return this.values.get(name) ?? fallback;
-  }
-
-  number(name: string, fallback: number): number {
-    const raw = this.string(name, String(fallback));
-    const value = Number(raw);
-    if (!Number.isFinite(value)) throw new Error(`--${name} must be a number, got "${raw}"`);
+    const value = this.values.get(name);
+    if (value === BARE) throw new FlagError(name, `--${name} needs a value: --${name}=<value>`);
     return value;
   }
 
-  /** Every flag given, by name (for spec-generated options). */
-  all(): ReadonlyMap<string, string> {
-    return this.values;
+  string(name: string, fallback: string): string {
+    return this.optional(name) ?? fallback;
   }
 
-  optional(name: string): string | undefined {
+  /** A switch as written: 'true' when bare, else its value (for callers with their own message). */
+  switchText(name: string): string | undefined {
     this.used.add(name);
-    return this.values.get(name);
+    const value = this.values.get(name);
+    return value === BARE ? 'true' : value;
+  }
+
+  /** A switch: `--name` or `--name=true` is on, `--name=false` or leaving it out is off. */
+  flag(name: string): boolean {
+    const value = this.switchText(name);
+    if (value === undefined || value === 'false') return false;
+    if (value === 'true') return true;
+    throw new FlagError(
+      name,
+      `--${name} is a switch (--${name} or --${name}=false), got '${value}'`,
+    );
+  }
+
+  /** One of `options` (compared as strings, never looked up in an object). */
+  choice<T extends string>(name: string, options: readonly T[], fallback: T): T {
+    const value = this.string(name, fallback);
+    if (!(options as readonly string[]).includes(value)) {
+      throw new FlagError(name, `--${name} must be one of ${options.join(', ')}, got '${value}'`);
+    }
+    return value as T;
+  }
+
+  /** A whole number in `range`, checked as the settings' FieldSpecs check theirs. */
+  int(name: string, fallback: number, range: Range): number {
+    return this.ranged(name, fallback, { kind: 'int', ...range });
+  }
+
+  /** A finite number in `range`. */
+  real(name: string, fallback: number, range: Range): number {
+    return this.ranged(name, fallback, { kind: 'number', ...range });
+  }
+
+  /** Any finite number (scripts whose values their own code checks). */
+  number(name: string, fallback: number): number {
+    return this.real(name, fallback, { min: -Number.MAX_VALUE, max: Number.MAX_VALUE });
+  }
+
+  /** Every flag given, by name, a bare one as 'true' (for spec-generated options). */
+  all(): ReadonlyMap<string, string> {
+    return new Map([...this.values].map(([k, v]) => [k, v === BARE ? 'true' : v]));
   }
 
   /** Throws on flags nobody asked for (typos). Call after reading every option. */
   checkAllUsed(): void {
     const unknown = [...this.values.keys()].filter((k) => !this.used.has(k));
-    if (unknown.length)
-      throw new Error(`unknown option(s): ${unknown.map((k) => `--${k}`).join(', ')}`);
+    if (unknown.length) {
+      throw new FlagError(
+        unknown[0]!,
+        `unknown option(s): ${unknown.map((k) => `--${k}`).join(', ')}`,
+      );
+    }
+  }
+
+  private ranged(name: string, fallback: number, spec: Omit<NumberField, 'live' | 'doc'>): number {
+    const raw = this.optional(name);
+    const value = raw === undefined ? fallback : Number(raw);
+    try {
+      checkField(name, name, { ...spec, live: false, doc: '' }, value);
+    } catch {
+      const range = `${spec.minOpen ? '(' : '['}${spec.min}, ${spec.max}${spec.maxOpen ? ')' : ']'}`;
+      const what = spec.kind === 'int' ? 'an integer' : 'a number';
+      const got = raw === undefined ? String(fallback) : `'${raw}'`;
+      throw new FlagError(name, `--${name} must be ${what} in ${range}, got ${got}`);
+    }
+    return value;
   }
 }

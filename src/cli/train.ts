@@ -16,54 +16,26 @@
  * --reward-model-samples-per-prompt, --reward-model-label-noise, --reward-model-steps,
  * --reward-model-pairs-per-step, --reward-model-lr), refused without the switch. A progress bar
  * and a metrics line every --log-every updates; --out writes a run file the lab can import, with
- * the task options, curriculum and reward-model settings of a language-model run.
+ * the task options, curriculum and reward-model settings of a language-model run. --out is checked
+ * before training, and the file is written atomically every --save-every seconds and on every
+ * ending: done (exit 0), unhealthy (exit 1), an error (rethrown), Ctrl-C (exit 130). Flags are read
+ * and checked first (cli/train-flags.ts), with the ranges the lab's run-file import uses.
  * --retained=<task> keeps a second task (src/rl/retained-task.ts: --ptx-coef trains on its
  * demonstrations, --retained-eval-prompts reports its greedy success); its options are
  * --retained-<option> flags of that task's spec (e.g. --retained=multiply --retained-max-digits=2).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { basename } from 'node:path';
 import { bytesToBase64 } from '../compare/base64';
-import {
-  createTokenTask,
-  TOKEN_TASK_NAMES,
-  TOKEN_TASKS,
-  type TokenTaskName,
-} from '../envs/token-tasks/registry';
+import { parseLabRun } from '../compare/run-json';
 import type { LanguageModel } from '../models/language-model';
 import { CharTokenizer } from '../models/tokenizer';
-import { LAB_MODEL_SHAPE, type TransformerConfig } from '../models/transformer-config';
+import type { TransformerConfig } from '../models/transformer-config';
 import { transformerLayout } from '../models/transformer-params';
-import { OpInputError } from '../ops/errors';
+import { nodeOrtOptions } from '../onnx/ort-node';
+import { OrtReferenceModel } from '../onnx/ort-reference-model';
+import { readStartingPolicy } from '../onnx/starting-policy';
 import { evaluateTask } from '../rl/evaluate';
-import {
-  CURRICULUM_CONFIG_SPEC,
-  DEFAULT_CURRICULUM_CONFIG,
-  type CurriculumConfig,
-} from '../rl/curriculum';
-import {
-  checkConfig,
-  checkField,
-  configFromFlags,
-  kebab,
-  type ConfigSpec,
-  type FieldSpec,
-} from '../util/hyperparams';
-import {
-  algorithm,
-  curriculumAlgorithms,
-  retainedAlgorithms,
-  rewardModelAlgorithms,
-  type EnvName,
-  type LmAlgorithm,
-} from '../rl/registry';
-import {
-  DEFAULT_REWARD_MODEL_CONFIG,
-  REWARD_MODEL_CONFIG_SPEC,
-  type RewardModel,
-  type RewardModelConfig,
-  type RewardModelReport,
-} from '../rl/reward-model';
+import type { RewardModel, RewardModelConfig, RewardModelReport } from '../rl/reward-model';
 import {
   MetricSeries,
   RUN_FILE_FORMAT,
@@ -73,14 +45,14 @@ import {
 } from '../rl/run-file';
 import { DEFAULT_SFT_CONFIG, runSft } from '../rl/sft';
 import { timedUpdate, type Trainer } from '../rl/trainer';
-import { nodeOrtOptions } from '../onnx/ort-node';
-import { OrtReferenceModel } from '../onnx/ort-reference-model';
-import { readStartingPolicy } from '../onnx/starting-policy';
 import { buildRewardModel } from '../worker/reward-model-setup';
-import type { RetainedTaskSpec, RunMessage, Settings } from '../worker/run-protocol';
-import { curriculumSetup, runTasks } from '../worker/run-tasks';
-import { CliArgs } from './args';
-import { createLanguageModel, type BackendChoice } from './backend';
+import type { RunMessage } from '../worker/run-protocol';
+import { runCatalog } from '../worker/run-spec';
+import { curriculumSetup } from '../worker/run-tasks';
+import { createLanguageModel } from './backend';
+import { readModelFile } from './model-file';
+import { prepareOutput, writeAtomically } from './output-file';
+import { readTrainFlags, type Config, type LmFlags, type TrainFlags } from './train-flags';
 
 /** Metrics shown on the progress line, the first few an algorithm reports. */
 const SHOWN = [
@@ -97,66 +69,181 @@ const SHOWN = [
 ];
 
 export async function main(argv: string[]): Promise<number> {
-  const args = new CliArgs(argv);
-  const name = args.string('algo', 'grpo');
-  const algo = algorithm(name);
-  const seed = args.number('seed', 1);
-  const updates = args.number('updates', 100);
-  const logEvery = args.number('log-every', 10);
-  const out = args.optional('out');
-  const config = {
-    ...algo.defaults,
-    ...configFromFlags(name, algo.spec, args.all()),
-  } as Record<string, number | boolean | string>;
-  markUsed(args, algo.spec);
+  const flags = readTrainFlags(argv);
+  // Before any training: a folder or an unwritable parent fails now, not after the last update.
+  if (flags.out) prepareOutput(flags.out);
+  const run =
+    flags.run.family === 'env' ? setUpEnvRun(flags, flags.run) : await setUpLmRun(flags, flags.run);
+  try {
+    return await train(flags, run);
+  } finally {
+    run.dispose();
+  }
+}
 
-  let trainer: Trainer<Record<string, number | boolean | string>>;
-  let label: string;
-  let backend = 'CPU';
-  let finish: () => Promise<Record<string, number>> = async () => ({});
-  let dispose = () => {};
-  /** What a language-model run's file records beside its config (as a lab-run file's spec). */
-  let recorded: Pick<
+/** A trainer ready for its first update, and what its run file records beside the metrics. */
+interface PreparedRun {
+  trainer: Trainer<Config>;
+  label: string;
+  backend: string;
+  /** Language models: the final greedy success rate (only after a run that went to its end). */
+  finish: () => Promise<Record<string, number>>;
+  dispose: () => void;
+  recorded: Pick<
     RunFile,
     'taskOptions' | 'curriculum' | 'rewardModel' | 'retained' | 'sftSteps' | 'init' | 'model'
-  > = {};
-  if (algo.family === 'env') {
-    const env = args.string('env', algo.envs[0]!) as EnvName;
-    if (!algo.envs.includes(env)) {
-      throw new OpInputError(
-        'train',
-        'env',
-        `must be one of ${algo.envs.join(', ')} for ${name}, got '${env}'`,
-      );
+  >;
+}
+
+function setUpEnvRun(
+  flags: TrainFlags,
+  run: Extract<TrainFlags['run'], { family: 'env' }>,
+): PreparedRun {
+  return {
+    trainer: run.algo.create(run.env, flags.config, flags.seed),
+    label: `${flags.name} on ${run.env}`,
+    backend: 'CPU',
+    finish: async () => ({}),
+    dispose: () => {},
+    recorded: {},
+  };
+}
+
+/** How a run ended: its exit code, and what its file's summary says. */
+type Ending =
+  { status: 'done' } | { status: 'unhealthy' | 'interrupted' | 'error'; reason: string };
+
+/**
+ * The update loop. The run file is written on every way out — done, unhealthy (its event is the
+ * most useful record of what went wrong), an error, Ctrl-C — and every `--save-every` seconds in
+ * between, so no ending loses the updates made.
+ */
+async function train(flags: TrainFlags, run: PreparedRun): Promise<number> {
+  const { trainer, updates, logEvery } = { ...run, ...flags };
+  console.log(
+    `train: ${run.label}, seed ${flags.seed}, ${updates} updates, on ${run.backend}` +
+      (flags.out ? `; run file ${flags.out}, saved every ${flags.saveEvery} s and at the end` : ''),
+  );
+  const series = new MetricSeries();
+  const started = performance.now();
+  let lastSave = started;
+  let interrupted = false;
+  // The first Ctrl-C ends the run after this update and keeps it; the handler is gone after it,
+  // so a second one quits at once as usual.
+  const onInterrupt = () => {
+    interrupted = true;
+    console.log('\ninterrupted: ending after this update and writing the run file');
+  };
+  process.once('SIGINT', onInterrupt);
+  let ending: Ending = { status: 'done' };
+  let failure: unknown;
+  const save = (summary: Record<string, number | string>) => {
+    if (!flags.out) return '';
+    const text = runFileText(flags, run, series, summary);
+    writeAtomically(flags.out, text);
+    return text;
+  };
+  try {
+    for (let u = 1; u <= updates; u++) {
+      series.push(await timedUpdate(trainer));
+      // A CPU trainer's update may never leave the microtask queue; one macrotask turn lets a
+      // pending SIGINT reach its handler.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (u % logEvery === 0 || u === updates) console.log(progressLine(series, u, updates));
+      if (!trainer.health.healthy) {
+        ending = { status: 'unhealthy', reason: trainer.health.reason ?? 'unhealthy' };
+        break;
+      }
+      if (interrupted) {
+        ending = { status: 'interrupted', reason: `interrupted after update ${u} of ${updates}` };
+        break;
+      }
+      if (flags.out && u < updates && performance.now() - lastSave >= flags.saveEvery * 1000) {
+        try {
+          save({ updates: u, seconds: (performance.now() - started) / 1000, status: 'running' });
+        } catch (error) {
+          // Training goes on; the final write tries again and reports its own failure.
+          console.log(`warning: could not save ${flags.out}: ${messageOf(error)}`);
+        }
+        lastSave = performance.now();
+      }
     }
-    args.checkAllUsed();
-    trainer = algo.create(env, config, seed);
-    label = `${name} on ${env}`;
-  } else {
-    // Read and checked before the warm-up, so a bad flag costs no training.
-    const rewardModelConfig = rewardModelFromFlags(args, algo);
-    if (
-      rewardModelConfig &&
-      'rewardModelWeight' in algo.spec &&
-      !args.all().has('reward-model-weight')
-    ) {
-      // A reward model is trained to be used: weight 1 unless given, as the lab's form does.
-      config.rewardModelWeight = 1;
-    }
-    const lm = await setUpLanguageModel(args, algo, seed);
-    const referenceEngine = args.string('reference', 'engine');
-    if (referenceEngine !== 'engine' && referenceEngine !== 'ort') {
-      throw new OpInputError(
-        'train',
-        'reference',
-        `must be engine or ort, got '${referenceEngine}'`,
-      );
-    }
-    args.checkAllUsed();
-    const needsReference = algo.reference === 'always' || Number(config.klCoef ?? 0) > 0;
-    let reference: LanguageModel | undefined;
-    backend = lm.description;
-    if (needsReference && referenceEngine === 'ort') {
+  } catch (error) {
+    failure = error;
+    ending = { status: 'error', reason: messageOf(error).slice(0, 1000) };
+  } finally {
+    process.off('SIGINT', onInterrupt);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const summary = {
+    updates: series.length,
+    seconds,
+    ...(ending.status === 'done'
+      ? await run.finish()
+      : { status: ending.status, reason: ending.reason }),
+  };
+  if (ending.status === 'done')
+    console.log(`done in ${seconds.toFixed(1)} s ${JSON.stringify(summary)}`);
+  else console.log(`stopped (${ending.status}) after ${series.length} updates: ${ending.reason}`);
+  if (flags.out) {
+    const text = save(summary);
+    console.log(`wrote ${flags.out}`);
+    warnIfLabRefuses(flags.out, text);
+  }
+  if (failure !== undefined) throw failure;
+  return ending.status === 'done' ? 0 : ending.status === 'interrupted' ? 130 : 1;
+}
+
+function runFileText(
+  flags: TrainFlags,
+  run: PreparedRun,
+  series: MetricSeries,
+  summary: Record<string, number | string>,
+): string {
+  return serializeRunFile({
+    format: RUN_FILE_FORMAT,
+    version: RUN_FILE_VERSION,
+    algorithm: flags.name,
+    task: run.label,
+    seed: flags.seed,
+    backend: run.backend,
+    createdAt: new Date().toISOString(),
+    config: run.trainer.config,
+    ...run.recorded,
+    metrics: series.series,
+    events: [...run.trainer.events],
+    summary,
+  });
+}
+
+/** The CLI reads its own file with the lab's importer, so a file the lab would refuse says so. */
+function warnIfLabRefuses(path: string, text: string): void {
+  try {
+    parseLabRun(text, runCatalog());
+  } catch (error) {
+    console.log(`warning: the lab's import refuses ${path}: ${messageOf(error)}`);
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A language-model run: model, warm-up or starting file, reference, reward model, trainer. */
+async function setUpLmRun(flags: TrainFlags, run: LmFlags): Promise<PreparedRun> {
+  const { config, seed, name } = flags;
+  const lm = await setUpLanguageModel(run, seed);
+  let backend = lm.description;
+  const needsReference = run.algo.reference === 'always' || Number(config.klCoef ?? 0) > 0;
+  let reference: LanguageModel | undefined;
+  let rewardModel: RewardModel | undefined;
+  const dispose = () => {
+    lm.policy.dispose();
+    reference?.dispose();
+    rewardModel?.model.dispose();
+  };
+  try {
+    if (needsReference && run.reference === 'ort') {
       // Node's onnxruntime-web build runs the wasm EP only.
       reference = await OrtReferenceModel.fromParams(
         lm.policy.config,
@@ -167,137 +254,79 @@ export async function main(argv: string[]): Promise<number> {
       backend += ', reference on onnxruntime-web (wasm)';
     } else if (needsReference) {
       const params = await lm.policy.readParams();
-      reference = (await createLanguageModel(lm.choice, lm.policy.config, params)).model;
+      reference = (await createLanguageModel(run.backend, lm.policy.config, params)).model;
     }
-    let rewardModel: RewardModel | undefined;
-    dispose = () => {
-      lm.policy.dispose();
-      reference?.dispose();
-      rewardModel?.model.dispose();
-    };
-    try {
-      if (rewardModelConfig) {
-        // The same build as the lab's worker: comparisons of the policy as RL starts, then training.
-        rewardModel = await buildRewardModel({
-          config: rewardModelConfig,
-          policy: lm.policy,
-          modelConfig: lm.policy.config,
-          make: (modelConfig, params) =>
-            createLanguageModel(lm.choice, modelConfig, params).then((r) => r.model),
-          tokenizer: lm.tokenizer,
-          task: lm.task,
-          maxNewTokens: Number(config.maxNewTokens),
-          seed,
-          emit: rewardModelPrinter(rewardModelConfig),
-        });
-      }
-      trainer = algo.create(
-        { ...lm, reference, seed, ...(rewardModel ? { rewardModel } : {}) },
-        config,
-      );
-    } catch (error) {
-      dispose(); // e.g. a starting policy that is never right gives no pairs to train on
-      throw error;
-    }
-    recorded = {
-      ...lm.recorded,
-      ...(rewardModelConfig ? { rewardModel: rewardModelConfig } : {}),
-    };
-    label = `${name} on ${lm.task.name}`;
-    finish = async () => {
-      const final = await evaluateTask(lm.policy, lm.tokenizer, lm.task, {
-        seed: seed + 1,
-        samples: 256,
-      });
-      return { successRate: final.successRate };
-    };
-  }
-
-  console.log(`train: ${label}, seed ${seed}, ${updates} updates, on ${backend}`);
-  const series = new MetricSeries();
-  const started = performance.now();
-  for (let u = 1; u <= updates; u++) {
-    series.push(await timedUpdate(trainer));
-    if (u % logEvery === 0 || u === updates) console.log(progressLine(series, u, updates));
-  }
-  const seconds = (performance.now() - started) / 1000;
-  const summary = { updates, seconds, ...(await finish()) };
-  console.log(`done in ${seconds.toFixed(1)} s ${JSON.stringify(summary)}`);
-  if (out) {
-    mkdirSync(dirname(out), { recursive: true });
-    writeFileSync(
-      out,
-      serializeRunFile({
-        format: RUN_FILE_FORMAT,
-        version: RUN_FILE_VERSION,
-        algorithm: name,
-        task: label,
+    if (run.rewardModel) {
+      // The same build as the lab's worker: comparisons of the policy as RL starts, then training.
+      rewardModel = await buildRewardModel({
+        config: run.rewardModel,
+        policy: lm.policy,
+        modelConfig: lm.policy.config,
+        make: (modelConfig, params) =>
+          createLanguageModel(run.backend, modelConfig, params).then((r) => r.model),
+        tokenizer: lm.tokenizer,
+        task: lm.task,
+        maxNewTokens: Number(config.maxNewTokens),
         seed,
-        backend,
-        createdAt: new Date().toISOString(),
-        config: trainer.config,
-        ...recorded,
-        metrics: series.series,
-        events: [...trainer.events],
-        summary,
-      }),
+        emit: rewardModelPrinter(run.rewardModel),
+      });
+    }
+    const trainer = run.algo.create(
+      { ...lm, reference, seed, ...(rewardModel ? { rewardModel } : {}) },
+      config,
     );
-    console.log(`wrote ${out}`);
+    return {
+      trainer,
+      label: `${name} on ${lm.task.name}`,
+      backend,
+      finish: async () => {
+        const final = await evaluateTask(lm.policy, lm.tokenizer, lm.task, {
+          seed: seed + 1,
+          samples: 256,
+        });
+        return { successRate: final.successRate };
+      },
+      dispose,
+      recorded: { ...lm.recorded, ...(run.rewardModel ? { rewardModel: run.rewardModel } : {}) },
+    };
+  } catch (error) {
+    dispose(); // e.g. a starting policy that is never right gives no pairs to train on
+    throw error;
   }
-  dispose();
-  return 0;
 }
 
 /** The task, the tokenizer and the policy for a language-model algorithm. */
-async function setUpLanguageModel(args: CliArgs, algo: LmAlgorithm, seed: number) {
-  const taskName = args.string('task', 'reverse');
-  if (!(TOKEN_TASK_NAMES as readonly string[]).includes(taskName)) {
-    throw new OpInputError(
-      'train',
-      'task',
-      `must be one of ${TOKEN_TASK_NAMES.join(', ')}, got '${taskName}'`,
-    );
-  }
-  const definition = TOKEN_TASKS[taskName as TokenTaskName];
-  const taskSpec = definition.spec as ConfigSpec<Settings>;
-  const taskOptions = configFromFlags(taskName, taskSpec, args.all()) as Settings;
-  markUsed(args, taskSpec);
-  const curriculum = curriculumFromFlags(args, algo, Object.keys(taskOptions));
-  const retained = retainedFromFlags(args, algo);
-  const tasks = runTasks({
-    task: taskName,
-    taskOptions,
-    ...(curriculum ? { curriculum } : {}),
-    ...(retained ? { retained } : {}),
-  });
+async function setUpLanguageModel(run: LmFlags, seed: number) {
+  const { tasks, curriculum, retained, taskOptions, init, sftSteps } = run;
   const task = tasks.first;
-  const choice = args.string('backend', 'auto') as BackendChoice;
-  const init = args.optional('init');
-  const sftSteps = args.number('sft-steps', 300);
   const tokenizer = CharTokenizer.createDefault();
   let modelConfig: TransformerConfig = {
     vocab: tokenizer.vocabSize,
     context: Math.min(256, tasks.maxChars + 2 + 8),
-    width: args.number('width', LAB_MODEL_SHAPE.width),
-    layers: args.number('layers', LAB_MODEL_SHAPE.layers),
-    heads: args.number('heads', LAB_MODEL_SHAPE.heads),
+    ...run.shape,
     tiedEmbeddings: true,
-    valueHead: algo.valueHead,
+    valueHead: run.algo.valueHead,
   };
   let params = transformerLayout(modelConfig).initialize<Float32Array>(seed);
-  const initBytes = init ? new Uint8Array(readFileSync(init)) : undefined;
+  const initBytes = init
+    ? readModelFile(init, 'init', 'a checkpoint (.ckpt) or an ONNX export (.onnx)')
+    : undefined;
   if (initBytes) {
     // A checkpoint or an ONNX export; the value head follows the algorithm (added or dropped).
     const started = readStartingPolicy(initBytes, {
       tokenizer: tokenizer.spec,
       tokensNeeded: tasks.maxChars + 2,
-      valueHead: algo.valueHead,
+      valueHead: run.algo.valueHead,
       seed,
     });
     modelConfig = started.config;
     params = started.params;
   }
-  const { model: policy, description } = await createLanguageModel(choice, modelConfig, params);
+  const { model: policy, description } = await createLanguageModel(
+    run.backend,
+    modelConfig,
+    params,
+  );
   if (!init && sftSteps > 0) {
     console.log(`warm-up: ${sftSteps} SFT steps on ${task.name} (--init=<checkpoint> skips this)`);
     const sft = await runSft(policy, tokenizer, task, {
@@ -315,7 +344,6 @@ async function setUpLanguageModel(args: CliArgs, algo: LmAlgorithm, seed: number
     ...(schedule ? { curriculum: schedule } : {}),
     ...(tasks.retained ? { retained: tasks.retained } : {}),
     description,
-    choice,
     // For the run file: the rungs set the options of a run with a curriculum; the lab builds the
     // same model from the same start (the file's bytes, or a fresh one and the warm-up).
     recorded: {
@@ -327,108 +355,6 @@ async function setUpLanguageModel(args: CliArgs, algo: LmAlgorithm, seed: number
         : { sftSteps }),
     },
   };
-}
-
-/**
- * `--curriculum` (with optional `--curriculum-threshold`, `--curriculum-patience`): train through
- * the task's rungs. Refused for algorithms without one, and beside task option flags (the rungs set
- * the options).
- */
-function curriculumFromFlags(
-  args: CliArgs,
-  algo: LmAlgorithm,
-  taskFlags: readonly string[],
-): CurriculumConfig | undefined {
-  const on = args.optional('curriculum');
-  const threshold = args.optional('curriculum-threshold');
-  const patience = args.optional('curriculum-patience');
-  if (on === undefined && threshold === undefined && patience === undefined) return undefined;
-  if (on !== undefined && on !== 'true') {
-    throw new OpInputError('train', 'curriculum', `is a switch (--curriculum), got '${on}'`);
-  }
-  if (!algo.curriculum) {
-    throw new OpInputError('train', 'curriculum', `is only for ${curriculumAlgorithms()}`);
-  }
-  if (taskFlags.length > 0) {
-    throw new OpInputError(
-      'train',
-      'curriculum',
-      `sets the task's options rung by rung; leave out --${taskFlags.map(kebab).join(', --')}`,
-    );
-  }
-  const config: CurriculumConfig = {
-    threshold: threshold === undefined ? DEFAULT_CURRICULUM_CONFIG.threshold : Number(threshold),
-    patience: patience === undefined ? DEFAULT_CURRICULUM_CONFIG.patience : Number(patience),
-  };
-  checkConfig('curriculum', CURRICULUM_CONFIG_SPEC, config);
-  return config;
-}
-
-/**
- * `--reward-model` (with optional `--reward-model-<field>` flags, one per field of
- * REWARD_MODEL_CONFIG_SPEC in kebab case; the rest take DEFAULT_REWARD_MODEL_CONFIG): train a
- * learned reward model before RL. Refused for algorithms that cannot use one, and the field flags
- * refused without the switch (they would silently do nothing). Reads every such flag, so
- * checkAllUsed() knows them.
- */
-function rewardModelFromFlags(args: CliArgs, algo: LmAlgorithm): RewardModelConfig | undefined {
-  const on = args.optional('reward-model');
-  const fields = Object.entries(REWARD_MODEL_CONFIG_SPEC) as [keyof RewardModelConfig, FieldSpec][];
-  const given = fields
-    .map(([key, spec]) => ({ key, spec, flag: `reward-model-${kebab(key)}` }))
-    .map((f) => ({ ...f, raw: args.optional(f.flag) }))
-    .filter((f): f is typeof f & { raw: string } => f.raw !== undefined);
-  if (on === undefined && given.length === 0) return undefined;
-  if (on !== undefined && on !== 'true') {
-    throw new OpInputError('train', 'reward-model', `is a switch (--reward-model), got '${on}'`);
-  }
-  if (!algo.rewardModel) {
-    throw new OpInputError('train', 'reward-model', `is only for ${rewardModelAlgorithms()}`);
-  }
-  if (on === undefined) {
-    throw new OpInputError(
-      'train',
-      given[0]!.flag,
-      'sets the learned reward model, which only --reward-model trains; add --reward-model',
-    );
-  }
-  const config: RewardModelConfig = { ...DEFAULT_REWARD_MODEL_CONFIG };
-  for (const { key, spec, raw } of given) {
-    const value = Number(raw);
-    // "rewardModel: steps must be an integer in [1, 2000], got 0" (the run file's names).
-    checkField('rewardModel', key, spec, value);
-    config[key] = value;
-  }
-  return config;
-}
-
-/**
- * `--retained=<task>` with `--retained-<option>` flags from that task's spec: the second task a
- * GRPO or PPO run keeps. Options are checked by the task's FieldSpecs, then by the task itself.
- */
-function retainedFromFlags(args: CliArgs, algo: LmAlgorithm): RetainedTaskSpec | undefined {
-  const task = args.optional('retained');
-  if (task === undefined) return undefined;
-  if (!algo.retained) {
-    throw new OpInputError('train', 'retained', `is only for ${retainedAlgorithms()}`);
-  }
-  if (!(TOKEN_TASK_NAMES as readonly string[]).includes(task)) {
-    throw new OpInputError(
-      'train',
-      'retained',
-      `must be one of ${TOKEN_TASK_NAMES.join(', ')}, got '${task}'`,
-    );
-  }
-  const spec = TOKEN_TASKS[task as TokenTaskName].spec as ConfigSpec<Settings>;
-  // `--retained-max-digits=2` read as the task's own `--max-digits=2` would be.
-  const flags = new Map<string, string>();
-  for (const key of Object.keys(spec)) {
-    const raw = args.optional(`retained-${kebab(key)}`);
-    if (raw !== undefined) flags.set(kebab(key), raw);
-  }
-  const taskOptions = configFromFlags('retained', spec, flags) as Settings;
-  createTokenTask(task, taskOptions); // the task's own cross-field rules
-  return Object.keys(taskOptions).length === 0 ? { task } : { task, taskOptions };
 }
 
 /**
@@ -463,11 +389,6 @@ function rewardModelReportLine(report: RewardModelReport): string {
     `reward model: ${report.pairs} pairs, loss ${report.firstLoss.toFixed(3)} → ` +
     `${report.lastLoss.toFixed(3)}, held-out agreement ${agreement}`
   );
-}
-
-/** Marks a spec's flags as known, so checkAllUsed() only reports typos. */
-function markUsed(args: CliArgs, spec: object): void {
-  for (const key of Object.keys(spec)) args.optional(kebab(key));
 }
 
 function progressLine(series: MetricSeries, done: number, total: number): string {

@@ -1,0 +1,288 @@
+/**
+ * The flags of `npm run train`, read and checked before any training and without touching a file:
+ * a bad value costs no warm-up, and whatever passes here is what the lab's run-file import accepts
+ * (the same ranges: the seed's MAX_SEED, the warm-up's SFT_STEPS, the model's TRANSFORMER_LIMITS,
+ * the backends of BACKEND_CHOICES, each setting's FieldSpec).
+ */
+import { MAX_SEED } from '../compare/run-json';
+import {
+  createTokenTask,
+  TOKEN_TASK_NAMES,
+  TOKEN_TASKS,
+  type TokenTaskName,
+} from '../envs/token-tasks/registry';
+import { BACKEND_CHOICES, type BackendChoice } from '../gpu/backend-choice';
+import { OpInputError } from '../ops/errors';
+import { TRANSFORMER_LIMITS, LAB_MODEL_SHAPE, type ModelShape } from '../models/transformer-config';
+import {
+  CURRICULUM_CONFIG_SPEC,
+  DEFAULT_CURRICULUM_CONFIG,
+  type CurriculumConfig,
+} from '../rl/curriculum';
+import {
+  algorithm,
+  curriculumAlgorithms,
+  retainedAlgorithms,
+  rewardModelAlgorithms,
+  type EnvAlgorithm,
+  type EnvName,
+  type LmAlgorithm,
+} from '../rl/registry';
+import {
+  DEFAULT_REWARD_MODEL_CONFIG,
+  REWARD_MODEL_CONFIG_SPEC,
+  type RewardModelConfig,
+} from '../rl/reward-model';
+import {
+  checkConfig,
+  checkField,
+  configFromFlags,
+  kebab,
+  type ConfigSpec,
+  type FieldSpec,
+} from '../util/hyperparams';
+import { REFERENCE_ENGINES, type RetainedTaskSpec, type Settings } from '../worker/run-protocol';
+import { SFT_STEPS } from '../worker/run-spec';
+import { runTasks, type RunTasks } from '../worker/run-tasks';
+import { CliArgs } from './args';
+
+/**
+ * Most updates one run may ask for. A run file holds every metric once per update, and the lab's
+ * import takes at most IMPORT_LIMITS.maxPoints values (the CLI checks its file against that too).
+ */
+export const MAX_UPDATES = 100_000;
+
+/** Seconds between the run file's saves while training (`--save-every`). */
+export const DEFAULT_SAVE_EVERY_S = 30;
+
+export type Config = Record<string, number | boolean | string>;
+
+export interface LmFlags {
+  algo: LmAlgorithm;
+  taskName: TokenTaskName;
+  taskOptions: Settings;
+  curriculum?: CurriculumConfig;
+  retained?: RetainedTaskSpec;
+  tasks: RunTasks;
+  rewardModel?: RewardModelConfig;
+  backend: BackendChoice;
+  reference: 'engine' | 'ort';
+  init?: string;
+  sftSteps: number;
+  shape: ModelShape;
+}
+
+export interface TrainFlags {
+  name: string;
+  seed: number;
+  updates: number;
+  logEvery: number;
+  /** Seconds between saves of the run file while training. */
+  saveEvery: number;
+  out?: string;
+  config: Config;
+  run: { family: 'env'; algo: EnvAlgorithm; env: EnvName } | ({ family: 'lm' } & LmFlags);
+}
+
+/** Every flag of a training run, checked; throws a FlagError or OpInputError naming the flag. */
+export function readTrainFlags(argv: readonly string[]): TrainFlags {
+  const args = new CliArgs(argv);
+  const name = args.string('algo', 'grpo');
+  const algo = algorithm(name);
+  const seed = args.int('seed', 1, { min: 0, max: MAX_SEED });
+  const updates = args.int('updates', 100, { min: 1, max: MAX_UPDATES });
+  const logEvery = args.int('log-every', 10, { min: 1, max: MAX_UPDATES });
+  const saveEvery = args.real('save-every', DEFAULT_SAVE_EVERY_S, {
+    min: 0,
+    max: 86_400,
+    minOpen: true,
+  });
+  const out = args.optional('out');
+  const config = { ...algo.defaults, ...configFromFlags(name, algo.spec, args.all()) } as Config;
+  markUsed(args, algo.spec);
+  const common = { name, seed, updates, logEvery, saveEvery, ...(out ? { out } : {}), config };
+
+  if (algo.family === 'env') {
+    const env = args.string('env', algo.envs[0]!);
+    if (!(algo.envs as readonly string[]).includes(env)) {
+      throw new OpInputError(
+        'train',
+        'env',
+        `must be one of ${algo.envs.join(', ')} for ${name}, got '${env}'`,
+      );
+    }
+    args.checkAllUsed();
+    return { ...common, run: { family: 'env', algo, env: env as EnvName } };
+  }
+  const rewardModel = rewardModelFromFlags(args, algo);
+  if (rewardModel && 'rewardModelWeight' in algo.spec && !args.all().has('reward-model-weight')) {
+    // A reward model is trained to be used: weight 1 unless given, as the lab's form does.
+    config.rewardModelWeight = 1;
+  }
+  const lm = lmFlags(args, algo);
+  args.checkAllUsed();
+  return { ...common, run: { family: 'lm', ...lm, ...(rewardModel ? { rewardModel } : {}) } };
+}
+
+function lmFlags(args: CliArgs, algo: LmAlgorithm): Omit<LmFlags, 'rewardModel'> {
+  const taskName = args.string('task', 'reverse');
+  if (!(TOKEN_TASK_NAMES as readonly string[]).includes(taskName)) {
+    throw new OpInputError(
+      'train',
+      'task',
+      `must be one of ${TOKEN_TASK_NAMES.join(', ')}, got '${taskName}'`,
+    );
+  }
+  const definition = TOKEN_TASKS[taskName as TokenTaskName];
+  const taskSpec = definition.spec as ConfigSpec<Settings>;
+  const taskOptions = configFromFlags(taskName, taskSpec, args.all()) as Settings;
+  markUsed(args, taskSpec);
+  const curriculum = curriculumFromFlags(args, algo, Object.keys(taskOptions));
+  const retained = retainedFromFlags(args, algo);
+  const tasks = runTasks({
+    task: taskName,
+    taskOptions,
+    ...(curriculum ? { curriculum } : {}),
+    ...(retained ? { retained } : {}),
+  });
+  const backend = args.choice('backend', BACKEND_CHOICES, 'auto');
+  const reference = args.choice('reference', REFERENCE_ENGINES, 'engine');
+  const init = args.optional('init');
+  const sftSteps = args.int('sft-steps', 300, { min: SFT_STEPS.min, max: SFT_STEPS.max });
+  const shapeFlag = (key: keyof ModelShape) => {
+    const [min, max] = TRANSFORMER_LIMITS[key];
+    return args.int(key, LAB_MODEL_SHAPE[key], { min, max });
+  };
+  const shape = {
+    width: shapeFlag('width'),
+    layers: shapeFlag('layers'),
+    heads: shapeFlag('heads'),
+  };
+  if (shape.width % shape.heads !== 0) {
+    throw new OpInputError(
+      'train',
+      'width',
+      `must be a multiple of --heads (${shape.heads}), got ${shape.width}`,
+    );
+  }
+  return {
+    algo,
+    taskName: taskName as TokenTaskName,
+    taskOptions,
+    ...(curriculum ? { curriculum } : {}),
+    ...(retained ? { retained } : {}),
+    tasks,
+    backend,
+    reference,
+    ...(init ? { init } : {}),
+    sftSteps,
+    shape,
+  };
+}
+
+/**
+ * `--curriculum` (with optional `--curriculum-threshold`, `--curriculum-patience`): train through
+ * the task's rungs. Refused for algorithms without one, and beside task option flags (the rungs set
+ * the options).
+ */
+function curriculumFromFlags(
+  args: CliArgs,
+  algo: LmAlgorithm,
+  taskFlags: readonly string[],
+): CurriculumConfig | undefined {
+  const on = args.switchText('curriculum');
+  const threshold = args.optional('curriculum-threshold');
+  const patience = args.optional('curriculum-patience');
+  if (on === undefined && threshold === undefined && patience === undefined) return undefined;
+  if (on !== undefined && on !== 'true') {
+    throw new OpInputError('train', 'curriculum', `is a switch (--curriculum), got '${on}'`);
+  }
+  if (!algo.curriculum) {
+    throw new OpInputError('train', 'curriculum', `is only for ${curriculumAlgorithms()}`);
+  }
+  if (taskFlags.length > 0) {
+    throw new OpInputError(
+      'train',
+      'curriculum',
+      `sets the task's options rung by rung; leave out --${taskFlags.map(kebab).join(', --')}`,
+    );
+  }
+  const config: CurriculumConfig = {
+    threshold: threshold === undefined ? DEFAULT_CURRICULUM_CONFIG.threshold : Number(threshold),
+    patience: patience === undefined ? DEFAULT_CURRICULUM_CONFIG.patience : Number(patience),
+  };
+  checkConfig('curriculum', CURRICULUM_CONFIG_SPEC, config);
+  return config;
+}
+
+/**
+ * `--reward-model` (with optional `--reward-model-<field>` flags, one per field of
+ * REWARD_MODEL_CONFIG_SPEC in kebab case; the rest take DEFAULT_REWARD_MODEL_CONFIG): train a
+ * learned reward model before RL. Refused for algorithms that cannot use one, and the field flags
+ * refused without the switch (they would silently do nothing). Reads every such flag, so
+ * checkAllUsed() knows them.
+ */
+function rewardModelFromFlags(args: CliArgs, algo: LmAlgorithm): RewardModelConfig | undefined {
+  const on = args.switchText('reward-model');
+  const fields = Object.entries(REWARD_MODEL_CONFIG_SPEC) as [keyof RewardModelConfig, FieldSpec][];
+  const given = fields
+    .map(([key, spec]) => ({ key, spec, flag: `reward-model-${kebab(key)}` }))
+    .map((f) => ({ ...f, raw: args.optional(f.flag) }))
+    .filter((f): f is typeof f & { raw: string } => f.raw !== undefined);
+  if (on === undefined && given.length === 0) return undefined;
+  if (on !== undefined && on !== 'true') {
+    throw new OpInputError('train', 'reward-model', `is a switch (--reward-model), got '${on}'`);
+  }
+  if (!algo.rewardModel) {
+    throw new OpInputError('train', 'reward-model', `is only for ${rewardModelAlgorithms()}`);
+  }
+  if (on === undefined) {
+    throw new OpInputError(
+      'train',
+      given[0]!.flag,
+      'sets the learned reward model, which only --reward-model trains; add --reward-model',
+    );
+  }
+  const config: RewardModelConfig = { ...DEFAULT_REWARD_MODEL_CONFIG };
+  for (const { key, spec, raw } of given) {
+    const value = Number(raw);
+    // "rewardModel: steps must be an integer in [1, 2000], got 0" (the run file's names).
+    checkField('rewardModel', key, spec, value);
+    config[key] = value;
+  }
+  return config;
+}
+
+/**
+ * `--retained=<task>` with `--retained-<option>` flags from that task's spec: the second task a
+ * GRPO or PPO run keeps. Options are checked by the task's FieldSpecs, then by the task itself.
+ */
+function retainedFromFlags(args: CliArgs, algo: LmAlgorithm): RetainedTaskSpec | undefined {
+  const task = args.optional('retained');
+  if (task === undefined) return undefined;
+  if (!algo.retained) {
+    throw new OpInputError('train', 'retained', `is only for ${retainedAlgorithms()}`);
+  }
+  if (!(TOKEN_TASK_NAMES as readonly string[]).includes(task)) {
+    throw new OpInputError(
+      'train',
+      'retained',
+      `must be one of ${TOKEN_TASK_NAMES.join(', ')}, got '${task}'`,
+    );
+  }
+  const spec = TOKEN_TASKS[task as TokenTaskName].spec as ConfigSpec<Settings>;
+  // `--retained-max-digits=2` read as the task's own `--max-digits=2` would be.
+  const flags = new Map<string, string>();
+  for (const key of Object.keys(spec)) {
+    const raw = args.optional(`retained-${kebab(key)}`);
+    if (raw !== undefined) flags.set(kebab(key), raw);
+  }
+  const taskOptions = configFromFlags('retained', spec, flags) as Settings;
+  createTokenTask(task, taskOptions); // the task's own cross-field rules
+  return Object.keys(taskOptions).length === 0 ? { task } : { task, taskOptions };
+}
+
+/** Marks a spec's flags as known, so checkAllUsed() only reports typos. */
+function markUsed(args: CliArgs, spec: object): void {
+  for (const key of Object.keys(spec)) args.switchText(kebab(key));
+}
