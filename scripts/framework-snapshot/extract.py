@@ -114,12 +114,41 @@ def module_exports(repo, path):
     return sorted(set(re.findall(r"\"([A-Za-z_][A-Za-z0-9_]*)\"", src)))
 
 
-def flatten(node, prefix, out):
+def verl_annotations(repo):
+    """Field annotations of verl's config dataclasses, bases merged in: {class: {field: annotation}}."""
+    files = git(repo, "ls-tree", "-r", "--name-only", VERL_TAG, "verl/workers/config", "verl/trainer/config").split()
+    own, bases = {}, {}
+    for f in files:
+        if not f.endswith(".py"):
+            continue
+        for node in ast.parse(git(repo, "show", f"{VERL_TAG}:{f}")).body:
+            if isinstance(node, ast.ClassDef):
+                own[node.name] = {
+                    item.target.id: ast.unparse(item.annotation)
+                    for item in node.body
+                    if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
+                }
+                bases[node.name] = [ast.unparse(b).split(".")[-1] for b in node.bases]
+
+    def merged(name, seen=()):
+        out = {}
+        for base in bases.get(name, []):
+            if base in own and base not in seen:
+                out.update(merged(base, seen + (name,)))
+        out.update(own.get(name, {}))
+        return out
+
+    return {name: merged(name) for name in own}
+
+
+def flatten(node, prefix, out, annotations=None, fields=None):
     if isinstance(node, dict):
+        target = str(node.get("_target_", "")).split(".")[-1]
+        own = (annotations or {}).get(target)
         for key, value in node.items():
             if key.startswith("_"):
                 continue
-            flatten(value, f"{prefix}.{key}" if prefix else str(key), out)
+            flatten(value, f"{prefix}.{key}" if prefix else str(key), out, annotations, own)
         return
     kind = (
         "null" if node is None else "bool" if isinstance(node, bool) else "int" if isinstance(node, int)
@@ -128,6 +157,11 @@ def flatten(node, prefix, out):
     if isinstance(node, str) and node.startswith("${"):
         kind = "interpolation"
     out[prefix] = {"type": kind, "default": node}
+    # The dataclass annotation, where the section names its class: YAML writes some float
+    # defaults as integers (entropy_coeff: 0), which the annotation corrects.
+    annotation = (fields or {}).get(prefix.split(".")[-1])
+    if annotation:
+        out[prefix]["annotation"] = annotation
 
 
 def verl_read_names(repo):
@@ -167,7 +201,7 @@ def main(trl, verl):
     }
     cfg = yaml.safe_load(git(verl, "show", f"{VERL_TAG}:verl/trainer/config/_generated_ppo_trainer.yaml"))
     keys = {}
-    flatten(cfg, "", keys)
+    flatten(cfg, "", keys, verl_annotations(verl))
     read = verl_read_names(verl)
     for key, entry in keys.items():
         entry["read"] = key.split(".")[-1] in read

@@ -1,12 +1,14 @@
 /**
- * How the reward settings (src/envs/token-tasks/rewards.ts, shared by GRPO and PPO) carry over to
- * TRL and verl. Neither framework has reward *settings*: TRL takes reward functions with
- * `reward_weights`, verl a custom reward function (plus the DAPO recipe's overlong buffer). So a
- * reward setting left at its default prints nothing (the verifier alone is what both do with a
- * plain accuracy function), and one that is changed prints what to write instead.
+ * How the reward settings (src/envs/token-tasks/rewards.ts, shared by GRPO and PPO) carry over.
+ * Neither framework has reward *settings*: the weights, the format check, the length terms and the
+ * flawed 'prefix' verifier are all in the exported reward code (framework-export-reward-code.ts),
+ * which both frameworks run. What remains here:
+ * - DAPO's overlong term: TRL's get_soft_overlong_punishment among the reward functions (the
+ *   script adds it), verl's dapo reward manager with reward.reward_kwargs (v0.9.0 names).
+ * - a learned reward model, which both frameworks take as a model of their own.
  */
 import { DEFAULT_REWARD_CONFIG, type RewardConfig } from '../envs/token-tasks/rewards';
-import type { Emitted, FieldRow, Mapping, SettingValue } from './framework-export';
+import type { Emitted, FieldRow, Mapping, SettingValue } from './framework-export-table';
 import type { Settings } from './run-record';
 
 /** Nothing to print while `field` is at its default; otherwise `changed` says what to do. */
@@ -22,116 +24,79 @@ function whenChanged(
   };
 }
 
-/** Only read while DAPO's overlong shaping is on: verl's overlong_buffer key, else nothing. */
-function overlongVerl(name: string, float: boolean): Mapping {
+/** In the reward code for both frameworks: nothing to set. */
+const IN_CODE: FieldRow = {
+  trl: { names: [], emit: () => ({ set: [] }) },
+  verl: { names: [], emit: () => ({ set: [] }) },
+};
+
+const KWARGS = 'reward.reward_kwargs';
+
+/** verl's dapo reward manager reads these (added keys: the trainer config does not declare them). */
+function overlongVerl(
+  name: string,
+  value: (v: SettingValue, c: Settings) => number | boolean,
+  float = false,
+): Mapping {
   return {
     names: [name],
-    emit: (value, config) =>
+    emit: (v, config) =>
       config.overlongEnable
-        ? { set: [{ name, value: value as number | boolean, float }] }
+        ? { set: [{ name, value: value(v, config), float, added: true }] }
         : { set: [] },
   };
 }
 
-const TRL_WEIGHTS =
-  'TRL weighs reward functions with reward_weights, one per function in reward_funcs: list the accuracy and format functions with these weights';
-const VERL_FUNCTION =
-  "verl's reward is whatever the reward function returns: compute this term in custom_reward_function";
-const RECIPE = "verl's DAPO recipe (recipe/dapo) reads reward_model.overlong_buffer";
+/** Only while overlong shaping is on; the TRL script passes the value to get_soft_overlong_punishment. */
+const overlongTrl: Mapping = { names: [], emit: () => ({ set: [] }) };
 
 export const REWARD_ROWS: Record<keyof RewardConfig, FieldRow> = {
-  correctWeight: {
-    trl: whenChanged('correctWeight', ['reward_weights'], () => ({ set: [], note: TRL_WEIGHTS })),
-    verl: whenChanged('correctWeight', [], () => ({ none: VERL_FUNCTION })),
-  },
-  formatWeight: {
-    trl: whenChanged('formatWeight', ['reward_weights'], () => ({ set: [], note: TRL_WEIGHTS })),
-    verl: whenChanged('formatWeight', [], () => ({ none: VERL_FUNCTION })),
-  },
-  lengthPenalty: {
-    trl: whenChanged('lengthPenalty', [], () => ({
-      none: 'TRL has no per-token length penalty: write it as a reward function',
-    })),
-    verl: whenChanged('lengthPenalty', [], () => ({ none: VERL_FUNCTION })),
-  },
-  lengthTarget: {
-    // Only meaningful with a length penalty, which carries the note.
-    trl: { names: [], emit: () => ({ set: [] }) },
-    verl: { names: [], emit: () => ({ set: [] }) },
-  },
-  lengthBonus: {
-    trl: whenChanged('lengthBonus', [], () => ({
-      none: "a per-token bonus stands in for a reward model's taste for long answers; TRL has no such setting",
-    })),
-    verl: whenChanged('lengthBonus', [], () => ({ none: VERL_FUNCTION })),
-  },
-  verifierMatch: {
-    trl: whenChanged('verifierMatch', [], () => ({
-      none: "'prefix' is this lab's deliberately flawed verifier, for the reward-hacking lesson",
-    })),
-    verl: whenChanged('verifierMatch', [], () => ({
-      none: "'prefix' is this lab's deliberately flawed verifier, for the reward-hacking lesson",
-    })),
-  },
+  correctWeight: IN_CODE,
+  formatWeight: IN_CODE,
+  lengthPenalty: IN_CODE,
+  lengthTarget: IN_CODE,
+  lengthBonus: IN_CODE,
+  verifierMatch: IN_CODE,
   overlongEnable: {
-    trl: whenChanged('overlongEnable', [], () => ({
-      none: 'TRL: add trl.rewards.get_soft_overlong_punishment(max_completion_len, soft_punish_cache) to reward_funcs',
-    })),
-    verl: whenChanged('overlongEnable', ['reward_model.overlong_buffer.enable'], (value) => ({
-      set: [{ name: 'reward_model.overlong_buffer.enable', value: value as boolean }],
-      note: RECIPE,
-    })),
+    trl: overlongTrl,
+    verl: {
+      names: ['reward.reward_manager.name', `${KWARGS}.overlong_buffer_cfg.enable`],
+      emit: (value) =>
+        value
+          ? {
+              set: [
+                { name: 'reward.reward_manager.name', value: 'dapo' },
+                { name: `${KWARGS}.overlong_buffer_cfg.enable`, value: true, added: true },
+              ],
+              note: "verl's dapo reward manager adds the overlong penalty to the reward function's score (v0.9.0 reads reward.reward_kwargs; the older reward_model.overlong_buffer keys are gone)",
+            }
+          : { set: [] },
+    },
   },
   overlongMaxLength: {
-    trl: {
-      names: ['max_completion_len'],
-      emit: (value, config) =>
-        config.overlongEnable
-          ? { set: [], note: `get_soft_overlong_punishment(max_completion_len=${String(value)})` }
-          : { set: [] },
-    },
-    verl: {
-      names: ['data.max_response_length'],
-      emit: (value, config) =>
-        config.overlongEnable
-          ? {
-              set: [],
-              note: `verl's L_max is data.max_response_length; this run's is ${String(value)}`,
-            }
-          : { set: [] },
-    },
+    trl: overlongTrl,
+    verl: overlongVerl(`${KWARGS}.max_resp_len`, (v) => Number(v)),
   },
   overlongBuffer: {
-    trl: {
-      names: ['soft_punish_cache'],
-      emit: (value, config) =>
-        config.overlongEnable
-          ? { set: [], note: `get_soft_overlong_punishment(soft_punish_cache=${String(value)})` }
-          : { set: [] },
-    },
-    verl: overlongVerl('reward_model.overlong_buffer.len', false),
+    trl: overlongTrl,
+    verl: overlongVerl(`${KWARGS}.overlong_buffer_cfg.len`, (v) => Number(v)),
   },
   overlongPenaltyFactor: {
-    trl: {
-      names: [],
-      emit: (value, config) =>
-        config.overlongEnable && value !== DEFAULT_REWARD_CONFIG.overlongPenaltyFactor
-          ? {
-              set: [],
-              note: `give the overlong function the weight ${String(value)} in reward_weights`,
-            }
-          : { set: [] },
-    },
-    verl: overlongVerl('reward_model.overlong_buffer.penalty_factor', true),
+    trl: overlongTrl,
+    verl: overlongVerl(`${KWARGS}.overlong_buffer_cfg.penalty_factor`, (v) => Number(v), true),
   },
   rewardModelWeight: {
     trl: whenChanged('rewardModelWeight', ['reward_funcs', 'reward_weights'], () => ({
       set: [],
       note: 'TRL: train the reward model with RewardTrainer, pass it (an AutoModelForSequenceClassification with num_labels=1) in reward_funcs, and give it this weight in reward_weights',
     })),
-    verl: whenChanged('rewardModelWeight', ['reward_model.enable'], () => ({
-      set: [{ name: 'reward_model.enable', value: true }],
-      note: 'verl: point reward_model.model.path at the trained reward model; verl adds its score to the rule-based reward, so scale it in the reward model or the reward function',
+    verl: whenChanged('rewardModelWeight', ['reward.reward_model.enable'], (_v, c) => ({
+      set: [{ name: 'reward.reward_model.enable', value: true }],
+      note:
+        'verl: REWARD_MODEL_PATH is the trained reward model; verl adds its score to the rule-based reward, so scale it in the reward model or the reward function' +
+        (c.dynamicSampling
+          ? '; with dynamic sampling verl also needs reward.reward_model.enable_resource_pool=True'
+          : ''),
     })),
   },
 };

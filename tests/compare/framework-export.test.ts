@@ -1,281 +1,374 @@
 import { describe, expect, it } from 'vitest';
-import { FRAMEWORK_TABLES, frameworkExport } from '../../src/compare/framework-export';
+import {
+  FRAMEWORK_TABLES,
+  frameworkExport,
+  type ExportTask,
+  type FrameworkArtifact,
+} from '../../src/compare/framework-export';
+import { REWARD_TASKS } from '../../src/compare/framework-export-reward-code';
 import { ImportError } from '../../src/compare/json-checks';
+import { FLAVOR_RELEASES } from '../../src/ops/flavor-releases';
 import { catalog, defaultsOf } from './fixtures';
+import {
+  parseTrlScript,
+  parseVerlCommand,
+  shellDefault,
+  snapshot,
+  trlProblems,
+  verlProblems,
+} from './framework-snapshot';
 
 const algo = (name: string) => catalog.algorithms.find((a) => a.name === name)!;
+type Changes = Record<string, number | boolean | string>;
 
-function exported(name: string, changes: Record<string, number | boolean | string> = {}) {
-  const out = frameworkExport(algo(name), { ...defaultsOf(name), ...changes });
+function exported(name: string, changes: Changes = {}, task: ExportTask = { name: 'reverse' }) {
+  const out = frameworkExport(algo(name), { ...defaultsOf(name), ...changes }, task);
   if (!out.ok) throw new Error(out.reason);
   return out;
 }
 
-describe('frameworkExport: golden, written by hand from what TRL and verl call these options', () => {
-  it('default GRPO → GRPOConfig', () => {
-    // DEFAULT_GRPO_CONFIG: G = 8, 8 prompts → 64 completions per step; TRL's top_k 0 = all;
-    // token-mean is TRL's 'dapo' (normalised by the batch's tokens); KL off (beta 0).
-    expect(exported('grpo').trl).toBe(
-      [
-        'from trl import GRPOConfig',
-        '',
-        'config = GRPOConfig(',
-        '    num_generations=8,',
-        '    per_device_train_batch_size=64,',
-        '    gradient_accumulation_steps=1,',
-        '    max_completion_length=8,',
-        '    temperature=1.0,',
-        '    top_k=0,',
-        '    top_p=1.0,',
-        '    learning_rate=0.001,',
-        '    weight_decay=0.0,',
-        '    max_grad_norm=1.0,',
-        '    epsilon=0.2,',
-        '    epsilon_high=0.2,',
-        '    delta=None,',
-        '    loss_type="dapo",',
-        '    scale_rewards="group",',
-        '    beta=0.0,',
-        '    num_iterations=1,',
-        '    mask_truncated_completions=False,',
-        ')',
-        "# no equivalent: klEstimator = k3 — TRL's GRPO always uses k3, as this run does",
-        "# no equivalent: klPenalty = loss — TRL's GRPO always puts the KL in the loss, as this run does",
-        "# no equivalent: entropyCoef = 0 — TRL's GRPO has no entropy bonus",
-        "# no equivalent: dynamicSampling = false — TRL's GRPO has no dynamic sampling: it trains on every group",
-        "# no equivalent: maxGenerationRounds = 4 — TRL's GRPO has no dynamic sampling",
-        '# note: promptsPerUpdate: per_device_train_batch_size counts completions (promptsPerUpdate × groupSize) on one process; one optimizer step per generated batch',
-        "# note: stdNormalization: scale_rewards takes 'group' / 'batch' / 'none' in recent TRL; older releases take True (group) or False (none)",
-        '',
-      ].join('\n'),
-    );
+function file(artifact: FrameworkArtifact, suffix: string): string {
+  if (!artifact.ok) throw new Error(artifact.reason);
+  const found = artifact.files.find((f) => f.name.endsWith(suffix));
+  if (!found) throw new Error(`no ${suffix} file`);
+  return found.text;
+}
+const trlText = (name: string, changes: Changes = {}) => file(exported(name, changes).trl, '.py');
+const verlText = (name: string, changes: Changes = {}) => file(exported(name, changes).verl, '.sh');
+const trlArgs = (name: string, changes: Changes = {}) =>
+  parseTrlScript(trlText(name, changes)).kwargs;
+const verlArgs = (name: string, changes: Changes = {}) =>
+  new Map(parseVerlCommand(verlText(name, changes)).map((o) => [o.key, o.value]));
+
+/** The runs issue 31 checked, and the other variants each table branches on. */
+const VARIANTS: [string, string, Changes][] = [
+  ['default GRPO', 'grpo', {}],
+  [
+    'DAPO-style GRPO',
+    'grpo',
+    {
+      clipHigh: 0.28,
+      dynamicSampling: true,
+      overlongEnable: true,
+      overlongMaxLength: 8,
+      overlongBuffer: 4,
+      maskTruncated: true,
+      entropyCoef: 0.01,
+    },
+  ],
+  ['Dr. GRPO', 'grpo', { lossAggregation: 'dr-grpo', stdNormalization: 'none' }],
+  ['RLOO', 'grpo', { advantageEstimator: 'rloo' }],
+  [
+    'RLOO, k1 KL in the reward',
+    'grpo',
+    { advantageEstimator: 'rloo', klCoef: 0.05, klPenalty: 'reward', klEstimator: 'k1' },
+  ],
+  ['REINFORCE++', 'grpo', { advantageEstimator: 'reinforce++' }],
+  ['REINFORCE++ baseline', 'grpo', { advantageEstimator: 'reinforce++-baseline' }],
+  ['GRPO, KL in the reward', 'grpo', { klCoef: 0.05, klPenalty: 'reward', klEstimator: 'k1' }],
+  ['GRPO, dual clip, batch std', 'grpo', { dualClip: 3, stdNormalization: 'batch' }],
+  ['GRPO, seq-mean-token-sum', 'grpo', { lossAggregation: 'seq-mean-token-sum' }],
+  ['GRPO, seq-mean-token-sum-norm', 'grpo', { lossAggregation: 'seq-mean-token-sum-norm' }],
+  ['GRPO, seq-mean-token-mean', 'grpo', { lossAggregation: 'seq-mean-token-mean' }],
+  ['GRPO, reward model, dynamic sampling', 'grpo', { rewardModelWeight: 1, dynamicSampling: true }],
+  [
+    'GRPO, shaped reward',
+    'grpo',
+    { formatWeight: 0.5, lengthPenalty: 0.1, verifierMatch: 'prefix' },
+  ],
+  ['GRPO, retained task', 'grpo', { ptxCoef: 0.5, retainedEvalPrompts: 16 }],
+  ['PPO', 'ppo', {}],
+  [
+    'PPO, asymmetric clip, k2, dr-grpo',
+    'ppo',
+    { clipHigh: 0.3, klEstimator: 'k2', lossAggregation: 'dr-grpo' },
+  ],
+  [
+    'PPO, KL in the reward, overlong',
+    'ppo',
+    {
+      klCoef: 0.1,
+      klEstimator: 'k3',
+      overlongEnable: true,
+      overlongMaxLength: 8,
+      overlongBuffer: 4,
+    },
+  ],
+  ['DPO', 'dpo', {}],
+  ['DPO, IPO', 'dpo', { lossType: 'ipo', labelSmoothing: 0 }],
+];
+
+describe('exports against the frameworks’ own definitions (tests/fixtures/framework-snapshot.json)', () => {
+  it('the snapshot was extracted at the releases the flavors name', () => {
+    expect(snapshot.trl.release).toBe(FLAVOR_RELEASES.trl.release);
+    expect(snapshot.trl.commit).toBe(FLAVOR_RELEASES.trl.commit);
+    expect(snapshot.verl.release).toBe(FLAVOR_RELEASES.verl.release);
+    expect(snapshot.verl.commit).toBe(FLAVOR_RELEASES.verl.commit);
   });
 
-  it('default GRPO → verl overrides', () => {
-    // verl's top_k −1 = all; norm_adv_by_std_in_grpo True = divide by the group std; k3 is
-    // verl's low_var_kl; dual clip cannot be turned off in verl.
-    expect(exported('grpo').verl).toBe(
-      [
-        'algorithm.adv_estimator=grpo',
-        'actor_rollout_ref.rollout.n=8',
-        'data.train_batch_size=8',
-        'actor_rollout_ref.actor.ppo_mini_batch_size=8',
-        'data.max_response_length=8',
-        'actor_rollout_ref.rollout.temperature=1.0',
-        'actor_rollout_ref.rollout.top_k=-1',
-        'actor_rollout_ref.rollout.top_p=1.0',
-        'actor_rollout_ref.actor.optim.lr=0.001',
-        'actor_rollout_ref.actor.optim.weight_decay=0.0',
-        'actor_rollout_ref.actor.grad_clip=1.0',
-        'actor_rollout_ref.actor.clip_ratio_low=0.2',
-        'actor_rollout_ref.actor.clip_ratio_high=0.2',
-        'actor_rollout_ref.actor.loss_agg_mode=token-mean',
-        'algorithm.norm_adv_by_std_in_grpo=True',
-        'actor_rollout_ref.actor.kl_loss_coef=0.0',
-        'actor_rollout_ref.actor.kl_loss_type=low_var_kl',
-        'actor_rollout_ref.actor.use_kl_loss=False',
-        'algorithm.use_kl_in_reward=False',
-        'actor_rollout_ref.actor.entropy_coeff=0.0',
-        'actor_rollout_ref.actor.ppo_epochs=1',
-        '# no equivalent: dualClip = 0 — verl always applies dual clip to negative advantages (clip_ratio_c, default 3.0, must be > 1); a very large clip_ratio_c makes it inactive',
-        "# no equivalent: maskTruncated = false — verl has no switch to leave truncated completions out of the loss (DAPO's overlong reward shaping is the nearest)",
-        '# note: promptsPerUpdate: both count prompts; a mini-batch of the whole batch gives one optimizer step per iteration, as here',
-        "# note: klEstimator: verl's low_var_kl clamps each token's estimate to [-10, 10]",
-        '',
-      ].join('\n'),
-    );
-  });
+  it.each(VARIANTS)(
+    '%s: every TRL import and argument exists with a valid value',
+    (_, name, changes) => {
+      const out = exported(name, changes);
+      if (!out.trl.ok) {
+        // Only REINFORCE++ has no TRL trainer.
+        expect(String(changes.advantageEstimator)).toMatch(/^reinforce\+\+/);
+        return;
+      }
+      expect(trlProblems(file(out.trl, '.py'))).toEqual([]);
+    },
+  );
 
-  it('default PPO → PPOConfig', () => {
-    // 32 prompts in 2 minibatches: per_device_train_batch_size 16 × 1 × num_mini_batches 2 = 32.
-    expect(exported('ppo').trl).toBe(
-      [
-        'from trl import PPOConfig',
-        '',
-        'config = PPOConfig(',
-        '    per_device_train_batch_size=16,',
-        '    gradient_accumulation_steps=1,',
-        '    response_length=8,',
-        '    temperature=1.0,',
-        '    learning_rate=0.001,',
-        '    weight_decay=0.0,',
-        '    gamma=1.0,',
-        '    lam=0.95,',
-        '    cliprange=0.2,',
-        '    cliprange_value=0.2,',
-        '    vf_coef=0.1,',
-        '    num_ppo_epochs=2,',
-        '    num_mini_batches=2,',
-        '    kl_coef=0.0,',
-        '    kl_estimator="k1",',
-        ')',
-        "# no equivalent: maxGradNorm = 1 — TRL's PPOTrainer steps the optimizer without clipping the gradient norm",
-        "# no equivalent: entropyCoef = 0 — TRL's PPO has no entropy bonus",
-        "# no equivalent: whitenAdvantages = true — TRL's PPO always whitens advantages, as this run does",
-        "# no equivalent: gaeMaskMode = skip — TRL's PPOTrainer always runs GAE through untrained tokens as zero-reward steps ('zero-step')",
-        "# no equivalent: targetKl = 0 — TRL's PPOTrainer has no early stop of the epochs on the KL",
-        "# no equivalent: lossAggregation = token-mean — TRL's PPO averages over tokens (token-mean), as this run does",
-        "# note: TRL's PPOTrainer takes a separate value model; this lab's critic is a value head on the policy's trunk",
-        "# note: promptsPerUpdate: TRL's rollout batch is per_device_train_batch_size × gradient_accumulation_steps × num_mini_batches (one process) = promptsPerUpdate",
-        '',
-      ].join('\n'),
-    );
-  });
+  it.each(VARIANTS)(
+    '%s: every verl key exists, is read, and has a valid value; every required key is set',
+    (_, name, changes) => {
+      const out = exported(name, changes);
+      if (!out.verl.ok) {
+        expect(name).toBe('dpo'); // verl has no DPO trainer
+        return;
+      }
+      expect(verlProblems(file(out.verl, '.sh'))).toEqual([]);
+    },
+  );
 
-  it('default PPO → verl overrides', () => {
-    // verl's critic is its own model: lr, weight decay, grad clip and epochs are set for both;
-    // ppo_mini_batch_size is in prompts: 32 / 2 = 16; k1 is verl's 'kl'.
-    expect(exported('ppo').verl).toBe(
-      [
-        'algorithm.adv_estimator=gae',
-        'data.train_batch_size=32',
-        'data.max_response_length=8',
-        'actor_rollout_ref.rollout.temperature=1.0',
-        'actor_rollout_ref.actor.optim.lr=0.001',
-        'critic.optim.lr=0.001',
-        'actor_rollout_ref.actor.optim.weight_decay=0.0',
-        'critic.optim.weight_decay=0.0',
-        'actor_rollout_ref.actor.grad_clip=1.0',
-        'critic.grad_clip=1.0',
-        'algorithm.gamma=1.0',
-        'algorithm.lam=0.95',
-        'actor_rollout_ref.actor.clip_ratio_low=0.2',
-        'actor_rollout_ref.actor.clip_ratio_high=0.2',
-        'critic.cliprange_value=0.2',
-        'actor_rollout_ref.actor.entropy_coeff=0.0',
-        'actor_rollout_ref.actor.ppo_epochs=2',
-        'critic.ppo_epochs=2',
-        'actor_rollout_ref.actor.ppo_mini_batch_size=16',
-        'critic.ppo_mini_batch_size=16',
-        'algorithm.use_kl_in_reward=False',
-        'algorithm.kl_ctrl.kl_coef=0.0',
-        'algorithm.kl_penalty=kl',
-        'actor_rollout_ref.actor.loss_agg_mode=token-mean',
-        '# no equivalent: vfCoef = 0.1 — verl trains the critic with its own optimizer, so no weight joins the two losses',
-        "# no equivalent: whitenAdvantages = true — verl's GAE always whitens advantages, as this run does",
-        "# no equivalent: gaeMaskMode = skip — verl's GAE always skips untrained tokens, as this run does",
-        '# no equivalent: targetKl = 0 — verl has no early stop of the epochs on the KL',
-        "# note: verl trains the critic as a separate model; this lab's critic is a value head on the policy's trunk",
-        '# note: verl also applies dual clip (actor_rollout_ref.actor.clip_ratio_c, default 3.0) to negative advantages; this run does not',
-        '# note: minibatches: ppo_mini_batch_size is a size in prompts: promptsPerUpdate / minibatches',
-        '',
-      ].join('\n'),
-    );
-  });
-});
-
-describe('frameworkExport: other values', () => {
-  it('a retained task: nothing while ptx and its check are off; "no equivalent" lines when on', () => {
-    for (const name of ['grpo', 'ppo']) {
-      const off = exported(name);
-      expect(`${off.trl}\n${off.verl}`).not.toMatch(/ptx|retained/);
-      const on = exported(name, { ptxCoef: 0.5, ptxBatch: 4, retainedEvalPrompts: 16 });
-      const trl = on.trl.split('\n');
-      const verl = on.verl.split('\n');
-      expect(trl).toContain(
-        "# no equivalent: ptxCoef = 0.5 — TRL has no supervised (ptx) term in its RL trainers; OpenRLHF's ptx_coef with --pretrain_data is the equivalent",
-      );
-      expect(verl).toContain(
-        "# no equivalent: ptxCoef = 0.5 — verl has no supervised (ptx) term in its RL trainers; OpenRLHF's ptx_coef with --pretrain_data is the equivalent",
-      );
-      expect(trl).toContain(
-        '# no equivalent: retainedEvalPrompts = 16 — an evaluation, not a training setting: score the retained task as a validation set (eval_dataset with eval_strategy)',
-      );
-      expect(verl).toContain(
-        '# no equivalent: retainedEvalPrompts = 16 — an evaluation, not a training setting: score the retained task as a validation set (data.val_files with trainer.test_freq)',
-      );
-      // ptxBatch is read only with ptxCoef > 0, whose line already says there is no equivalent.
-      expect(`${on.trl}\n${on.verl}`).not.toMatch(/ptxBatch/);
+  it.each(REWARD_TASKS)('task %s: the exports of every algorithm check out', (task) => {
+    for (const name of Object.keys(FRAMEWORK_TABLES)) {
+      const out = exported(name, {}, { name: task });
+      expect(trlProblems(file(out.trl, '.py'))).toEqual([]);
+      if (out.verl.ok) expect(verlProblems(file(out.verl, '.sh'))).toEqual([]);
     }
   });
 
-  it('GRPO variants (RLOO, dual clip, KL in the reward, DAPO)', () => {
-    const out = exported('grpo', {
-      advantageEstimator: 'rloo',
-      dualClip: 3,
-      klCoef: 0.05,
-      klPenalty: 'reward',
-      klEstimator: 'k1',
-      lossAggregation: 'seq-mean-token-sum',
-      stdNormalization: 'batch',
-      maxGradNorm: 0,
-      dynamicSampling: true,
-      maxGenerationRounds: 6,
-      clipHigh: 0.28,
+  it('the checks catch what they are for (a wrong name, type, choice, module; an unread or undeclared key)', () => {
+    const good = trlText('grpo');
+    expect(
+      trlProblems(
+        good.replace('from trl import GRPOConfig', 'from trl import PPOConfig, GRPOConfig'),
+      ),
+    ).toContain('trl does not export PPOConfig');
+    expect(trlProblems(good.replace('loss_type="dapo"', 'loss_type="token-mean"'))).toHaveLength(1);
+    expect(trlProblems(good.replace('beta=0.0', 'beta="x"'))).toHaveLength(1);
+    expect(trlProblems(good.replace('beta=0.0', 'kl_beta=0.0'))).toEqual([
+      'GRPOConfig has no field kl_beta',
+    ]);
+    const verl = verlText('grpo');
+    expect(verlProblems(verl.replace('optim.clip_grad=', 'grad_clip='))).toEqual([
+      'actor_rollout_ref.actor.grad_clip is declared but nothing in verl reads it',
+    ]);
+    expect(
+      verlProblems(verl.replace('loss_agg_mode=token-mean', 'loss_agg_mode=dr-grpo')),
+    ).toHaveLength(1);
+    expect(
+      verlProblems(verl.replace('    actor_rollout_ref.rollout.name="$ROLLOUT_ENGINE" \\\n', '')),
+    ).toEqual(['actor_rollout_ref.rollout.name is required and not set']);
+    expect(
+      verlProblems(
+        verl.replace('algorithm.adv_estimator=grpo', 'reward_model.overlong_buffer.enable=True'),
+      ),
+    ).toEqual(['verl has no key reward_model.overlong_buffer.enable']);
+  });
+});
+
+describe('issue 31: each defect', () => {
+  it('1. TRL PPO imports PPOConfig and PPOTrainer from trl.experimental.ppo (moved in v0.29)', () => {
+    const script = parseTrlScript(trlText('ppo'));
+    expect(script.cls).toBe('PPOConfig');
+    expect(script.imports).toContainEqual({
+      module: 'trl.experimental.ppo',
+      names: ['PPOConfig', 'PPOTrainer'],
     });
-    const trl = out.trl.split('\n');
-    const verl = out.verl.split('\n');
-    expect(trl).toContain(
-      '# no equivalent: advantageEstimator = rloo — TRL has RLOO as its own trainer (RLOOConfig), not as a GRPOConfig option',
-    );
-    expect(trl).toContain('    delta=3.0,');
-    expect(trl).toContain('    max_grad_norm=0.0,');
-    expect(trl).toContain('    scale_rewards="batch",');
-    expect(trl).toContain(
-      "# no equivalent: klCoef = 0.05 — TRL's GRPO puts the KL in the loss only (beta); this run subtracts it from the rewards",
-    );
-    expect(trl).toContain(
-      "# no equivalent: lossAggregation = seq-mean-token-sum — TRL's loss_type has no sequence-sum mode",
-    );
-    // 1 + epsilon_high = 1.28: the dual clip reading of delta holds above it.
-    expect(trl.some((l) => l.startsWith('# note: dualClip:') && l.endsWith('(1.28)'))).toBe(true);
-    expect(verl).toEqual(
+    expect(snapshot.trl.modules.trl).not.toContain('PPOConfig');
+  });
+
+  it("2. TRL PPO: the rollout is per_device × grad accumulation, split into num_mini_batches (TRL's own arithmetic)", () => {
+    const cases: Changes[] = [{}, { promptsPerUpdate: 48, minibatches: 4 }, { minibatches: 1 }];
+    for (const changes of cases) {
+      const args = trlArgs('ppo', changes);
+      const config = { ...defaultsOf('ppo'), ...changes };
+      // trl/experimental/ppo/ppo_trainer.py at v1.9.0: local_batch_size = per_device ×
+      // gradient_accumulation_steps; local_mini_batch_size = local_batch_size / num_mini_batches.
+      const batch =
+        Number(args.get('per_device_train_batch_size')) *
+        Number(args.get('gradient_accumulation_steps'));
+      const mini = batch / Number(args.get('num_mini_batches'));
+      expect(batch).toBe(config.promptsPerUpdate);
+      expect(mini).toBe(Number(config.promptsPerUpdate) / Number(config.minibatches));
+    }
+  });
+
+  it('3. TRL: GRPO has entropy_coef; RLOO gets RLOOConfig; DPO gets DPOConfig', () => {
+    expect(trlArgs('grpo', { entropyCoef: 0.01 }).get('entropy_coef')).toBe('0.01');
+    expect(trlText('grpo', { entropyCoef: 0.01 })).not.toMatch(/no equivalent: entropyCoef/);
+    const rloo = parseTrlScript(trlText('grpo', { advantageEstimator: 'rloo' }));
+    expect(rloo.cls).toBe('RLOOConfig');
+    expect(trlText('grpo', { advantageEstimator: 'rloo' })).toContain('trainer = RLOOTrainer(');
+    const dpo = parseTrlScript(trlText('dpo', { beta: 0.2, lossType: 'ipo' }));
+    expect(dpo.cls).toBe('DPOConfig');
+    expect(dpo.kwargs.get('beta')).toBe('0.2');
+    expect(dpo.kwargs.get('loss_type')).toBe('"ipo"');
+    expect(trlText('dpo')).toContain('trainer = DPOTrainer(');
+  });
+
+  it('4. verl: the max gradient norm goes to optim.clip_grad (actor and critic), never to the unread grad_clip', () => {
+    expect(
+      verlArgs('grpo', { maxGradNorm: 0.5 }).get('actor_rollout_ref.actor.optim.clip_grad'),
+    ).toBe('0.5');
+    const ppo = verlArgs('ppo', { maxGradNorm: 2 });
+    expect(ppo.get('actor_rollout_ref.actor.optim.clip_grad')).toBe('2.0');
+    expect(ppo.get('critic.optim.clip_grad')).toBe('2.0');
+    for (const text of [verlText('grpo'), verlText('ppo')])
+      expect(text).not.toMatch(/\.grad_clip=/);
+  });
+
+  it('5. verl overlong penalty: the dapo reward manager with reward.reward_kwargs (added with +)', () => {
+    const text = verlText('grpo', {
+      overlongEnable: true,
+      overlongMaxLength: 8,
+      overlongBuffer: 4,
+      overlongPenaltyFactor: 0.5,
+    });
+    const overrides = parseVerlCommand(text);
+    expect(overrides).toEqual(
       expect.arrayContaining([
-        'algorithm.adv_estimator=rloo',
-        'actor_rollout_ref.actor.clip_ratio_c=3.0',
-        'actor_rollout_ref.actor.loss_agg_mode=seq-mean-token-sum',
-        'algorithm.kl_ctrl.kl_coef=0.05',
-        'algorithm.kl_penalty=kl',
-        'actor_rollout_ref.actor.use_kl_loss=False',
-        'algorithm.use_kl_in_reward=True',
-        'algorithm.filter_groups.enable=True',
-        'algorithm.filter_groups.max_num_gen_batches=6',
-        "# no equivalent: stdNormalization = batch — verl divides by the group's std or not at all; it has no batch std",
+        { added: false, key: 'reward.reward_manager.name', value: 'dapo' },
+        { added: true, key: 'reward.reward_kwargs.overlong_buffer_cfg.enable', value: 'True' },
+        { added: true, key: 'reward.reward_kwargs.overlong_buffer_cfg.len', value: '4' },
+        {
+          added: true,
+          key: 'reward.reward_kwargs.overlong_buffer_cfg.penalty_factor',
+          value: '0.5',
+        },
+        { added: true, key: 'reward.reward_kwargs.max_resp_len', value: '8' },
       ]),
     );
-    expect(verl.some((l) => l.startsWith('actor_rollout_ref.actor.grad_clip'))).toBe(false);
-    expect(
-      verl.some((l) => l.startsWith('# no equivalent: maxGradNorm = 0 — verl always clips')),
-    ).toBe(true);
+    expect(text).not.toMatch(/^\s+reward_model\.overlong_buffer/m);
   });
 
-  it('a learned reward model: TRL takes it among reward_funcs, verl turns its reward model on', () => {
-    const out = exported('grpo', { rewardModelWeight: 1, correctWeight: 0 });
-    const trl = out.trl.split('\n');
-    const verl = out.verl.split('\n');
+  it('6. verl dynamic sampling names its metric and no longer sets the ignored max_num_gen_batches', () => {
+    const args = verlArgs('grpo', { dynamicSampling: true, maxGenerationRounds: 6 });
+    expect(args.get('algorithm.filter_groups.enable')).toBe('True');
+    expect(args.get('algorithm.filter_groups.metric')).toBe('acc');
+    expect(args.has('algorithm.filter_groups.max_num_gen_batches')).toBe(false);
+    // The metric is what the exported reward function reports.
+    expect(file(exported('grpo', { dynamicSampling: true }).verl, 'lab_reward.py')).toContain(
+      'return {"score": score, "acc": acc}',
+    );
+    expect(verlText('grpo', { dynamicSampling: true })).not.toMatch(
+      /stops with an error when the rounds run out/,
+    );
+  });
+
+  it('7. Dr. GRPO in verl: seq-mean-token-sum-norm (÷ B·factor since v0.7.1) with loss_scale_factor = max response length', () => {
+    const args = verlArgs('grpo', { lossAggregation: 'dr-grpo', maxNewTokens: 12 });
+    expect(args.get('actor_rollout_ref.actor.loss_agg_mode')).toBe('seq-mean-token-sum-norm');
+    expect(args.get('actor_rollout_ref.actor.loss_scale_factor')).toBe('12');
+    expect(verlText('grpo', { lossAggregation: 'dr-grpo' })).not.toMatch(
+      /no equivalent: lossAggregation/,
+    );
     expect(
-      trl.some((l) => l.startsWith('# note: rewardModelWeight:') && l.includes('RewardTrainer')),
-    ).toBe(true);
-    expect(verl).toContain('reward_model.enable=True');
-    expect(
-      verl.some(
-        (l) => l.startsWith('# note: rewardModelWeight:') && l.includes('reward_model.model.path'),
+      verlArgs('ppo', { lossAggregation: 'dr-grpo' }).get(
+        'actor_rollout_ref.actor.loss_scale_factor',
       ),
-    ).toBe(true);
-    // At its default (0) nothing is printed for it.
-    const plain = exported('grpo', {});
-    expect(plain.trl).not.toContain('rewardModelWeight');
-    expect(plain.verl).not.toContain('reward_model.enable');
+    ).toBe('8');
   });
 
-  it('PPO with asymmetric clipping, k2 and dr-grpo', () => {
-    const out = exported('ppo', { clipHigh: 0.3, klEstimator: 'k2', lossAggregation: 'dr-grpo' });
-    expect(out.trl).toContain(
-      "# no equivalent: clipHigh = 0.3 — TRL's PPO clips symmetrically (cliprange = clipLow = 0.2)",
+  it('8. verl: a command that starts — model path and engine as placeholders, micro-batches, reward function', () => {
+    for (const [name, critic] of [
+      ['grpo', false],
+      ['ppo', true],
+    ] as const) {
+      const text = verlText(name);
+      const args = verlArgs(name);
+      expect(args.get('actor_rollout_ref.model.path')).toBe('$MODEL_PATH');
+      expect(args.get('actor_rollout_ref.rollout.name')).toBe('$ROLLOUT_ENGINE');
+      expect(text).toMatch(/^MODEL_PATH="\$\{MODEL_PATH:\?placeholder: /m);
+      expect(shellDefault(text, 'ROLLOUT_ENGINE')).toBe('vllm');
+      const micro = Number(args.get('actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu'));
+      // verl requires the mini-batch (in completions) to be a multiple of the micro-batch.
+      const mini =
+        Number(args.get('actor_rollout_ref.actor.ppo_mini_batch_size')) *
+        Number(args.get('actor_rollout_ref.rollout.n') ?? 1);
+      expect(mini % micro).toBe(0);
+      expect(args.get('reward.custom_reward_function.path')).toBe('lab_reward.py');
+      expect(args.has('critic.model.path')).toBe(critic);
+    }
+  });
+});
+
+describe('the rest of the export', () => {
+  it('REINFORCE++ has no TRL trainer and says so; DPO has no verl trainer and says so', () => {
+    const rpp = exported('grpo', { advantageEstimator: 'reinforce++' });
+    expect(rpp.trl).toEqual({
+      ok: false,
+      reason: expect.stringContaining('no REINFORCE++ trainer'),
+    });
+    expect(rpp.verl.ok).toBe(true);
+    const dpo = exported('dpo');
+    expect(dpo.verl).toEqual({ ok: false, reason: expect.stringContaining('no DPO trainer') });
+  });
+
+  it('the TRL script passes the reward function and, with overlong shaping, TRL’s own overlong reward with its weight', () => {
+    const text = trlText('grpo', {
+      overlongEnable: true,
+      overlongMaxLength: 8,
+      overlongBuffer: 4,
+      overlongPenaltyFactor: 0.5,
+    });
+    expect(text).toContain('from trl.rewards import get_soft_overlong_punishment');
+    expect(text).toContain(
+      'reward_funcs=[lab_reward_fn, get_soft_overlong_punishment(max_completion_len=8, soft_punish_cache=4)],',
     );
-    expect(out.trl).toContain(
-      "# no equivalent: klEstimator = k2 — TRL's PPO offers the k1 and k3 estimators only",
+    expect(parseTrlScript(text).kwargs.get('reward_weights')).toBe('[1.0, 0.5]');
+  });
+
+  it('the reward code carries the reward settings and the task verifier', () => {
+    const reward = file(
+      exported('grpo', { formatWeight: 0.5, verifierMatch: 'prefix' }, { name: 'countdown' }).verl,
+      'lab_reward.py',
     );
-    expect(out.verl).toContain('algorithm.kl_penalty=mse\n');
-    expect(out.verl).toContain(
-      "# no equivalent: lossAggregation = dr-grpo — verl's nearest mode, seq-mean-token-sum-norm, divides by a constant without the batch size",
+    expect(reward).toContain('FORMAT_WEIGHT = 0.5');
+    expect(reward).toContain('ANSWER_CHARS = "0123456789+-*/() "');
+    expect(reward).toContain('completion[: len(answer)]');
+    expect(reward).toContain('ast.parse(');
+    expect(reward).not.toMatch(/\beval\(|\bexec\(/);
+    expect(reward).toMatch(
+      /^def compute_score\(data_source, solution_str, ground_truth, extra_info=None/m,
     );
+    expect(() => exported('grpo', {}, { name: 'no-such-task' })).toThrow(/name/);
+  });
+
+  it('a retained task: nothing while ptx and its check are off; "no equivalent" lines when on', () => {
+    for (const name of ['grpo', 'ppo']) {
+      expect(`${trlText(name)}\n${verlText(name)}`).not.toMatch(/ptx|retained/i);
+      const on = { ptxCoef: 0.5, ptxBatch: 4, retainedEvalPrompts: 16 };
+      expect(trlText(name, on)).toContain(
+        "# no equivalent: ptxCoef = 0.5 — TRL has no supervised (ptx) term in its RL trainers; OpenRLHF's ptx_coef with --pretrain_data is the equivalent",
+      );
+      expect(verlText(name, on)).toContain(
+        '# no equivalent: retainedEvalPrompts = 16 — an evaluation, not a training setting: score the retained task as a validation set (data.val_files with trainer.test_freq)',
+      );
+      expect(`${trlText(name, on)}\n${verlText(name, on)}`).not.toMatch(/ptxBatch/);
+    }
+  });
+
+  it('a learned reward model: verl turns its reward model on with a placeholder path and its engine', () => {
+    const args = verlArgs('grpo', { rewardModelWeight: 1, correctWeight: 0 });
+    expect(args.get('reward.reward_model.enable')).toBe('True');
+    expect(args.get('reward.reward_model.model_path')).toBe('$REWARD_MODEL_PATH');
+    expect(trlText('grpo', { rewardModelWeight: 1 })).toMatch(
+      /note: rewardModelWeight:.*RewardTrainer/,
+    );
+    expect(verlText('grpo')).not.toContain('reward.reward_model');
+  });
+
+  it('the files name the pinned releases', () => {
+    expect(trlText('grpo')).toContain(`TRL ${FLAVOR_RELEASES.trl.release}`);
+    expect(verlText('grpo')).toContain(`verl ${FLAVOR_RELEASES.verl.release}`);
   });
 
   it('algorithms without a table say why; a bad config names the field', () => {
-    for (const name of ['q-learning', 'ppo-mlp', 'dpo']) {
-      const out = frameworkExport(algo(name), defaultsOf(name));
-      expect(out.ok).toBe(false);
+    for (const name of ['q-learning', 'ppo-mlp']) {
+      expect(frameworkExport(algo(name), defaultsOf(name)).ok).toBe(false);
     }
     expect(() => frameworkExport(algo('grpo'), { ...defaultsOf('grpo'), lr: -1 })).toThrow(
       ImportError,
@@ -291,49 +384,5 @@ describe('the mapping table', () => {
     for (const [name, table] of Object.entries(FRAMEWORK_TABLES)) {
       expect(Object.keys(table.rows)).toEqual(Object.keys(algo(name).spec));
     }
-  });
-
-  /** The names a spec's framework string gives one framework, e.g. "verl: a.b, c.d; TRL: x". */
-  function specNames(framework: string | undefined, label: 'verl' | 'TRL'): string | undefined {
-    return framework
-      ?.split(';')
-      .map((part) => part.trim())
-      .find((part) => part.startsWith(`${label}:`));
-  }
-
-  it("agrees with the specs' framework strings, except where listed with the reason", () => {
-    // Each row's names should appear in the spec's "verl: …" / "TRL: …" text (verl paths by their
-    // last segment, since the specs shorten them). Where they do not, the reason is here.
-    const differences: string[] = [];
-    for (const [name, table] of Object.entries(FRAMEWORK_TABLES)) {
-      for (const [field, row] of Object.entries(table.rows)) {
-        const framework = algo(name).spec[field]!.framework;
-        for (const [label, mapping] of [
-          ['TRL', row.trl],
-          ['verl', row.verl],
-        ] as const) {
-          const text = specNames(framework, label);
-          if (!text) continue;
-          const names = mapping.names.map((n) => (label === 'verl' ? n.split('.').pop()! : n));
-          if (names.length === 0 || !names.some((n) => text.includes(n))) {
-            differences.push(
-              `${name}.${field} ${label}: [${mapping.names.join(', ')}] vs "${text}"`,
-            );
-          }
-        }
-      }
-    }
-    expect(differences).toEqual([
-      // Not a name: TRL's GRPO has no estimator option (it always uses k3); both say so.
-      'grpo.klEstimator TRL: [] vs "TRL: k3 always"',
-      // The spec names TRL's computed batch_size; the argument one sets is per_device_train_batch_size.
-      'ppo.promptsPerUpdate TRL: [per_device_train_batch_size, gradient_accumulation_steps] vs "TRL: batch_size"',
-      // TrainingArguments has max_grad_norm, but TRL's PPOTrainer does not clip with it.
-      'ppo.maxGradNorm TRL: [] vs "TRL: max_grad_norm"',
-      // TRL's PPOConfig has whiten_rewards, not whiten_advantages; it always whitens advantages.
-      'ppo.whitenAdvantages TRL: [] vs "TRL: whiten_advantages"',
-      // verl whitens GAE advantages unconditionally (masked_whiten); there is no switch.
-      'ppo.whitenAdvantages verl: [] vs "verl: masked_whiten in GAE"',
-    ]);
   });
 });
