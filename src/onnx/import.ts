@@ -4,7 +4,8 @@
  * from the config by whoever runs the model, so an edited graph does not change what is loaded.
  *
  * Everything is checked before anything is returned (a bad file never half-loads): the bytes are
- * protobuf and an ONNX ModelProto; the metadata says agent-rl-lab and the expected format; config
+ * protobuf and an ONNX ModelProto; its checksum matches (integrity.ts: a file without one is
+ * accepted, its `integrity` saying that it could not be checked); the metadata says agent-rl-lab and the expected format; config
  * and tokenizer pass the model's own checks; every tensor of the layout is present as a float
  * initializer with the layout's shape and finite values; no other initializer is there.
  * Failures are OnnxError with a reason and the field (tensor name, metadata key) at fault.
@@ -27,6 +28,7 @@ import {
   type OnnxFormat,
 } from './format';
 import { jsonDepthProblem } from '../util/json-depth';
+import { checkIntegrity, type Integrity } from './integrity';
 import { OnnxError } from './onnx-error';
 import { DataType, decodeModel, type ModelProto, type TensorProto } from './onnx-proto';
 
@@ -38,6 +40,8 @@ export interface ImportedTransformer {
   params: Float32Array;
   /** metadata_props other than the reserved keys (task, step, …), as strings. */
   meta: Record<string, string>;
+  /** Whether the file's checksum was checked (a file without one is read with a note). */
+  integrity: Integrity;
 }
 
 export interface ImportedActorCritic {
@@ -48,13 +52,14 @@ export interface ImportedActorCritic {
   /** agent.joint.total floats (the joint layout), padding zero. */
   params: Float32Array;
   meta: Record<string, string>;
+  integrity: Integrity;
 }
 
 export type ImportedModel = ImportedTransformer | ImportedActorCritic;
 
 /** A transformer export → config, tokenizer, params. Anything else is an OnnxError. */
 export function importTransformerOnnx(bytes: Uint8Array): ImportedTransformer {
-  const model = decodeOurs(bytes, TRANSFORMER_KIND);
+  const { model, integrity } = decodeOurs(bytes, TRANSFORMER_KIND);
   const config = readTransformerConfig(parseJsonEntry(model, CONFIG_KEY));
   const tokenizerSpec = readTokenizer(parseJsonEntry(model, TOKENIZER_KEY), config);
   const params = readWeights(model, transformerLayout(config));
@@ -64,12 +69,13 @@ export function importTransformerOnnx(bytes: Uint8Array): ImportedTransformer {
     tokenizerSpec,
     params,
     meta: freeMetadata(model.metadataProps),
+    integrity,
   };
 }
 
 /** An MLP actor-critic export → both configs, the joint layout and its params. */
 export function importActorCriticOnnx(bytes: Uint8Array): ImportedActorCritic {
-  const model = decodeOurs(bytes, ACTOR_CRITIC_KIND);
+  const { model, integrity } = decodeOurs(bytes, ACTOR_CRITIC_KIND);
   const raw = parseJsonEntry(model, CONFIG_KEY);
   const configs = isRecord(raw) ? raw : {};
   const actorConfig = readMlpConfig(configs.actor, 'actor');
@@ -82,6 +88,7 @@ export function importActorCriticOnnx(bytes: Uint8Array): ImportedActorCritic {
     agent,
     params: readWeights(model, agent.joint),
     meta: freeMetadata(model.metadataProps),
+    integrity,
   };
 }
 
@@ -106,8 +113,13 @@ function decodeOnnx(bytes: Uint8Array): ModelProto {
   return decodeModel(bytes);
 }
 
-function decodeOurs(bytes: Uint8Array, expected: OnnxFormat): ModelProto {
+function decodeOurs(
+  bytes: Uint8Array,
+  expected: OnnxFormat,
+): { model: ModelProto; integrity: Integrity } {
   const model = decodeOnnx(bytes);
+  // Before anything else is read: a damaged file is named as such, not by what the damage broke.
+  const integrity = checkIntegrity(bytes, model);
   const format = readFormat(model);
   if (format !== expected) {
     throw new OnnxError(
@@ -116,7 +128,7 @@ function decodeOurs(bytes: Uint8Array, expected: OnnxFormat): ModelProto {
       `is "${format}", expected "${expected}" (a different kind of agent-rl-lab model)`,
     );
   }
-  return model;
+  return { model, integrity };
 }
 
 function readFormat(model: ModelProto): OnnxFormat {

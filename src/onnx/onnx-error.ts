@@ -19,6 +19,8 @@ export type OnnxErrorReason =
   | 'unexpected-tensor'
   /** A tensor with the right name and the wrong shape, type or length. */
   | 'tensor-mismatch'
+  /** Our checksum does not match the bytes (a flipped bit, a cut copy), or it is missing. */
+  | 'damaged'
   /** Bad input to an export or run function (shapes, ids, sizes). */
   | 'input';
 

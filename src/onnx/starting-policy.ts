@@ -25,6 +25,8 @@ export interface StartingPolicy {
   config: TransformerConfig;
   /** transformerLayout(config).total floats. */
   params: Float32Array;
+  /** What the reader should know of the file: an ONNX file without a checksum was not checked. */
+  note?: string;
 }
 
 export interface StartingPolicyNeeds {
@@ -41,7 +43,7 @@ export interface StartingPolicyNeeds {
 /** Bytes of a checkpoint or an ONNX export → weights ready for the run (see the file comment). */
 export function readStartingPolicy(bytes: Uint8Array, needs: StartingPolicyNeeds): StartingPolicy {
   const source = isCheckpoint(bytes) ? 'checkpoint' : 'onnx';
-  const { config, params, tokenizer } =
+  const { config, params, tokenizer, note } =
     source === 'checkpoint' ? fromCheckpoint(bytes) : fromOnnx(bytes);
   if (JSON.stringify(tokenizer) !== JSON.stringify(needs.tokenizer)) {
     throw new OnnxError(
@@ -59,7 +61,11 @@ export function readStartingPolicy(bytes: Uint8Array, needs: StartingPolicyNeeds
         'choose shorter task options or a model with a longer context',
     );
   }
-  return { source, ...withValueHead(config, params, needs.valueHead, needs.seed) };
+  return {
+    source,
+    ...withValueHead(config, params, needs.valueHead, needs.seed),
+    ...(note === undefined ? {} : { note }),
+  };
 }
 
 function isCheckpoint(bytes: Uint8Array): boolean {
@@ -75,12 +81,22 @@ function fromCheckpoint(bytes: Uint8Array) {
   if (!loaded.tokenizer) {
     throw new OnnxError('config', 'tokenizer', 'is missing from the checkpoint');
   }
-  return { config: loaded.config, params: loaded.params, tokenizer: loaded.tokenizer };
+  return {
+    config: loaded.config,
+    params: loaded.params,
+    tokenizer: loaded.tokenizer,
+    note: undefined,
+  };
 }
 
 function fromOnnx(bytes: Uint8Array) {
   const imported = importTransformerOnnx(bytes);
-  return { config: imported.config, params: imported.params, tokenizer: imported.tokenizerSpec };
+  return {
+    config: imported.config,
+    params: imported.params,
+    tokenizer: imported.tokenizerSpec,
+    note: imported.integrity.checked ? undefined : imported.integrity.note,
+  };
 }
 
 /** The same weights under a config with or without the value head (copied by tensor name). */

@@ -83,6 +83,8 @@ export class LabRun {
   steps = $state(0);
   /** Its stored checkpoint's update (language models, ppo-mlp), if it has one: where it resumes. */
   checkpointStep = $state<number | undefined>(undefined);
+  /** What the worker said the reader should know of the run's set-up. */
+  note = $state<string | undefined>(undefined);
   /** A command is in flight (buttons wait for it). */
   busy = $state(false);
 
@@ -161,6 +163,9 @@ export class LabRun {
         break;
       case 'backend':
         this.backend = { kind: message.kind, line: message.line };
+        break;
+      case 'note':
+        this.note = message.text;
         break;
       case 'status':
         this.status = message.status;

@@ -162,6 +162,7 @@ export async function setUpLmRun(
     });
     modelConfig = started.config;
     params = started.params;
+    if (started.note) emit({ type: 'note', text: started.note });
   } else {
     params = transformerLayout(modelConfig).initialize<Float32Array>(spec.seed);
   }

@@ -179,7 +179,9 @@ export type RunMessage =
   | { type: 'reward-model'; done: number; total: number; report?: RewardModelReport }
   | { type: 'backend'; kind: 'webgpu' | 'cpu'; line: string }
   | { type: 'update'; points: MetricPoint[]; events: RunEvent[]; config: Settings }
-  | { type: 'status'; status: RunStatus; error?: string };
+  | { type: 'status'; status: RunStatus; error?: string }
+  /** Something the reader should know of the run's set-up (a starting file that was not checked). */
+  | { type: 'note'; text: string };
 
 export type RunListener = (message: RunMessage) => void;
 

@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { encodeCheckpoint } from '../../src/models/checkpoint';
+import { crc32, hex32 } from '../../src/models/checksum';
 import { AgentLayout } from '../../src/models/mlp-policy';
 import { ppoActorConfig, ppoCriticConfig } from '../../src/models/mlp-params';
 import type { TransformerConfig } from '../../src/models/transformer-config';
@@ -14,6 +15,7 @@ import { exportActorCriticOnnx } from '../../src/onnx/export-mlp';
 import { exportTransformerOnnx } from '../../src/onnx/export-transformer';
 import { floatTensor, int64Tensor } from '../../src/onnx/graph-builder';
 import { importActorCriticOnnx, importOnnx, importTransformerOnnx } from '../../src/onnx/import';
+import { CHECKSUM_KEY, withChecksum } from '../../src/onnx/integrity';
 import { OnnxError } from '../../src/onnx/onnx-error';
 import { DataType, decodeModel, encodeModel, type ModelProto } from '../../src/onnx/onnx-proto';
 import { nodeOrtOptions } from '../../src/onnx/ort-node';
@@ -46,8 +48,19 @@ function thrown(fn: () => unknown): OnnxError {
   throw new Error('expected an OnnxError, the import succeeded');
 }
 
-/** The exported model, changed by `edit`, encoded again. */
-function edited(edit: (m: ModelProto) => void): Uint8Array {
+/**
+ * The exported model, changed by `edit`, encoded again with a checksum of its own (as an export of
+ * that model would be), so that the check behind the checksum is the one that answers.
+ */
+function edited(edit: (m: ModelProto) => void, from: Uint8Array = exported): Uint8Array {
+  const m = decodeModel(from);
+  setMeta(m, CHECKSUM_KEY, undefined);
+  edit(m);
+  return withChecksum(encodeModel(m));
+}
+
+/** The exported model, changed by `edit`, encoded again as it is (its old checksum, if left). */
+function rewritten(edit: (m: ModelProto) => void): Uint8Array {
   const m = decodeModel(exported);
   edit(m);
   return encodeModel(m);
@@ -84,6 +97,7 @@ describe('import(export(model))', () => {
     expect(back.params).toHaveLength(model.params.length);
     expect(new Uint32Array(back.params.buffer)).toEqual(new Uint32Array(model.params.buffer));
     expect(back.meta).toEqual({ task: 'reverse', step: '12', warm: 'true' });
+    expect(back.integrity).toEqual({ checked: true });
     expect(importOnnx(exported).format).toBe('transformer');
   });
 
@@ -299,6 +313,96 @@ describe('import refuses what is not one of our models', () => {
   });
 });
 
+describe('the checksum of an export', () => {
+  /** The checksum entry's bytes: tag, length, key (tag, length, 18 bytes), value (tag, length, 10). */
+  const ENTRY_BYTES = 2 + 2 + CHECKSUM_KEY.length + 2 + 10;
+  const flip = (bytes: Uint8Array, bit: number) => {
+    const out = bytes.slice();
+    out[bit >> 3]! ^= 1 << (bit & 7);
+    return out;
+  };
+
+  it('comes first in the file and covers every byte after it', () => {
+    // Field 14 (metadata_props), wire type 2: tag 0x72, then the entry's 32 bytes.
+    expect([exported[0], exported[1]]).toEqual([0x72, ENTRY_BYTES - 2]);
+    const value = decodeModel(exported).metadataProps.find((e) => e.key === CHECKSUM_KEY)!.value;
+    expect(value).toBe(hex32(crc32(exported.subarray(ENTRY_BYTES))));
+    expect(decodeModel(exported).producerVersion).toBe('2');
+  });
+
+  it('refuses 300 of 300 random single-bit flips of a transformer export, and of an MLP one', () => {
+    const agent = new AgentLayout(ppoActorConfig(4, 2), ppoCriticConfig(4));
+    const mlp = exportActorCriticOnnx(agent, randomParams(agent.joint, 2));
+    for (const bytes of [exported, mlp]) {
+      const next = seededRandom(bytes.length);
+      let refused = 0;
+      for (let k = 0; k < 300; k++) {
+        const bit = Math.floor(next() * bytes.length * 8);
+        try {
+          importOnnx(flip(bytes, bit));
+        } catch (error) {
+          if (!(error instanceof OnnxError)) throw error;
+          refused += 1;
+        }
+      }
+      expect(refused).toBe(300);
+    }
+  });
+
+  it('refuses a flip in each of the checksum entry’s own bits', () => {
+    const entryBits = ENTRY_BYTES * 8;
+    for (let bit = 0; bit < entryBits; bit++) {
+      expect(['damaged', 'truncated', 'malformed']).toContain(
+        thrown(() => importTransformerOnnx(flip(exported, bit))).reason,
+      );
+    }
+  });
+
+  it('names the mismatch: a changed weight byte', () => {
+    const error = thrown(() => importTransformerOnnx(flip(exported, (exported.length - 100) * 8)));
+    expect(error.reason).toBe('damaged');
+    expect(error.field).toBe('metadata_props["agent-rl-lab/crc32"]');
+    expect(error.message).toMatch(
+      /is 0x[0-9a-f]{8}, but the file's bytes give 0x[0-9a-f]{8}: the file is damaged/,
+    );
+  });
+
+  it('refuses a file rewritten with its old checksum moved from the front', () => {
+    const error = thrown(() => importTransformerOnnx(rewritten(() => {})));
+    expect(error.reason).toBe('damaged');
+    expect(error.message).toMatch(/must be the file's first field/);
+  });
+
+  it('refuses an export of producer_version 2 that lost its checksum', () => {
+    const bytes = rewritten((m) => setMeta(m, CHECKSUM_KEY, undefined));
+    const error = thrown(() => importTransformerOnnx(bytes));
+    expect(error.reason).toBe('damaged');
+    expect(error.message).toMatch(
+      /is missing, but this lab's exports of producer_version "2" always carry one/,
+    );
+  });
+
+  it('accepts a file without one (an earlier export, another tool) with a note', () => {
+    for (const edit of [
+      (m: ModelProto) => void (m.producerVersion = '1'),
+      (m: ModelProto) => void (m.producerName = 'onnx-tool'),
+    ]) {
+      const bytes = rewritten((m) => {
+        setMeta(m, CHECKSUM_KEY, undefined);
+        edit(m);
+      });
+      const back = importTransformerOnnx(bytes);
+      expect(back.params).toEqual(importTransformerOnnx(exported).params);
+      expect(back.integrity).toEqual({
+        checked: false,
+        note: expect.stringMatching(
+          /has no checksum .* damage to its weights could not be detected/,
+        ),
+      });
+    }
+  });
+});
+
 describe('export refuses bad input', () => {
   const cases: { name: string; run: () => unknown; says: RegExp }[] = [
     {
@@ -331,6 +435,14 @@ describe('export refuses bad input', () => {
       run: () =>
         exportTransformerOnnx(config, model.params, model.tokenizer, { meta: { config: 1 } }),
       says: /meta.config is reserved/,
+    },
+    {
+      name: 'the checksum key as metadata',
+      run: () =>
+        exportTransformerOnnx(config, model.params, model.tokenizer, {
+          meta: { [CHECKSUM_KEY]: 'x' },
+        }),
+      says: /meta.agent-rl-lab\/crc32 is reserved/,
     },
   ];
   it.each(cases)('$name', ({ run, says }) => {

@@ -6,7 +6,9 @@ import { CharTokenizer } from '../../src/models/tokenizer';
 import type { TransformerConfig } from '../../src/models/transformer-config';
 import { transformerLayout } from '../../src/models/transformer-params';
 import { exportTransformerOnnx } from '../../src/onnx/export-transformer';
+import { CHECKSUM_KEY } from '../../src/onnx/integrity';
 import { OnnxError } from '../../src/onnx/onnx-error';
+import { decodeModel, encodeModel } from '../../src/onnx/onnx-proto';
 import { readStartingPolicy, withValueHead } from '../../src/onnx/starting-policy';
 import { randomParams } from './helpers';
 
@@ -45,6 +47,16 @@ describe('readStartingPolicy', () => {
     const fromCheckpoint = readStartingPolicy(checkpoint, needs);
     expect(fromCheckpoint.source).toBe('checkpoint');
     expect(fromCheckpoint.params).toEqual(params);
+  });
+
+  it('notes an ONNX file whose weights could not be checked (no checksum); a checked one has none', () => {
+    expect(readStartingPolicy(onnx, needs).note).toBeUndefined();
+    const model = decodeModel(onnx);
+    model.metadataProps = model.metadataProps.filter((e) => e.key !== CHECKSUM_KEY);
+    model.producerVersion = '1'; // as the lab exported before checksums
+    const started = readStartingPolicy(encodeModel(model), needs);
+    expect(started.params).toEqual(readStartingPolicy(onnx, needs).params);
+    expect(started.note).toMatch(/^This ONNX file has no checksum/);
   });
 
   it('adds a fresh value head for PPO, every other weight copied by name', () => {

@@ -209,6 +209,14 @@ describe('RunManager', () => {
     expect(run.rewardModel).toBeUndefined();
   });
 
+  it("shows the worker's note on the run's set-up", async () => {
+    const { manager, workers } = setUp();
+    const run = await manager.create(spec);
+    expect(run.note).toBeUndefined();
+    workers[0]!.send({ type: 'note', text: 'This ONNX file has no checksum' });
+    expect(run.note).toBe('This ONNX file has no checksum');
+  });
+
   it("keeps metrics named after Object.prototype's members as their own series", async () => {
     const { manager, workers } = setUp();
     const run = await manager.create(spec);
