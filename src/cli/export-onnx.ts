@@ -6,8 +6,9 @@
  * onnxruntime, Netron or PyTorch tooling. --out defaults to the input path with `.onnx`.
  * --verify runs the export in onnxruntime-web (wasm) on a few seeded inputs and prints the
  * largest difference from our CPU forward; it fails (exit code 1) past the tolerance the tests use.
+ * --verify is a switch (--verify=yes is refused, not read as "off"); the output's folder is
+ * created, and checked before the export; a JSON file (a run file) given to --in is named as one.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { decodeCheckpoint } from '../models/checkpoint';
 import { loadLanguageModel, TRANSFORMER_KIND } from '../models/lm-checkpoint';
 import { ACTOR_CRITIC_KIND, loadActorCritic } from '../models/mlp-checkpoint';
@@ -22,7 +23,9 @@ import { nodeOrtOptions } from '../onnx/ort-node';
 import { createOrtSession, ortActorCritic, ortForward } from '../onnx/ort-reference';
 import { maxAbsDiff } from '../util/compare';
 import { seededRandom } from '../util/random';
-import { CliArgs } from './args';
+import { CliArgs, FlagError } from './args';
+import { readModelFile } from './model-file';
+import { prepareOutput, writeAtomically } from './output-file';
 
 /** max |ORT − CPU| ≤ VERIFY_TOLERANCE · max(1, max |output|), as in tests/onnx. */
 export const VERIFY_TOLERANCE = 1e-4;
@@ -31,12 +34,13 @@ export async function main(argv: string[]): Promise<number> {
   const args = new CliArgs(argv);
   const input = args.optional('in');
   const out = args.optional('out');
-  const verify = args.string('verify', 'false') === 'true';
+  const verify = args.flag('verify');
   args.checkAllUsed();
-  if (!input) throw new Error('--in: the checkpoint to export is required (--in=model.ckpt)');
-  const target = out ?? `${input.replace(/\.[^./\\]*$/, '')}.onnx`;
+  if (!input)
+    throw new FlagError('in', '--in: the checkpoint to export is required (--in=model.ckpt)');
+  const target = prepareOutput(out ?? `${input.replace(/\.[^./\\]*$/, '')}.onnx`);
 
-  const bytes = new Uint8Array(readFileSync(input));
+  const bytes = readModelFile(input, 'in', 'a checkpoint (.ckpt, from npm run sft or the lab)');
   // Header only first (which kind of model); each loader then checks the file in full.
   const kind = decodeCheckpoint(bytes).model.kind;
   const meta = { source: input.split(/[/\\]/).pop() ?? input };
@@ -65,7 +69,7 @@ export async function main(argv: string[]): Promise<number> {
       `${input}: model kind "${kind}" has no ONNX export (only ${TRANSFORMER_KIND}, ${ACTOR_CRITIC_KIND})`,
     );
   }
-  writeFileSync(target, onnx);
+  writeAtomically(target, onnx);
   console.log(`wrote ${target} (${onnx.length} bytes, opset 17)`);
   if (!verify) return 0;
   const relative = await check();

@@ -9,7 +9,7 @@ import {
   toolDocs,
   type Tool,
 } from '../../src/agents/tools';
-import { clipResult, describeChar } from '../../src/agents/tools/tool';
+import { clipResult, describeChar, unknownToolDetail } from '../../src/agents/tools/tool';
 
 describe('createToolSet', () => {
   it('builds a fresh map of the named tools', () => {
@@ -84,6 +84,19 @@ describe('runTool', () => {
     });
     // Map lookups: no prototype names
     expect(runTool(tools, 'constructor', '1').reason).toBe('unknown-tool');
+  });
+
+  it('names offered tools whole in the unknown-tool text, counting those that do not fit', () => {
+    const three = new Map([...tools, ['search', tools.get('calc')!]]);
+    expect(runTool(three, 'x', '1').text).toBe('error: unknown tool (offered: calc, price +1)');
+    // Never cut mid-name, at any number of long names.
+    for (let n = 1; n <= 8; n++) {
+      const names = Array.from({ length: n }, (_, i) => `tool${i}${'x'.repeat(i * 3)}`);
+      const text = `error: ${unknownToolDetail(names)}`;
+      expect(text.length).toBeLessThanOrEqual(MAX_TOOL_RESULT_CHARS);
+      const listed = /offered: (.*?)(?: \+\d+)?\)$/.exec(text)?.[1]?.split(', ') ?? [];
+      for (const name of listed) expect(names).toContain(name);
+    }
   });
 
   it('over-long args → too-long before the tool runs', () => {

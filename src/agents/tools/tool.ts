@@ -71,8 +71,7 @@ export function runTool(tools: ReadonlyMap<string, Tool>, name: string, args: st
     const tool = typeof name === 'string' ? tools.get(name) : undefined;
     if (tool === undefined) {
       // The unknown name is not echoed: it is model text and the list of offered tools says more.
-      const offered = [...tools.keys()].join(', ') || 'none';
-      throw new ToolError('unknown-tool', String(name), `unknown tool (offered: ${offered})`);
+      throw new ToolError('unknown-tool', String(name), unknownToolDetail([...tools.keys()]));
     }
     if (typeof args !== 'string') {
       throw new ToolError('bad-arguments', tool.name, `arguments must be text`);
@@ -96,6 +95,22 @@ export function runTool(tools: ReadonlyMap<string, Tool>, name: string, args: st
       ms: performance.now() - start,
     };
   }
+}
+
+/**
+ * "unknown tool (offered: calc, price)": the offered tools by whole name, as many as fit in
+ * MAX_TOOL_RESULT_CHARS after "error: ", the rest counted ("calc, price +1"), so clipping never
+ * cuts a tool's name in the middle (a half name reads as a tool that does not exist).
+ */
+export function unknownToolDetail(offered: readonly string[]): string {
+  if (offered.length === 0) return 'unknown tool (offered: none)';
+  const room = MAX_TOOL_RESULT_CHARS - 'error: '.length;
+  for (let shown = offered.length; shown > 0; shown--) {
+    const rest = offered.length - shown;
+    const text = `unknown tool (offered: ${offered.slice(0, shown).join(', ')}${rest ? ` +${rest}` : ''})`;
+    if (text.length <= room) return text;
+  }
+  return `unknown tool (${offered.length} offered)`;
 }
 
 /** The first MAX_TOOL_RESULT_CHARS characters of `text` (no ellipsis: '…' is not in the alphabet). */
