@@ -1,13 +1,18 @@
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { playwright } from '@vitest/browser-playwright';
-import { existsSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
-import { CHROMIUM_ARGS, SWIFTSHADER_ICD, findChromium } from './scripts/chromium.mjs';
+import { CHROMIUM_ARGS, findChromium } from './scripts/chromium.mjs';
 import { HeavyFirstSequencer } from './scripts/heavy-first-sequencer.ts';
+import { useVulkanDriver } from './scripts/vulkan.mjs';
 
-// Dawn in Node (the GPU-in-Node test layer and `npm run bench`) finds SwiftShader's software
-// Vulkan driver through this variable; the test workers inherit it.
-if (existsSync(SWIFTSHADER_ICD)) process.env.VK_ICD_FILENAMES ??= SWIFTSHADER_ICD;
+// Dawn in Node (the GPU-in-Node test layer) gets the machine's Vulkan driver, or SwiftShader's
+// software one where there is none; the test workers inherit the choice. Said once per test run.
+const vulkan = useVulkanDriver();
+if (process.env.VITEST && !process.env.LAB_VULKAN_SAID) {
+  // The config is read once per test project (and per run-ts process): one line is enough.
+  process.env.LAB_VULKAN_SAID = '1';
+  console.error(vulkan);
+}
 
 /**
  * GPU tests fail when no adapter is found. A developer without a driver may opt out with

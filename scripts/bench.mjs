@@ -17,9 +17,10 @@ import { spawn } from 'node:child_process';
 import { createReadStream, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build, createServer, preview } from 'vite';
-import { SWIFTSHADER_ICD } from './chromium.mjs';
+import { useVulkanDriver } from './vulkan.mjs';
 
-if (existsSync(SWIFTSHADER_ICD)) process.env.VK_ICD_FILENAMES ??= SWIFTSHADER_ICD;
+// SwiftShader only where the machine has no Vulkan driver of its own; the line says which.
+console.log(useVulkanDriver());
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);

@@ -3,10 +3,13 @@
 // The entry exports `main(args: string[]): Promise<number>` (the exit code).
 import { fileURLToPath } from 'node:url';
 import { createServer } from 'vite';
-import { SWIFTSHADER_ICD } from './chromium.mjs';
-import { existsSync } from 'node:fs';
+import { useVulkanDriver } from './vulkan.mjs';
 
-if (existsSync(SWIFTSHADER_ICD)) process.env.VK_ICD_FILENAMES ??= SWIFTSHADER_ICD;
+// On stderr, so a command's own output (a table, JSON) stays clean.
+console.error(useVulkanDriver());
+
+/** Refusals of bad input: their message says everything, a stack trace would only bury it. */
+const INPUT_ERRORS = new Set(['FlagError', 'OpInputError', 'ImportError']);
 
 const [entry, ...args] = process.argv.slice(2);
 if (!entry) {
@@ -24,7 +27,9 @@ try {
   const module = await server.ssrLoadModule(`/${entry}`);
   code = await module.main(args);
 } catch (error) {
-  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  if (error instanceof Error && INPUT_ERRORS.has(error.name))
+    console.error(`error: ${error.message}`);
+  else console.error(error instanceof Error ? (error.stack ?? error.message) : error);
 } finally {
   await server.close();
 }
