@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { ensureChromium } from './chromium.mjs';
+import { nodeSupport } from './node-version.mjs';
 
 const OUT = 'test-output';
 
@@ -100,6 +101,13 @@ const HYGIENE = [
 ];
 
 async function main() {
+  // First, so an unsupported Node fails with what to install, not with a dependency's stack trace.
+  const node = nodeSupport(process.version);
+  if (node.level === 'error') {
+    console.error(`\n${node.message}\n`);
+    process.exit(1);
+  }
+  console.log(node.level === 'warn' ? `\nwarning: ${node.message}\n` : node.message);
   mkdirSync(OUT, { recursive: true });
   const started = performance.now();
   try {
