@@ -8,7 +8,8 @@ import { own } from '../util/own';
 import { halveSeries } from './chart';
 import type { CheckpointStorePort } from './checkpoint-store';
 import { COLORBLIND_SAFE_PALETTE } from './palette';
-import { PARK_WAIT_MS, RunCheckpoints } from './run-checkpoints';
+import { guardApi, WorkerFailure } from '../worker/worker-failure';
+import { PARK_WAIT_MS, resumeText, RunCheckpoints } from './run-checkpoints';
 import { runToJson } from './run-files';
 import type { RunTurns, TrainingSlots } from './training-slots';
 import {
@@ -46,6 +47,11 @@ export interface RunPort {
     ): Promise<void>;
   };
   terminate(): void;
+  /**
+   * Calls `listener` once if the worker dies (src/worker/worker-failure.ts): its calls would never
+   * settle. None: the worker is not watched.
+   */
+  onFailure?(listener: (reason: string) => void): void;
 }
 
 /** Where the catalog and spec checks come from (the lab worker in the app). */
@@ -83,6 +89,8 @@ export class LabRun {
   steps = $state(0);
   /** Its stored checkpoint's update (language models, ppo-mlp), if it has one: where it resumes. */
   checkpointStep = $state<number | undefined>(undefined);
+  /** Why the run's worker died, if it did: the run keeps its data and Start brings it back. */
+  failure = $state<string | undefined>(undefined);
   /** What the worker said the reader should know of the run's set-up. */
   note = $state<string | undefined>(undefined);
   /** A command is in flight (buttons wait for it). */
@@ -527,16 +535,49 @@ export class RunManager {
     this.scheduleSave(run, 0);
   }
 
+  /**
+   * Starts a worker for the run. If it dies, its calls (pending or later) reject instead of
+   * hanging, and the run is marked failed (lose).
+   */
   private spawnFor(run: LabRun): RunPort {
-    run.port = this.options.spawn();
+    const spawned = this.options.spawn();
+    const failure = new WorkerFailure();
+    const port: RunPort = {
+      api: guardApi(spawned.api, failure),
+      terminate: () => spawned.terminate(),
+    };
+    spawned.onFailure?.((reason) => {
+      if (run.port === port) this.lose(run, port, reason);
+      failure.fail(new Error(run.failure === reason && run.error ? run.error : reason));
+    });
+    run.port = port;
+    run.failure = undefined;
     run.status = 'warming';
-    return run.port;
+    return port;
+  }
+
+  /**
+   * The run's worker died: the run keeps its metrics, events and checkpoint, says why it stopped,
+   * and starting it again brings it back in a fresh worker (from its checkpoint where it has one).
+   */
+  private lose(run: LabRun, port: RunPort, reason: string): void {
+    run.port = undefined;
+    port.terminate();
+    this.turns.get(port)?.close();
+    this.turns.delete(port);
+    run.failure = reason;
+    run.status = 'error';
+    run.error =
+      `Its worker stopped (${reason}). Its ${run.steps} update${run.steps === 1 ? ' is' : 's are'} ` +
+      `kept; Resume brings it back: it ${resumeText(run.steps, run.checkpointStep)}.`;
+    this.checkpoints.follow(run); // no more periodic checkpoints from a dead worker
+    this.scheduleSave(run, 0);
   }
 
   private async build(run: LabRun, port: RunPort, plan?: ReplayPlan, checkpoint?: RunCheckpoint) {
     const listener = proxy((message: RunMessage) => {
-      // A refused worker's late messages must not touch the run its successor brings back.
-      if (run.port && run.port !== port) return;
+      // A refused or dead worker's late messages must not touch the run (or its successor).
+      if (run.port !== port) return;
       run.receive(message);
       if (message.type === 'status') this.checkpoints.follow(run);
       if (message.type === 'update' && message.points.length) this.scheduleSave(run);
@@ -577,7 +618,8 @@ export class RunManager {
       await action();
       if (run.status !== 'error') run.error = undefined;
     } catch (error) {
-      run.error = errorText(error);
+      // A dead worker's calls reject; the run already says why (lose).
+      if (run.failure === undefined) run.error = errorText(error);
       if (run.status === 'warming') run.status = 'error';
     } finally {
       run.busy = false;

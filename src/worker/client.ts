@@ -2,11 +2,14 @@
 import { wrap, type Remote } from 'comlink';
 import type { LabWorkerApi } from './protocol';
 import type { RunWorkerApi } from './run-protocol';
+import { watchWorker } from './worker-failure';
 
 /** A run worker: its API, and how to end it (after dispose(), which frees its GPU buffers). */
 export interface RunWorkerHandle {
   api: Remote<RunWorkerApi>;
   terminate(): void;
+  /** Calls `listener` once if the worker dies (worker-failure.ts); it is then ended. */
+  onFailure(listener: (reason: string) => void): void;
 }
 
 export function startLabWorker(): Remote<LabWorkerApi> {
@@ -26,5 +29,10 @@ export function startRunWorker(): RunWorkerHandle {
     type: 'module',
     name: `run-${runWorkers}`,
   });
-  return { api: wrap<RunWorkerApi>(worker), terminate: () => worker.terminate() };
+  const watch = watchWorker(worker);
+  return {
+    api: wrap<RunWorkerApi>(worker),
+    terminate: () => worker.terminate(),
+    onFailure: (listener) => watch.onFailure(listener),
+  };
 }

@@ -58,6 +58,8 @@ function fakeWorker(options: WorkerOptions) {
   let env = false;
   let listener: ((message: RunMessage) => void) | undefined;
   const send = (message: RunMessage) => listener?.(message);
+  const failures: ((reason: string) => void)[] = [];
+  const die = (reason: string) => failures.splice(0).forEach((l) => l(reason));
   const port: RunPort = {
     api: {
       async createRun(spec, onMessage, replay, checkpoint) {
@@ -108,8 +110,9 @@ function fakeWorker(options: WorkerOptions) {
       },
     },
     terminate: () => calls.push('terminate'),
+    onFailure: (listener) => failures.push(listener),
   };
-  return { port, calls, at, received, send };
+  return { port, calls, at, received, send, die };
 }
 
 /** An in-memory CheckpointStorePort that logs each operation. */
@@ -574,6 +577,26 @@ describe('RunManager: resuming from checkpoints', () => {
       'createRun replay 5',
       'createRun replay 5',
     ]);
+  });
+});
+
+describe('RunManager: a run whose worker died', () => {
+  it('offers to resume from its last checkpoint, and does', async () => {
+    const checkpoints = memoryCheckpoints({ 'run-2': checkpointAt(3) });
+    const { manager, workers } = await setUp({ checkpoints, stored: [storedLm] });
+    const run = manager.get('run-2')!;
+    await manager.step(run); // resumes from update 3, replays to 5
+    expect(workers[0]!.calls[0]).toBe('createRun replay 5 from 3');
+    workers[0]!.die('Uncaught Error: device lost');
+    expect(run.status).toBe('error');
+    expect(run.error).toBe(
+      'Its worker stopped (Uncaught Error: device lost). Its 5 updates are kept; Resume brings ' +
+        'it back: it resumes from its checkpoint at update 3, then replays 2 updates.',
+    );
+    await settle();
+    await manager.start(run);
+    expect(workers[1]!.calls.slice(0, 2)).toEqual(['createRun replay 5 from 3', 'start']);
+    expect(run.status).toBe('running');
   });
 });
 

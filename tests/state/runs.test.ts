@@ -14,8 +14,13 @@ import { TrainingSlots } from '../../src/state/training-slots';
 import { checkRunSpec, runCatalog } from '../../src/worker/run-spec';
 
 /** A run worker stand-in: records calls, answers like run-host.ts, lets the test push messages. */
-function fakeWorker(options: { refuse?: string; disposeThrows?: boolean } = {}) {
+function fakeWorker(
+  options: { refuse?: string; disposeThrows?: boolean; pauseHangs?: boolean } = {},
+) {
   const calls: string[] = [];
+  const failures: ((reason: string) => void)[] = [];
+  /** The worker dies, as its 'error' event reports it (src/worker/worker-failure.ts). */
+  const die = (reason: string) => failures.splice(0).forEach((listener) => listener(reason));
   let listener: ((message: RunMessage) => void) | undefined;
   const send = (message: RunMessage) => listener?.(message);
   const received: { turns?: TrainingTurns } = {};
@@ -36,6 +41,8 @@ function fakeWorker(options: { refuse?: string; disposeThrows?: boolean } = {}) 
       },
       async pause() {
         calls.push('pause');
+        // A dead worker never answers.
+        if (options.pauseHangs) return new Promise<void>(() => {});
         send({ type: 'status', status: 'paused' });
       },
       async step() {
@@ -66,8 +73,9 @@ function fakeWorker(options: { refuse?: string; disposeThrows?: boolean } = {}) 
       },
     },
     terminate: () => calls.push('terminate'),
+    onFailure: (listener) => failures.push(listener),
   };
-  return { port, calls, send, received };
+  return { port, calls, send, received, die };
 }
 
 const catalog: RunCatalog = {
@@ -207,6 +215,56 @@ describe('RunManager', () => {
     expect(run.rewardModel).toEqual({ done: 30, total: 30, report });
     await manager.reset(run);
     expect(run.rewardModel).toBeUndefined();
+  });
+
+  it('marks a run failed when its worker dies, keeps its data, and resumes it in a new worker', async () => {
+    const { manager, workers } = setUp({ pauseHangs: true });
+    const run = await manager.create(spec);
+    await manager.start(run);
+    workers[0]!.send({
+      type: 'update',
+      points: [1, 2, 3].map((step) => ({ step, metrics: { 'charts/episodic_return': -step } })),
+      events: [],
+      config: spec.config,
+    });
+    expect(run.status).toBe('running');
+    // Pause waits on a worker that will never answer; then the worker's error event comes.
+    const pausing = manager.pause(run);
+    expect(run.busy).toBe(true);
+    workers[0]!.die('Uncaught RangeError: out of memory');
+    await pausing; // settles: the pending call was rejected
+    expect(run.busy).toBe(false);
+    expect(run.status).toBe('error');
+    expect(run.failure).toBe('Uncaught RangeError: out of memory');
+    expect(run.error).toBe(
+      'Its worker stopped (Uncaught RangeError: out of memory). Its 3 updates are kept; Resume ' +
+        'brings it back: it replays its 3 updates.',
+    );
+    expect(run.port).toBeUndefined();
+    expect(workers[0]!.calls.at(-1)).toBe('terminate');
+    expect(run.series['charts/episodic_return']).toEqual({ x: [1, 2, 3], y: [-1, -2, -3] });
+    // A late message from the dead worker changes nothing.
+    workers[0]!.send({ type: 'status', status: 'running' });
+    expect(run.status).toBe('error');
+
+    await manager.start(run);
+    expect(workers).toHaveLength(2);
+    expect(workers[1]!.calls.slice(0, 2)).toEqual([
+      'createRun replay {"steps":3,"changes":[]}',
+      'start',
+    ]);
+    expect(run.status).toBe('running');
+    expect(run.failure).toBeUndefined();
+    expect(run.error).toBeUndefined();
+  });
+
+  it('rejects a call made to a worker that died before it', async () => {
+    const { manager, workers } = setUp();
+    const run = await manager.create(spec);
+    const port = run.port!;
+    workers[0]!.die('its script failed to load or it crashed');
+    await expect(port.api.pause()).rejects.toThrow(/Its worker stopped \(its script failed/);
+    expect(workers[0]!.calls).not.toContain('pause');
   });
 
   it("shows the worker's note on the run's set-up", async () => {
