@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/train';
 import { parseLabRun } from '../../src/compare/run-json';
+import { runFromJson } from '../../src/state/run-files';
 import type { Trainer } from '../../src/rl/trainer';
 import { runCatalog } from '../../src/worker/run-spec';
 
@@ -149,5 +150,7 @@ describe('npm run train: the run file on every ending', () => {
     expect(imported).toMatchObject({ algorithm: 'q-learning', task: 'cliffwalking', seed: 0 });
     expect(imported.cli?.summary).toMatchObject({ updates: 20 });
     expect('status' in (imported.cli?.summary ?? {})).toBe(false);
+    // And the lab's own import of a file (the one its Import button uses) takes it too.
+    expect(runFromJson(readFileSync(out, 'utf8'), runCatalog()).spec.algo).toBe('q-learning');
   });
 });

@@ -27,7 +27,11 @@ describe('chooseVulkanDriver', () => {
   });
 
   it('falls back to SwiftShader where only software drivers exist (lavapipe, or none)', () => {
-    for (const files of [{}, { '/usr/share/vulkan/icd.d': ['lvp_icd.x86_64.json'] }]) {
+    const machines: Record<string, string[]>[] = [
+      {},
+      { '/usr/share/vulkan/icd.d': ['lvp_icd.x86_64.json'] },
+    ];
+    for (const files of machines) {
       const choice = machine(files);
       expect(choice.icd).toBe(SWIFTSHADER);
       expect(choice.message).toContain('SwiftShader, a software driver');
@@ -50,7 +54,7 @@ describe('chooseVulkanDriver', () => {
     expect(icdFolders({ XDG_DATA_DIRS: '/opt/share/' })).toContain('/opt/share/vulkan/icd.d');
   });
 
-  it('here: the choice this machine gets is one of the three', () => {
+  it("reads this machine's own folders without failing", () => {
     expect(chooseVulkanDriver().message).toMatch(/^vulkan: /);
   });
 });
