@@ -1,4 +1,5 @@
 /** The CLIs' flag parser: bare and empty values, switches, ranges, choices, prototype names. */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CliArgs, FlagError } from '../../src/cli/args';
 
@@ -74,6 +75,35 @@ describe('CliArgs', () => {
     const run = () => read(new CliArgs(argv));
     expect(run).toThrow(FlagError);
     expect(run).toThrow(message);
+  });
+
+  it('on any argument text: a FlagError or values within their ranges, never another error', () => {
+    const value = fc.oneof(
+      fc.string({ maxLength: 8 }),
+      fc.constantFrom('__proto__', 'constructor', '-1', '1.5', '1e400', 'NaN', '', ' 7 ', '0x1f'),
+    );
+    const arg = fc.oneof(
+      fc.string({ maxLength: 12 }),
+      fc
+        .tuple(fc.constantFrom('n', 'x', 'out', '__proto__', 'to-string'), fc.option(value))
+        .map(([name, v]) => (v === null ? `--${name}` : `--${name}=${v}`)),
+    );
+    fc.assert(
+      fc.property(fc.array(arg, { maxLength: 5 }), (argv) => {
+        try {
+          const args = new CliArgs(argv);
+          const n = args.int('n', 1, { min: 1, max: 100 });
+          const x = args.real('x', 0.5, { min: 0, max: 1, minOpen: true });
+          const out = args.optional('out');
+          expect(Number.isInteger(n) && n >= 1 && n <= 100).toBe(true);
+          expect(x > 0 && x <= 1).toBe(true);
+          expect(out === undefined || out.length > 0).toBe(true);
+        } catch (error) {
+          expect(error, String(error)).toBeInstanceOf(FlagError);
+        }
+      }),
+      { numRuns: 3000, seed: 29 },
+    );
   });
 
   it('gives spec-generated options bare switches as "true"', () => {
