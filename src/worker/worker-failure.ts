@@ -79,7 +79,8 @@ export function guardApi<T extends object>(api: T, failure: WorkerFailure): T {
       if (typeof member !== 'function') return member;
       return (...args: unknown[]) => {
         if (failure.error) return Promise.reject(failure.error);
-        const call = (member as (...a: unknown[]) => unknown).apply(target, args);
+        // Reflect.apply, not member.apply: on a comlink proxy, `.apply` would be a remote name.
+        const call = Reflect.apply(member as (...a: unknown[]) => unknown, target, args) as unknown;
         return Promise.race([failure.failed, call]);
       };
     },

@@ -64,4 +64,21 @@ describe('guardApi', () => {
     // Not a thenable: awaiting the proxy itself does not call through.
     expect(await Promise.resolve(guarded)).toBe(guarded);
   });
+
+  it('calls a comlink-style proxy through its apply trap, where .apply is just another name', async () => {
+    // comlink's Remote answers every property (even `apply`) with a proxy for that remote name.
+    const called: string[] = [];
+    const remote = (path: string[]): unknown =>
+      new Proxy(() => {}, {
+        get: (_, key) => (key === 'then' ? undefined : remote([...path, String(key)])),
+        apply: (_, _this, args: unknown[]) => {
+          called.push(`${path.join('.')}(${args.length})`);
+          return Promise.resolve(path.join('.'));
+        },
+      });
+    const api = remote([]) as { createRun(a: unknown, b: unknown): Promise<string> };
+    const guarded = guardApi(api, new WorkerFailure());
+    expect(await guarded.createRun(1, () => {})).toBe('createRun');
+    expect(called).toEqual(['createRun(2)']);
+  });
 });
