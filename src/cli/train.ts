@@ -18,8 +18,9 @@
  * and a metrics line every --log-every updates; --out writes a run file the lab can import, with
  * the task options, curriculum and reward-model settings of a language-model run. --out is checked
  * before training, and the file is written atomically every --save-every seconds and on every
- * ending: done (exit 0), unhealthy (exit 1), an error (rethrown), Ctrl-C (exit 130). Flags are read
- * and checked first (cli/train-flags.ts), with the ranges the lab's run-file import uses.
+ * ending: done (exit 0), unhealthy (exit 1), an error (rethrown), Ctrl-C (exit 130) or SIGTERM
+ * (143). Flags are read and checked first (cli/train-flags.ts), with the ranges the lab's
+ * run-file import uses.
  * --retained=<task> keeps a second task (src/rl/retained-task.ts: --ptx-coef trains on its
  * demonstrations, --retained-eval-prompts reports its greedy success); its options are
  * --retained-<option> flags of that task's spec (e.g. --retained=multiply --retained-max-digits=2).
@@ -127,14 +128,16 @@ async function train(flags: TrainFlags, run: PreparedRun): Promise<number> {
   const series = new MetricSeries();
   const started = performance.now();
   let lastSave = started;
-  let interrupted = false;
+  let interrupted: NodeJS.Signals | undefined;
   // The first Ctrl-C ends the run after this update and keeps it; the handler is gone after it,
   // so a second one quits at once as usual.
-  const onInterrupt = () => {
-    interrupted = true;
-    console.log('\ninterrupted: ending after this update and writing the run file');
+  // SIGTERM (a scheduler's or `kill`'s stop) is kept the same way.
+  const onInterrupt = (signal: NodeJS.Signals) => {
+    interrupted = signal;
+    console.log(`\ninterrupted (${signal}): ending after this update and writing the run file`);
   };
   process.once('SIGINT', onInterrupt);
+  process.once('SIGTERM', onInterrupt);
   let ending: Ending = { status: 'done' };
   let failure: unknown;
   const save = (summary: Record<string, number | string>) => {
@@ -155,7 +158,8 @@ async function train(flags: TrainFlags, run: PreparedRun): Promise<number> {
         break;
       }
       if (interrupted) {
-        ending = { status: 'interrupted', reason: `interrupted after update ${u} of ${updates}` };
+        const reason = `${interrupted} after update ${u} of ${updates}`;
+        ending = { status: 'interrupted', reason };
         break;
       }
       if (flags.out && u < updates && performance.now() - lastSave >= flags.saveEvery * 1000) {
@@ -173,6 +177,7 @@ async function train(flags: TrainFlags, run: PreparedRun): Promise<number> {
     ending = { status: 'error', reason: messageOf(error).slice(0, 1000) };
   } finally {
     process.off('SIGINT', onInterrupt);
+    process.off('SIGTERM', onInterrupt);
   }
   const seconds = (performance.now() - started) / 1000;
   const summary = {
@@ -191,7 +196,10 @@ async function train(flags: TrainFlags, run: PreparedRun): Promise<number> {
     warnIfLabRefuses(flags.out, text);
   }
   if (failure !== undefined) throw failure;
-  return ending.status === 'done' ? 0 : ending.status === 'interrupted' ? 130 : 1;
+  if (ending.status === 'done') return 0;
+  // The shell's codes for a process ended by SIGINT (128 + 2) and SIGTERM (128 + 15).
+  if (ending.status === 'interrupted') return interrupted === 'SIGTERM' ? 143 : 130;
+  return 1;
 }
 
 function runFileText(
