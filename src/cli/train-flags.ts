@@ -28,7 +28,9 @@ import {
   type EnvName,
   type LmAlgorithm,
 } from '../rl/registry';
+import { checkRetained, type RetainedConfig } from '../rl/retained-task';
 import {
+  checkRewardModelWeight,
   DEFAULT_REWARD_MODEL_CONFIG,
   REWARD_MODEL_CONFIG_SPEC,
   type RewardModelConfig,
@@ -121,6 +123,14 @@ export function readTrainFlags(argv: readonly string[]): TrainFlags {
   }
   const lm = lmFlags(args, algo);
   args.checkAllUsed();
+  // The algorithm's own rules that need no model, now rather than after the warm-up: a reward
+  // weight with no reward model, ptx or retained evaluation with no retained task.
+  if (!rewardModel && 'rewardModelWeight' in config) {
+    checkRewardModelWeight(config as { rewardModelWeight: number }, undefined, name);
+  }
+  if (!lm.retained && 'ptxCoef' in config) {
+    checkRetained(config as unknown as RetainedConfig, undefined, 0, name);
+  }
   return { ...common, run: { family: 'lm', ...lm, ...(rewardModel ? { rewardModel } : {}) } };
 }
 

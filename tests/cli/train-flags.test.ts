@@ -89,6 +89,21 @@ describe('readTrainFlags', () => {
     expect(() => readTrainFlags(argv)).toThrow(message);
   });
 
+  it.each<[string, string, string]>([
+    [
+      'a reward weight without a reward model',
+      '--reward-model-weight=0.5',
+      'grpo: rewardModelWeight must be 0 in a run without a reward model',
+    ],
+    [
+      'ptx without a retained task',
+      '--ptx-coef=1',
+      'grpo: ptxCoef needs a retained task in the run',
+    ],
+  ])('refuses %s before the warm-up', (_what, bad, message) => {
+    expect(() => readTrainFlags([...LM, bad])).toThrow(message);
+  });
+
   it('reads a run the lab can import: the seed, updates and warm-up within its ranges', () => {
     const flags = readTrainFlags([
       ...LM,
