@@ -62,7 +62,8 @@ export function buildModel(
 
 /** Metadata the importer gives back: every key that is not one of the reserved ones. */
 export function freeMetadata(props: { key: string; value: string }[]): Record<string, string> {
-  const meta: Record<string, string> = {};
-  for (const { key, value } of props) if (!RESERVED_KEYS.includes(key)) meta[key] = value;
-  return meta;
+  // fromEntries defines own properties: a key "__proto__" stays a key, not the object's prototype.
+  return Object.fromEntries(
+    props.filter(({ key }) => !RESERVED_KEYS.includes(key)).map(({ key, value }) => [key, value]),
+  );
 }

@@ -12,6 +12,17 @@ import {
 } from '../../src/models/checkpoint';
 import { crc32 } from '../../src/models/checksum';
 import { CharTokenizer } from '../../src/models/tokenizer';
+import {
+  answer,
+  flipBit,
+  nested,
+  objectPaths,
+  ODD_VALUES,
+  PROTOTYPE_KEYS,
+  prototypeSnapshot,
+  withKey,
+  withRawValue,
+} from '../support/fuzz';
 
 const ascii = (s: string): Uint8Array => new TextEncoder().encode(s);
 
@@ -555,5 +566,55 @@ describe('encodeCheckpoint input checks', () => {
     const e = errorOf(() => encodeCheckpoint(make()));
     expect(e.field).toBe(field);
     expect(e.message).toMatch(message);
+  });
+});
+
+describe('checkpoint files under fuzzing (refused or read, in bounded time and memory)', () => {
+  const good = encodeCheckpoint(sample());
+
+  it('refuses every single-bit flip (300 random ones) and every cut', () => {
+    fc.assert(
+      fc.property(fc.nat(), fc.integer({ min: 0, max: 7 }), (pick, bit) => {
+        const flipped = flipBit(good, pick % good.length, bit);
+        expect(answer(() => decodeCheckpoint(flipped), CheckpointError).ok).toBe(false);
+        const cut = good.subarray(0, pick % good.length);
+        expect(answer(() => decodeCheckpoint(cut), CheckpointError).ok).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('prototype-named keys anywhere in the header: refused or read, never Object.prototype', () => {
+    const before = prototypeSnapshot();
+    const header = JSON.parse(headerText(good)) as unknown;
+    fc.assert(
+      fc.property(
+        fc.nat(),
+        fc.constantFrom(...PROTOTYPE_KEYS),
+        fc.constantFrom(...ODD_VALUES),
+        (pick, key, value) => {
+          const paths = objectPaths(header);
+          const file = withHeaderText(
+            good,
+            withKey(header, paths[pick % paths.length]!, key, value),
+          );
+          const outcome = answer(() => decodeCheckpoint(file), CheckpointError);
+          if (outcome.ok) expect(outcome.value.tensors).toHaveLength(sample().tensors.length);
+        },
+      ),
+      { numRuns: 300 },
+    );
+    expect(prototypeSnapshot()).toBe(before);
+  });
+
+  it('refuses a header nesting bomb before parsing it, and a size bomb before reading it', () => {
+    const header = JSON.parse(headerText(good)) as Record<string, unknown>;
+    const deep = withHeaderText(good, withRawValue(header, ['meta'], nested(2_000_000, 'object')));
+    const outcome = answer(() => decodeCheckpoint(deep), CheckpointError, { ms: 200, mb: 16 });
+    expect(outcome.ok || outcome.error.message).toMatch(/nests deeper than 64/);
+    // A preamble that declares a 4 GB header: refused from the framing, nothing allocated.
+    const huge = good.slice();
+    new DataView(huge.buffer).setUint32(12, 0xffffffff, true);
+    expect(answer(() => decodeCheckpoint(huge), CheckpointError, { ms: 50, mb: 4 }).ok).toBe(false);
   });
 });

@@ -20,6 +20,14 @@ import { OnnxError } from '../../src/onnx/onnx-error';
 import { DataType, decodeModel, encodeModel, type ModelProto } from '../../src/onnx/onnx-proto';
 import { nodeOrtOptions } from '../../src/onnx/ort-node';
 import { loadOrt } from '../../src/onnx/ort-reference';
+import {
+  answer,
+  nested,
+  ODD_VALUES,
+  PROTOTYPE_KEYS,
+  prototypeSnapshot,
+  withKey,
+} from '../support/fuzz';
 import { seededRandom } from '../support/random';
 import { randomParams, transformerModel, warmUpOrt } from './helpers';
 
@@ -400,6 +408,54 @@ describe('the checksum of an export', () => {
         ),
       });
     }
+  });
+});
+
+describe('ONNX files under fuzzing (refused or read, in bounded time and memory)', () => {
+  it('prototype-named keys in the config and tokenizer JSON: refused or read, never a crash', () => {
+    const before = prototypeSnapshot();
+    const entries = { config: JSON.parse(JSON.stringify(config)), tokenizer: model.tokenizer };
+    fc.assert(
+      fc.property(
+        fc.constantFrom('config' as const, 'tokenizer' as const),
+        fc.constantFrom(...PROTOTYPE_KEYS),
+        fc.constantFrom(...ODD_VALUES),
+        (entry, key, value) => {
+          const bytes = edited((m) => setMeta(m, entry, withKey(entries[entry], [], key, value)));
+          const outcome = answer(() => importTransformerOnnx(bytes), OnnxError);
+          // Extra keys are dropped (the config is rebuilt field by field): the same model.
+          if (outcome.ok) expect(outcome.value.config).toEqual(config);
+        },
+      ),
+      { numRuns: 100 },
+    );
+    expect(prototypeSnapshot()).toBe(before);
+  });
+
+  it('metadata keys named after Object.prototype members come back as plain own keys', () => {
+    const bytes = edited((m) => {
+      for (const key of PROTOTYPE_KEYS) m.metadataProps.push({ key, value: `v-${key}` });
+    });
+    const meta = importTransformerOnnx(bytes).meta;
+    for (const key of PROTOTYPE_KEYS) {
+      expect(Object.getOwnPropertyDescriptor(meta, key)?.value).toBe(`v-${key}`);
+    }
+    expect(Object.getPrototypeOf(meta)).toBe(Object.prototype);
+  });
+
+  it('refuses a nesting bomb in its metadata before parsing it', () => {
+    const bytes = edited((m) => setMeta(m, 'config', nested(1_000_000, 'array')));
+    const outcome = answer(() => importTransformerOnnx(bytes), OnnxError, { ms: 200, mb: 32 });
+    expect(outcome.ok || outcome.error.message).toMatch(
+      /metadata_props\["config"\] nests deeper than 64/,
+    );
+  });
+
+  it('refuses a size bomb (a field that declares 2 GB) from the framing, at once', () => {
+    // After the checksum entry: field 7 (the graph), declared 2^31 − 1 bytes long.
+    const bomb = new Uint8Array([...exported.subarray(0, 34), 0x3a, 0xff, 0xff, 0xff, 0xff, 0x07]);
+    const outcome = answer(() => importOnnx(bomb), OnnxError, { ms: 50, mb: 4 });
+    expect(outcome.ok || (outcome.error as OnnxError).reason).toBe('truncated');
   });
 });
 
