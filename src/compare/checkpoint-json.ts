@@ -296,10 +296,11 @@ function readDraws(value: unknown, path: string): Record<string, number> {
   if (names.length > MAX_STREAMS) {
     throw new ImportError(path, `must name at most ${MAX_STREAMS} streams, got ${names.length}`);
   }
-  const draws: Record<string, number> = {};
-  for (const name of names) {
-    expectString(name, path, IMPORT_LIMITS.maxNameLength);
-    draws[name] = expectInt(json[name], child(path, name), 0, Number.MAX_SAFE_INTEGER);
-  }
-  return draws;
+  // fromEntries: a stream named "__proto__" stays a name (the worker refuses names it lacks).
+  return Object.fromEntries(
+    names.map((name) => {
+      expectString(name, path, IMPORT_LIMITS.maxNameLength);
+      return [name, expectInt(json[name], child(path, name), 0, Number.MAX_SAFE_INTEGER)];
+    }),
+  );
 }

@@ -340,3 +340,16 @@ describe('a damaged checkpoint is refused with its path', () => {
     expect((error as ImportError).problem).toContain(message);
   });
 });
+
+describe('checkpoint random streams with prototype-named names', () => {
+  it('keeps each as a name of its own, for the worker to refuse', () => {
+    for (const name of ['__proto__', 'constructor', 'toString']) {
+      const file = JSON.parse(fileWith(small(), 2, defaultsOf('grpo'))) as Json;
+      const random = obj(obj(obj(file.checkpoint).trainer).random);
+      Object.defineProperty(random, name, { value: 5, enumerable: true });
+      const back = parseLabRun(JSON.stringify(file), catalog).checkpoint!;
+      expect(Object.getOwnPropertyDescriptor(back.trainer.random, name)?.value).toBe(5);
+      expect(Object.keys(back.trainer.random)).toEqual(['prompts', 'sampler', name]);
+    }
+  });
+});
