@@ -7,8 +7,10 @@
 //   out[0]       = loss = Σ_r rowScale[r]·partials[r, 0]
 //   out[k − 1]   = Σ_r partials[r, k] / Σ m   for k ≥ 2 (0 when the mask is empty)
 // Modes (uniform `mode`): 0 token-mean (1/Σm); 1 seq-mean-token-mean (1/(non-empty rows · Σ_t m),
-// rows with an empty mask get 0); 2 a constant divisor (seq-mean-token-sum: B;
-// seq-mean-token-sum-norm: lossScaleFactor; dr-grpo: B·maxCompletionLength). An all-zero mask
+// rows with an empty mask get 0); 2 a constant divisor for every row (seq-mean-token-sum counting
+// every row: B; seq-mean-token-sum-norm likewise: B·lossScaleFactor; dr-grpo: B·maxCompletionLength);
+// 3 per non-empty row: 1/(non-empty rows · divisor), empty rows get 0 (the seq-mean-token-sum modes
+// with empty rows excluded, verl's definition: divisor 1 or lossScaleFactor). An all-zero mask
 // gives 0 everywhere. f32 accumulation.
 // The wrapper prepends kernels/lib/workgroup_reduce.wgsl (workgroup_sum).
 
@@ -54,6 +56,8 @@ fn main(@builtin(local_invocation_index) lid: u32) {
         s = 1.0 / tokens;
       } else if (params.mode == 1u) {
         s = select(0.0, 1.0 / (non_empty * n), n > 0.0);
+      } else if (params.mode == 3u) {
+        s = select(0.0, 1.0 / (non_empty * params.divisor), n > 0.0);
       } else {
         s = 1.0 / params.divisor;
       }

@@ -1,26 +1,34 @@
 /**
  * Loss aggregation: per-token losses (B, T) + a 0/1 mask (B, T) → one scalar; the CPU reference
- * for kernels/loss_aggregation_{rows,reduce,scale}.wgsl. Follows verl's
- * `agg_loss(loss_agg_mode=…)` and TRL's `loss_type`; with ℓ the token loss, m the mask, B = rows,
- * T = cols:
+ * for kernels/loss_aggregation_{rows,reduce,scale}.wgsl. Follows verl v0.9.0's
+ * `agg_loss(loss_agg_mode=…)` and TRL v1.9.0's `loss_type` (src/ops/flavor-releases.ts); with ℓ
+ * the token loss, m the mask, B = rows, T = cols, R = the rows that count (below):
  *
  *   token-mean               Σ m·ℓ / Σ m                          verl 'token-mean'; TRL 'bnpo',
  *                                                                 'dapo' (within one process)
  *   seq-mean-token-mean      mean over rows with Σ_t m > 0 of     verl 'seq-mean-token-mean';
  *                            Σ_t m·ℓ / Σ_t m                      TRL 'grpo'
- *   seq-mean-token-sum       (1/B) Σ_b Σ_t m·ℓ                    verl
- *   seq-mean-token-sum-norm  Σ_b Σ_t m·ℓ / lossScaleFactor        verl
+ *   seq-mean-token-sum       (1/R) Σ_b Σ_t m·ℓ                    verl
+ *   seq-mean-token-sum-norm  Σ_b Σ_t m·ℓ / (R · lossScaleFactor)  verl (Dr. GRPO with the
+ *                                                                 longest response as factor)
  *   dr-grpo                  Σ m·ℓ / (B · maxCompletionLength)    TRL 'dr_grpo'
  *
  * Rows whose mask is all zero: seq-mean-token-mean leaves them out of the mean (verl's 0/0 row
  * mean would be NaN; TRL's 'grpo' clamps Σ_t m at 1 and so averages them in as 0 over all B rows —
- * the two agree whenever every row has a token); the other modes count them in B, where they add
- * 0 to the sum. An all-zero mask gives loss 0, weights 0 and `emptyMask: true` in every mode,
- * never NaN.
+ * the two agree whenever every row has a token). For the two seq-mean-token-sum modes R is set by
+ * `emptyRows`: 'exclude' (the verl flavor, verl's agg_loss since February 2026 / v0.7.1 when it
+ * counts the rows itself) leaves them out of R; 'count' (the trl and openrlhf flavors, and older
+ * verl) counts all B rows. dr-grpo always divides by B, as TRL does. An all-zero mask gives loss 0,
+ * weights 0 and `emptyMask: true` in every mode, never NaN.
+ *
+ * Changed in verl v0.7.1 (February 2026): seq-mean-token-sum-norm was Σ m·ℓ / lossScaleFactor,
+ * with no division by the rows; it now divides by R as well, as here. verl's trainer passes the
+ * mini-batch's row count as the global batch size, which counts every row ('count').
  *
  * Every mode is linear in ℓ, so the loss is Σ w·ℓ with `weights` w = ∂loss/∂ℓ; the GPU kernel
  * and the policy / value losses use these weights to backpropagate through the aggregation.
  */
+import { resolveFlavor, type FlavorOption } from './flavor';
 import {
   checkBinary,
   checkFinite,
@@ -41,7 +49,17 @@ export const LOSS_AGG_MODES = [
 ] as const;
 export type LossAggMode = (typeof LOSS_AGG_MODES)[number];
 
-export interface LossAggOptions {
+/** Whether rows without a trained token count in R (the seq-mean-token-sum modes). */
+export const EMPTY_ROW_MODES = ['exclude', 'count'] as const;
+export type EmptyRows = (typeof EMPTY_ROW_MODES)[number];
+
+const EMPTY_ROW_DEFAULTS = {
+  verl: { emptyRows: 'exclude' },
+  trl: { emptyRows: 'count' },
+  openrlhf: { emptyRows: 'count' },
+} as const satisfies Record<string, { emptyRows: EmptyRows }>;
+
+export interface LossAggOptions extends FlavorOption {
   /**
    * verl: loss_agg_mode ('token-mean' | 'seq-mean-token-mean' | 'seq-mean-token-sum' |
    * 'seq-mean-token-sum-norm'); TRL: loss_type ('grpo' = 'seq-mean-token-mean', 'bnpo' / 'dapo' =
@@ -49,8 +67,8 @@ export interface LossAggOptions {
    */
   mode: LossAggMode;
   /**
-   * verl: loss_scale_factor — the divisor of 'seq-mean-token-sum-norm' (a constant, so the loss
-   * scale does not depend on response lengths). Finite, > 0. Default T (= cols). Other modes
+   * verl: loss_scale_factor — 'seq-mean-token-sum-norm' divides by R · this (a constant, so the
+   * loss scale does not depend on response lengths). Finite, > 0. Default T (= cols). Other modes
    * ignore it.
    */
   lossScaleFactor?: number;
@@ -59,6 +77,11 @@ export interface LossAggOptions {
    * Other modes ignore it.
    */
   maxCompletionLength?: number;
+  /**
+   * 'exclude' | 'count': whether rows with an empty mask count in R for 'seq-mean-token-sum' and
+   * 'seq-mean-token-sum-norm'. Default by flavor: verl 'exclude', trl and openrlhf 'count'.
+   */
+  emptyRows?: EmptyRows;
 }
 
 export interface AggregatedLoss {
@@ -75,12 +98,24 @@ export interface AggregatedLoss {
 /** Option checks shared by the CPU reference, the GPU wrapper and the ops that aggregate. */
 export function checkLossAggOptions(op: string, options: LossAggOptions): void {
   checkOneOf<string>(op, 'mode', options.mode, LOSS_AGG_MODES);
+  if (options.emptyRows !== undefined) {
+    checkOneOf<string>(op, 'emptyRows', options.emptyRows, EMPTY_ROW_MODES);
+  }
+  resolveEmptyRows(op, options);
   if (options.lossScaleFactor !== undefined) {
     checkRange(op, 'lossScaleFactor', options.lossScaleFactor, 0, Infinity, { min: true });
   }
   if (options.maxCompletionLength !== undefined) {
     checkInt(op, 'maxCompletionLength', options.maxCompletionLength, 1, 2 ** 31 - 1);
   }
+}
+
+/** The emptyRows in force: the explicit option, else the flavor's default (verl: 'exclude'). */
+export function resolveEmptyRows(op: string, options: LossAggOptions): EmptyRows {
+  return resolveFlavor(op, EMPTY_ROW_DEFAULTS, {
+    flavor: options.flavor,
+    emptyRows: options.emptyRows,
+  }).emptyRows;
 }
 
 /**
@@ -120,6 +155,9 @@ export function aggregationRowScales(
     if (rowTokens[r]! > 0) nonEmptyRows++;
   }
   if (tokens === 0) return scale;
+  // R of the seq-mean-token-sum modes; an excluded row gets scale 0 (its weights are 0 anyway).
+  const exclude = resolveEmptyRows(OP, options) === 'exclude';
+  const counted = exclude ? nonEmptyRows : rows;
   for (let r = 0; r < rows; r++) {
     const n = rowTokens[r]!;
     switch (options.mode) {
@@ -130,10 +168,10 @@ export function aggregationRowScales(
         scale[r] = n > 0 ? 1 / (nonEmptyRows * n) : 0;
         break;
       case 'seq-mean-token-sum':
-        scale[r] = 1 / rows;
+        scale[r] = n > 0 || !exclude ? 1 / counted : 0;
         break;
       case 'seq-mean-token-sum-norm':
-        scale[r] = 1 / (options.lossScaleFactor ?? cols);
+        scale[r] = n > 0 || !exclude ? 1 / (counted * (options.lossScaleFactor ?? cols)) : 0;
         break;
       case 'dr-grpo':
         scale[r] = 1 / (rows * (options.maxCompletionLength ?? cols));

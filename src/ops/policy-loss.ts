@@ -368,6 +368,8 @@ export function policyLoss(
     mode: o.aggregation,
     lossScaleFactor: o.lossScaleFactor,
     maxCompletionLength: o.maxCompletionLength,
+    // Which rows count in R of the seq-mean-token-sum modes follows the loss's flavor.
+    flavor: o.flavor,
   };
   const scale = aggregationRowScales(rowTokens, rows, cols, aggregation);
   const tokenLoss = new Float32Array(n);

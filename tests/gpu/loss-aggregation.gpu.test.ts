@@ -35,7 +35,7 @@ describe.skipIf(!gpu)('loss aggregation kernels vs CPU reference', () => {
       'token-mean': 10 / 4,
       'seq-mean-token-mean': (2 + 4) / 2,
       'seq-mean-token-sum': (6 + 4) / 2,
-      'seq-mean-token-sum-norm': 10 / 3,
+      'seq-mean-token-sum-norm': 10 / (2 * 3),
       'dr-grpo': 10 / (2 * 3),
     };
     for (const mode of LOSS_AGG_MODES) {
@@ -56,6 +56,8 @@ describe.skipIf(!gpu)('loss aggregation kernels vs CPU reference', () => {
         mode,
         lossScaleFactor: trial % 2 ? 37.5 : undefined,
         maxCompletionLength: trial % 3 ? cols + 7 : undefined,
+        // Both row counts of the seq-mean-token-sum modes (kernel modes 3 and 2).
+        emptyRows: trial % 4 < 2 ? 'exclude' : 'count',
       };
       const tokenLoss = randomLogits(rows * cols, 3, trial);
       const mask = raggedMask(rows, cols, trial + 100);
@@ -68,6 +70,25 @@ describe.skipIf(!gpu)('loss aggregation kernels vs CPU reference', () => {
       expect(maxAbsDiff(out.weights, cpu.weights), label).toBeLessThanOrEqual(1e-6 * scale);
       expect(out.tokens, label).toBe(cpu.tokens);
       expect(out.emptyMask, label).toBe(cpu.emptyMask);
+    }
+  });
+
+  it('leaves empty rows out of R for verl and counts them for the other flavors, as the CPU does', async () => {
+    // Rows [1, 2, 3], [4, ·, ·], [·, ·, ·]: row sums 6, 4, 0; R = 2 (exclude) or 3 (count).
+    const tokenLoss = new Float32Array([1, 2, 3, 4, 100, 100, 7, 7, 7]);
+    const mask = new Float32Array([1, 1, 1, 1, 0, 0, 0, 0, 0]);
+    const cases: [LossAggOptions, number][] = [
+      [{ mode: 'seq-mean-token-sum' }, 10 / 2],
+      [{ mode: 'seq-mean-token-sum', flavor: 'trl' }, 10 / 3],
+      [{ mode: 'seq-mean-token-sum-norm' }, 10 / (2 * 3)],
+      [{ mode: 'seq-mean-token-sum-norm', emptyRows: 'count', lossScaleFactor: 5 }, 10 / (3 * 5)],
+    ];
+    for (const [options, loss] of cases) {
+      const out = await aggregateLossGpu(device, tokenLoss, mask, 3, 3, options);
+      const cpu = aggregateLoss(tokenLoss, mask, 3, 3, options);
+      expect(out.loss, JSON.stringify(options)).toBeCloseTo(loss, 5);
+      expect(cpu.loss, JSON.stringify(options)).toBeCloseTo(loss, 12);
+      expect(maxAbsDiff(out.weights, cpu.weights), JSON.stringify(options)).toBeLessThan(1e-7);
     }
   });
 

@@ -90,13 +90,13 @@ describe('the length bias: per-token weights of a 4-token and a 16-token respons
   //   token-mean               1/Σm = 1/20 for every token; responses count 4/20 and 16/20
   //   seq-mean-token-mean      1/(B·n_b): 1/(2·4) = 1/8 and 1/(2·16) = 1/32; each response 1/2
   //   seq-mean-token-sum       1/B = 1/2 for every token; responses 2 and 8
-  //   seq-mean-token-sum-norm  1/T = 1/16; responses 4/16 and 16/16
+  //   seq-mean-token-sum-norm  1/(B·T) = 1/32 (verl since v0.7.1): Dr. GRPO; responses 4/32 and 16/32
   //   dr-grpo                  1/(B·L_max) = 1/(2·16) = 1/32; responses 4/32 and 16/32
   it.each([
     ['token-mean', 1 / 20, 1 / 20, 0.2, 0.8],
     ['seq-mean-token-mean', 1 / 8, 1 / 32, 0.5, 0.5],
     ['seq-mean-token-sum', 1 / 2, 1 / 2, 2, 8],
-    ['seq-mean-token-sum-norm', 1 / 16, 1 / 16, 0.25, 1],
+    ['seq-mean-token-sum-norm', 1 / 32, 1 / 32, 0.125, 0.5],
     ['dr-grpo', 1 / 32, 1 / 32, 0.125, 0.5],
   ] as const)('%s: %f and %f per token', (mode, short, long, shortTotal, longTotal) => {
     const w = tokenWeights(mode, [4, 16]);
@@ -108,12 +108,12 @@ describe('the length bias: per-token weights of a 4-token and a 16-token respons
   });
 
   it('the constant modes divide by the width: T = 32 halves dr-grpo and sum-norm', () => {
-    // dr-grpo 1/(2·32) = 1/64; seq-mean-token-sum-norm 1/32; token-mean still 1/20.
+    // dr-grpo and seq-mean-token-sum-norm 1/(2·32) = 1/64; token-mean still 1/20.
     expect(tokenWeights('dr-grpo', [4, 16], 32).perToken).toEqual([
       expect.closeTo(1 / 64, 8),
       expect.closeTo(1 / 64, 8),
     ]);
-    expect(tokenWeights('seq-mean-token-sum-norm', [4, 16], 32).perToken[0]).toBeCloseTo(1 / 32, 8);
+    expect(tokenWeights('seq-mean-token-sum-norm', [4, 16], 32).perToken[0]).toBeCloseTo(1 / 64, 8);
     expect(tokenWeights('token-mean', [4, 16], 32).perToken[1]).toBeCloseTo(1 / 20, 8);
   });
 

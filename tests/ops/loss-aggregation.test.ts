@@ -23,10 +23,11 @@ describe('aggregateLoss (CPU reference)', () => {
     ['seq-mean-token-mean', {}, 3, [1 / 6, 1 / 2]],
     // Row sums 6 and 4 averaged over B = 2 rows: 5; weights 1/2.
     ['seq-mean-token-sum', {}, 5, [1 / 2, 1 / 2]],
-    // Σ = 10 divided by the default lossScaleFactor T = 3; weights 1/3.
-    ['seq-mean-token-sum-norm', {}, 10 / 3, [1 / 3, 1 / 3]],
-    // ... or by lossScaleFactor 4: 2.5; weights 1/4.
-    ['seq-mean-token-sum-norm', { lossScaleFactor: 4 }, 2.5, [1 / 4, 1 / 4]],
+    // verl since v0.7.1: Σ = 10 divided by B · the default lossScaleFactor T = 2 · 3; weights 1/6
+    // (before, verl divided by the factor alone: 10/3).
+    ['seq-mean-token-sum-norm', {}, 10 / 6, [1 / 6, 1 / 6]],
+    // ... or by B · lossScaleFactor 4 = 8: 1.25; weights 1/8.
+    ['seq-mean-token-sum-norm', { lossScaleFactor: 4 }, 1.25, [1 / 8, 1 / 8]],
     // 10 / (B · T) = 10 / 6; weights 1/6.
     ['dr-grpo', {}, 10 / 6, [1 / 6, 1 / 6]],
     // 10 / (B · maxCompletionLength) = 10 / (2 · 5) = 1; weights 1/10.
@@ -40,18 +41,40 @@ describe('aggregateLoss (CPU reference)', () => {
     out.weights.forEach((w, i) => expect(w).toBeCloseTo(expected[i]!, 7));
   });
 
-  it('leaves rows with an empty mask out of seq-mean-token-mean, but counts them in B elsewhere', () => {
+  it('empty rows: out of seq-mean-token-mean always, out of R for verl (counted for trl / openrlhf), in B for dr-grpo', () => {
     // Add an all-masked third row: rows [1, 2, 3], [4, ·, ·], [·, ·, ·].
     const tokenLoss = new Float32Array([1, 2, 3, 4, 100, 100, 7, 7, 7]);
     const mask = new Float32Array([1, 1, 1, 1, 0, 0, 0, 0, 0]);
+    const loss = (options: LossAggOptions) => aggregateLoss(tokenLoss, mask, 3, 3, options).loss;
     // Mean over the two non-empty rows: (2 + 4) / 2 = 3, not (2 + 4 + 0/0) / 3.
-    expect(aggregateLoss(tokenLoss, mask, 3, 3, { mode: 'seq-mean-token-mean' }).loss).toBe(3);
-    // Row sums 6, 4, 0 over B = 3: 10/3. dr-grpo: 10 / (3 · 3).
-    expect(aggregateLoss(tokenLoss, mask, 3, 3, { mode: 'seq-mean-token-sum' }).loss).toBeCloseTo(
-      10 / 3,
+    expect(loss({ mode: 'seq-mean-token-mean' })).toBe(3);
+    // Row sums 6, 4, 0. verl (the default flavor) divides by the 2 rows with tokens: 5.
+    expect(loss({ mode: 'seq-mean-token-sum' })).toBeCloseTo(5, 12);
+    expect(loss({ mode: 'seq-mean-token-sum', flavor: 'verl' })).toBeCloseTo(5, 12);
+    // Counting every row (older verl; the trl and openrlhf flavors): 10 / 3.
+    expect(loss({ mode: 'seq-mean-token-sum', emptyRows: 'count' })).toBeCloseTo(10 / 3, 12);
+    expect(loss({ mode: 'seq-mean-token-sum', flavor: 'openrlhf' })).toBeCloseTo(10 / 3, 12);
+    // An explicit option wins over the flavor.
+    expect(loss({ mode: 'seq-mean-token-sum', flavor: 'trl', emptyRows: 'exclude' })).toBeCloseTo(
+      5,
       12,
     );
-    expect(aggregateLoss(tokenLoss, mask, 3, 3, { mode: 'dr-grpo' }).loss).toBeCloseTo(10 / 9, 12);
+    // seq-mean-token-sum-norm: 10 / (R · T) with R = 2 (verl) or 3 (count).
+    expect(loss({ mode: 'seq-mean-token-sum-norm' })).toBeCloseTo(10 / 6, 12);
+    expect(loss({ mode: 'seq-mean-token-sum-norm', emptyRows: 'count' })).toBeCloseTo(10 / 9, 12);
+    // dr-grpo divides by every row, as TRL does: 10 / (3 · 3).
+    expect(loss({ mode: 'dr-grpo' })).toBeCloseTo(10 / 9, 12);
+    expect(loss({ mode: 'dr-grpo', emptyRows: 'exclude' })).toBeCloseTo(10 / 9, 12);
+  });
+
+  it('rejects an unknown emptyRows or flavor, naming it', () => {
+    const bad = { mode: 'seq-mean-token-sum', emptyRows: 'some' } as unknown as LossAggOptions;
+    expect(() => aggregateLoss(TOKEN_LOSS, MASK, 2, 3, bad)).toThrow(OpInputError);
+    expect(() => aggregateLoss(TOKEN_LOSS, MASK, 2, 3, bad)).toThrow(/emptyRows/);
+    const flavor = { mode: 'token-mean', flavor: 'x' } as unknown as LossAggOptions;
+    expect(() => aggregateLoss(TOKEN_LOSS, MASK, 2, 3, flavor)).toThrow(
+      /flavor must be one of verl, trl, openrlhf/,
+    );
   });
 
   it.each(LOSS_AGG_MODES)(

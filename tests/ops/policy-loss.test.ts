@@ -240,8 +240,8 @@ describe('policyLoss (CPU reference)', () => {
       ['seq-mean-token-mean', {}, 3.75, [-1 / 4, -1 / 4, -1, 0]],
       // (3 + 6) / 2 = 4.5; weights 1/2.
       ['seq-mean-token-sum', {}, 4.5, [-1 / 2, -1 / 2, -1, 0]],
-      // 9 / lossScaleFactor 3 = 3; weights 1/3.
-      ['seq-mean-token-sum-norm', { lossScaleFactor: 3 }, 3, [-1 / 3, -1 / 3, -2 / 3, 0]],
+      // 9 / (B · lossScaleFactor 3) = 1.5; weights 1/6 (verl since v0.7.1).
+      ['seq-mean-token-sum-norm', { lossScaleFactor: 3 }, 1.5, [-1 / 6, -1 / 6, -1 / 3, 0]],
       // 9 / (B · T) = 9 / 4; weights 1/4.
       ['dr-grpo', {}, 2.25, [-1 / 4, -1 / 4, -1 / 2, 0]],
     ])('%s', (mode, extra, loss, grad) => {
@@ -525,7 +525,11 @@ describe('policyLoss (CPU reference)', () => {
             12,
           );
           expect(s.approx_kl_half_sq).toBeGreaterThanOrEqual(0);
-          const aggregated = aggregateLoss(out.tokenLoss, x.mask, rows, cols, { mode });
+          // The loss's flavor also says which empty rows count (seq-mean-token-sum modes).
+          const aggregated = aggregateLoss(out.tokenLoss, x.mask, rows, cols, {
+            mode,
+            flavor: options.flavor,
+          });
           expect(out.loss).toBeCloseTo(aggregated.loss, 4);
         }),
         { numRuns: 300 },

@@ -17,6 +17,7 @@ import {
   type LossAggOptions,
   checkAggregateLossInput,
   checkLossAggOptions,
+  resolveEmptyRows,
 } from '../../ops/loss-aggregation';
 import { checkInt } from '../../ops/validate';
 import { type CommandBatch, workgroupGrid } from '../batch';
@@ -164,15 +165,20 @@ function reduceMode(
   cols: number,
   options: LossAggOptions,
 ): { mode: number; divisor: number } {
+  // The seq-mean-token-sum modes divide by R: mode 3 counts the non-empty rows in the kernel,
+  // mode 2 takes every row (a constant).
+  const exclude = resolveEmptyRows(OP, options) === 'exclude';
   switch (options.mode) {
     case 'token-mean':
       return { mode: 0, divisor: 1 };
     case 'seq-mean-token-mean':
       return { mode: 1, divisor: 1 };
     case 'seq-mean-token-sum':
-      return { mode: 2, divisor: rows };
-    case 'seq-mean-token-sum-norm':
-      return { mode: 2, divisor: options.lossScaleFactor ?? cols };
+      return exclude ? { mode: 3, divisor: 1 } : { mode: 2, divisor: rows };
+    case 'seq-mean-token-sum-norm': {
+      const factor = options.lossScaleFactor ?? cols;
+      return exclude ? { mode: 3, divisor: factor } : { mode: 2, divisor: rows * factor };
+    }
     case 'dr-grpo':
       return { mode: 2, divisor: rows * (options.maxCompletionLength ?? cols) };
   }

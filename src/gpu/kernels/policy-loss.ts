@@ -153,6 +153,8 @@ export async function encodePolicyLoss(
     mode: o.aggregation,
     lossScaleFactor: o.lossScaleFactor,
     maxCompletionLength: o.maxCompletionLength,
+    // Which rows count in R of the seq-mean-token-sum modes follows the loss's flavor.
+    flavor: o.flavor,
   };
   await encodeLossReduce(
     gpu,
