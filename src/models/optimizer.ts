@@ -15,7 +15,7 @@ import type { ParamLayout } from './param-layout';
 
 export interface OptimizerConfig extends AdamWOptions {
   /**
-   * Clip the global gradient norm to this value (verl actor.grad_clip, TRL/HF max_grad_norm,
+   * Clip the global gradient norm to this value (verl actor.optim.clip_grad, TRL/HF max_grad_norm,
    * OpenRLHF max_norm; all default 1.0). 0 turns clipping off. ≥ 0.
    */
   maxGradNorm: number;

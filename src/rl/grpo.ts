@@ -190,7 +190,7 @@ export const GRPO_CONFIG_SPEC: ConfigSpec<GrpoConfig> = {
     max: 1e6,
     live: true,
     doc: 'Clip the global gradient norm to this (0 = no clipping)',
-    framework: 'verl: actor.grad_clip; TRL: max_grad_norm',
+    framework: 'verl: actor.optim.clip_grad; TRL: max_grad_norm',
   },
   clipLow: {
     kind: 'number',
@@ -283,7 +283,7 @@ export const GRPO_CONFIG_SPEC: ConfigSpec<GrpoConfig> = {
     max: 16,
     live: true,
     doc: 'Most generation rounds per update with dynamic sampling (then the batch is topped up)',
-    framework: 'verl: algorithm.filter_groups.max_num_gen_batches',
+    framework: 'verl: none (v0.9 ignores algorithm.filter_groups.max_num_gen_batches)',
   },
   maskTruncated: {
     kind: 'boolean',

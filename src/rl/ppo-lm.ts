@@ -132,7 +132,7 @@ export const PPO_LM_CONFIG_SPEC: ConfigSpec<PpoLmConfig> = {
     max: 1e6,
     live: true,
     doc: 'Clip the global gradient norm (0 = off)',
-    framework: 'verl: grad_clip; TRL: max_grad_norm',
+    framework: 'verl: actor.optim.clip_grad, critic.optim.clip_grad; TRL: max_grad_norm',
   },
   gamma: {
     kind: 'number',

@@ -274,7 +274,7 @@ export const PPO_CONFIG_SPEC: ConfigSpec<PpoConfig> = {
     max: 1e6,
     live: true,
     doc: 'clip the global gradient norm (actor and critic together) to this; 0 = off',
-    framework: 'CleanRL: max_grad_norm; verl: actor.grad_clip; TRL: max_grad_norm',
+    framework: 'CleanRL: max_grad_norm; verl: actor.optim.clip_grad; TRL: max_grad_norm',
   },
   targetKl: {
     kind: 'number',

@@ -25,9 +25,9 @@
  *                   = ((L_max − L_cache) − |y|) / L_cache if L_max − L_cache < |y| ≤ L_max
  *                   = −1                                 if |y| > L_max
  *
- * verl: reward_model.overlong_buffer.{enable, len = L_cache, penalty_factor} with L_max =
- * data.max_response_length; TRL: get_soft_overlong_punishment(max_completion_len,
- * soft_punish_cache).
+ * verl v0.9: reward.reward_kwargs.overlong_buffer_cfg.{enable, len = L_cache, penalty_factor}, max_resp_len
+ * = L_max, dapo reward manager (older verl: reward_model.overlong_buffer.*); TRL:
+ * get_soft_overlong_punishment(max_completion_len, soft_punish_cache).
  *
  * |y| counts generated tokens including the closing <eos> (verl's valid response length). A
  * completion that hit the token limit without <eos> is "truncated": it fails the format term,
@@ -67,16 +67,16 @@ export interface RewardConfig {
    * punished (the reward-hacking lesson). Default 'full'.
    */
   verifierMatch: VerifierMatch;
-  /** DAPO overlong shaping on/off (verl: reward_model.overlong_buffer.enable). Default false. */
+  /** DAPO overlong shaping on/off (verl: overlong_buffer_cfg.enable). Default false. */
   overlongEnable: boolean;
-  /** L_max in tokens, ≥ 1 (verl: data.max_response_length; TRL: max_completion_len). Default 64. */
+  /** L_max in tokens, ≥ 1 (verl: reward_kwargs.max_resp_len; TRL: max_completion_len). Default 64. */
   overlongMaxLength: number;
   /**
-   * L_cache in tokens, 1 ≤ L_cache ≤ L_max (verl: reward_model.overlong_buffer.len; TRL:
+   * L_cache in tokens, 1 ≤ L_cache ≤ L_max (verl: overlong_buffer_cfg.len; TRL:
    * soft_punish_cache). Default 16.
    */
   overlongBuffer: number;
-  /** Scale of the overlong term, ≥ 0 (verl: overlong_buffer.penalty_factor). Default 1. */
+  /** Scale of the overlong term, ≥ 0 (verl: overlong_buffer_cfg.penalty_factor). Default 1. */
   overlongPenaltyFactor: number;
   /**
    * Weight of a learned reward model's normalized score, ≥ 0 (src/rl/reward-model.ts); only runs
@@ -150,7 +150,7 @@ export const REWARD_CONFIG_SPEC: ConfigSpec<RewardConfig> = {
     kind: 'boolean',
     live: true,
     doc: "DAPO's soft overlong punishment on/off",
-    framework: 'verl: reward_model.overlong_buffer.enable',
+    framework: 'verl: reward.reward_kwargs.overlong_buffer_cfg.enable',
   },
   overlongMaxLength: {
     kind: 'int',
@@ -158,7 +158,7 @@ export const REWARD_CONFIG_SPEC: ConfigSpec<RewardConfig> = {
     max: 4096,
     live: false,
     doc: 'L_max: longest completion in tokens; beyond it the overlong term is −1',
-    framework: 'verl: data.max_response_length; TRL: max_completion_len',
+    framework: 'verl: reward.reward_kwargs.max_resp_len; TRL: max_completion_len',
   },
   overlongBuffer: {
     kind: 'int',
@@ -166,7 +166,7 @@ export const REWARD_CONFIG_SPEC: ConfigSpec<RewardConfig> = {
     max: 4096,
     live: true,
     doc: 'L_cache: the last L_cache tokens before L_max are punished linearly (≤ L_max)',
-    framework: 'verl: reward_model.overlong_buffer.len; TRL: soft_punish_cache',
+    framework: 'verl: reward.reward_kwargs.overlong_buffer_cfg.len; TRL: soft_punish_cache',
   },
   overlongPenaltyFactor: {
     kind: 'number',
@@ -174,7 +174,7 @@ export const REWARD_CONFIG_SPEC: ConfigSpec<RewardConfig> = {
     max: 100,
     live: true,
     doc: 'scale of the overlong term',
-    framework: 'verl: reward_model.overlong_buffer.penalty_factor',
+    framework: 'verl: reward.reward_kwargs.overlong_buffer_cfg.penalty_factor',
   },
   rewardModelWeight: {
     kind: 'number',
