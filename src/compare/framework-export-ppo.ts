@@ -14,6 +14,7 @@ import {
   choice,
   custom,
   none,
+  noneWhenOn,
   num,
   to,
   toAll,
@@ -154,6 +155,12 @@ export const PPO_TABLE: FrameworkTable = {
       verl: VERL_AGG_ROW,
     },
     ...REWARD_ROWS,
+    overlongEnable: {
+      ...REWARD_ROWS.overlongEnable,
+      trl: noneWhenOn(
+        "TRL's PPOTrainer scores with a reward model and takes no reward functions, so no get_soft_overlong_punishment: put the overlong term into the reward model's training targets",
+      ),
+    },
     ...RETAINED_ROWS,
   },
 };

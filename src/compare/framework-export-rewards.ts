@@ -47,8 +47,11 @@ function overlongVerl(
   };
 }
 
-/** Only while overlong shaping is on; the TRL script passes the value to get_soft_overlong_punishment. */
-const overlongTrl: Mapping = { names: [], emit: () => ({ set: [] }) };
+/** The TRL script passes these to get_soft_overlong_punishment while overlong shaping is on. */
+const overlongTrl = (name = ''): Mapping => ({
+  names: name ? [name] : [],
+  emit: () => ({ set: [] }),
+});
 
 export const REWARD_ROWS: Record<keyof RewardConfig, FieldRow> = {
   correctWeight: IN_CODE,
@@ -58,7 +61,7 @@ export const REWARD_ROWS: Record<keyof RewardConfig, FieldRow> = {
   lengthBonus: IN_CODE,
   verifierMatch: IN_CODE,
   overlongEnable: {
-    trl: overlongTrl,
+    trl: overlongTrl(),
     verl: {
       names: ['reward.reward_manager.name', `${KWARGS}.overlong_buffer_cfg.enable`],
       emit: (value) =>
@@ -74,15 +77,15 @@ export const REWARD_ROWS: Record<keyof RewardConfig, FieldRow> = {
     },
   },
   overlongMaxLength: {
-    trl: overlongTrl,
+    trl: overlongTrl('max_completion_len'),
     verl: overlongVerl(`${KWARGS}.max_resp_len`, (v) => Number(v)),
   },
   overlongBuffer: {
-    trl: overlongTrl,
+    trl: overlongTrl('soft_punish_cache'),
     verl: overlongVerl(`${KWARGS}.overlong_buffer_cfg.len`, (v) => Number(v)),
   },
   overlongPenaltyFactor: {
-    trl: overlongTrl,
+    trl: overlongTrl('reward_weights'),
     verl: overlongVerl(`${KWARGS}.overlong_buffer_cfg.penalty_factor`, (v) => Number(v), true),
   },
   rewardModelWeight: {

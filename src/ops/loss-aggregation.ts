@@ -28,7 +28,7 @@
  * Every mode is linear in ℓ, so the loss is Σ w·ℓ with `weights` w = ∂loss/∂ℓ; the GPU kernel
  * and the policy / value losses use these weights to backpropagate through the aggregation.
  */
-import { resolveFlavor, type FlavorOption } from './flavor';
+import { resolveFlavor, type Flavor, type FlavorOption } from './flavor';
 import {
   checkBinary,
   checkFinite,
@@ -53,11 +53,11 @@ export type LossAggMode = (typeof LOSS_AGG_MODES)[number];
 export const EMPTY_ROW_MODES = ['exclude', 'count'] as const;
 export type EmptyRows = (typeof EMPTY_ROW_MODES)[number];
 
-const EMPTY_ROW_DEFAULTS = {
+const EMPTY_ROW_DEFAULTS: Record<Flavor, { emptyRows: EmptyRows }> = {
   verl: { emptyRows: 'exclude' },
   trl: { emptyRows: 'count' },
   openrlhf: { emptyRows: 'count' },
-} as const satisfies Record<string, { emptyRows: EmptyRows }>;
+};
 
 export interface LossAggOptions extends FlavorOption {
   /**

@@ -321,6 +321,12 @@ describe('the rest of the export', () => {
     expect(parseTrlScript(text).kwargs.get('reward_weights')).toBe('[1.0, 0.5]');
   });
 
+  it("TRL's PPO takes a reward model: overlong shaping there is a 'no equivalent' line, not silence", () => {
+    const text = trlText('ppo', { overlongEnable: true, overlongMaxLength: 8, overlongBuffer: 4 });
+    expect(text).toMatch(/^# no equivalent: overlongEnable = true — TRL's PPOTrainer/m);
+    expect(text).not.toMatch(/^from trl.rewards|reward_funcs=/m);
+  });
+
   it('the reward code carries the reward settings and the task verifier', () => {
     const reward = file(
       exported('grpo', { formatWeight: 0.5, verifierMatch: 'prefix' }, { name: 'countdown' }).verl,
@@ -384,5 +390,65 @@ describe('the mapping table', () => {
     for (const [name, table] of Object.entries(FRAMEWORK_TABLES)) {
       expect(Object.keys(table.rows)).toEqual(Object.keys(algo(name).spec));
     }
+  });
+});
+
+describe("the specs' framework strings", () => {
+  /** The names a spec's framework string gives one framework, e.g. "verl: a.b, c.d; TRL: x". */
+  function specNames(framework: string | undefined, label: 'verl' | 'TRL'): string | undefined {
+    return framework
+      ?.split(';')
+      .map((part) => part.trim())
+      .find((part) => part.startsWith(`${label}:`));
+  }
+
+  it('name what the export emits, except where listed with the reason', () => {
+    // Each row's names should appear in the spec's "verl: …" / "TRL: …" text (verl paths by their
+    // last segment, since the specs shorten them). Where they do not, the reason is here.
+    const differences: string[] = [];
+    for (const [name, table] of Object.entries(FRAMEWORK_TABLES)) {
+      for (const [field, row] of Object.entries(table.rows)) {
+        const framework = algo(name).spec[field]!.framework;
+        for (const [label, mapping] of [
+          ['TRL', row.trl],
+          ['verl', row.verl],
+        ] as const) {
+          const text = specNames(framework, label);
+          if (!text) continue;
+          const names = mapping.names.map((n) => (label === 'verl' ? n.split('.').pop()! : n));
+          if (names.length === 0 || !names.some((n) => text.includes(n))) {
+            differences.push(
+              `${name}.${field} ${label}: [${mapping.names.join(', ')}] vs "${text}"`,
+            );
+          }
+        }
+      }
+    }
+    expect(differences).toEqual([
+      // Not a name: TRL's GRPO has no estimator option (it always uses k3); both say so.
+      'grpo.klEstimator TRL: [] vs "TRL: k3 always"',
+      // verl v0.9 has no round limit; the spec says so in words.
+      'grpo.maxGenerationRounds verl: [] vs "verl: none (v0.9 ignores algorithm.filter_groups.max_num_gen_batches)"',
+      // The exported reward code carries the weights (TRL could weigh separate functions instead).
+      'grpo.correctWeight TRL: [] vs "TRL: reward_weights (accuracy_reward)"',
+      'grpo.formatWeight TRL: [] vs "TRL: reward_weights (a format reward function)"',
+      // The spec names TRL's computed batch_size; the argument one sets is per_device_train_batch_size.
+      'ppo.promptsPerUpdate TRL: [per_device_train_batch_size, gradient_accumulation_steps] vs "TRL: batch_size"',
+      // TrainingArguments has max_grad_norm, but TRL's PPOTrainer does not clip with it.
+      'ppo.maxGradNorm TRL: [] vs "TRL: max_grad_norm"',
+      // TRL's PPOConfig has whiten_rewards, not whiten_advantages; it always whitens advantages.
+      'ppo.whitenAdvantages TRL: [] vs "TRL: whiten_advantages"',
+      // verl whitens GAE advantages unconditionally (masked_whiten); there is no switch.
+      'ppo.whitenAdvantages verl: [] vs "verl: masked_whiten in GAE"',
+      'ppo.correctWeight TRL: [] vs "TRL: reward_weights (accuracy_reward)"',
+      'ppo.formatWeight TRL: [] vs "TRL: reward_weights (a format reward function)"',
+      // verl has no DPO trainer; the spec names the sampling settings verl's rollout would take.
+      'dpo.samplesPerPrompt verl: [] vs "verl: rollout.n"',
+      // DPOConfig trains on fixed pairs: the sampling settings go to the script's sampling note.
+      'dpo.temperature TRL: [] vs "TRL: temperature"',
+      'dpo.temperature verl: [] vs "verl: rollout.temperature"',
+      'dpo.maxNewTokens TRL: [] vs "TRL: max_completion_length"',
+      'dpo.maxNewTokens verl: [] vs "verl: data.max_response_length"',
+    ]);
   });
 });
