@@ -33,18 +33,12 @@ const IN_CODE: FieldRow = {
 const KWARGS = 'reward.reward_kwargs';
 
 /** verl's dapo reward manager reads these (added keys: the trainer config does not declare them). */
-function overlongVerl(
-  name: string,
-  value: (v: SettingValue, c: Settings) => number | boolean,
-  float = false,
-): Mapping {
-  return {
-    names: [name],
-    emit: (v, config) =>
-      config.overlongEnable
-        ? { set: [{ name, value: value(v, config), float, added: true }] }
-        : { set: [] },
-  };
+function overlongLine(name: string, value: number, config: Settings, float = false): Emitted {
+  return config.overlongEnable ? { set: [{ name, value, float, added: true }] } : { set: [] };
+}
+
+function overlongVerl(name: string, float = false): Mapping {
+  return { names: [name], emit: (v, config) => overlongLine(name, Number(v), config, float) };
 }
 
 /** The TRL script passes these to get_soft_overlong_punishment while overlong shaping is on. */
@@ -78,15 +72,29 @@ export const REWARD_ROWS: Record<keyof RewardConfig, FieldRow> = {
   },
   overlongMaxLength: {
     trl: overlongTrl('max_completion_len'),
-    verl: overlongVerl(`${KWARGS}.max_resp_len`, (v) => Number(v)),
+    verl: {
+      names: [`${KWARGS}.max_resp_len`],
+      emit: (v, config) => {
+        const emitted = overlongLine(`${KWARGS}.max_resp_len`, Number(v), config);
+        // verl's term keeps falling past max_resp_len (this lab's stops at −1), which only
+        // matters when responses may be longer than it.
+        const longer = Number(v) < Number(config.maxNewTokens);
+        return 'set' in emitted && emitted.set.length > 0 && longer
+          ? {
+              ...emitted,
+              note: `verl's overlong term keeps falling below −1 past max_resp_len (${Number(v)}); this lab's stays at −1 up to maxNewTokens (${Number(config.maxNewTokens)})`,
+            }
+          : emitted;
+      },
+    },
   },
   overlongBuffer: {
     trl: overlongTrl('soft_punish_cache'),
-    verl: overlongVerl(`${KWARGS}.overlong_buffer_cfg.len`, (v) => Number(v)),
+    verl: overlongVerl(`${KWARGS}.overlong_buffer_cfg.len`),
   },
   overlongPenaltyFactor: {
     trl: overlongTrl('reward_weights'),
-    verl: overlongVerl(`${KWARGS}.overlong_buffer_cfg.penalty_factor`, (v) => Number(v), true),
+    verl: overlongVerl(`${KWARGS}.overlong_buffer_cfg.penalty_factor`, true),
   },
   rewardModelWeight: {
     trl: whenChanged('rewardModelWeight', ['reward_funcs', 'reward_weights'], () => ({

@@ -126,6 +126,6 @@ export const AGG_MODE_NAMES: Readonly<Record<LossAggMode, string>> = {
   'token-mean': "verl token-mean; TRL 'bnpo' / 'dapo'",
   'seq-mean-token-mean': "verl seq-mean-token-mean; TRL 'grpo'",
   'seq-mean-token-sum': 'verl seq-mean-token-sum',
-  'seq-mean-token-sum-norm': 'verl seq-mean-token-sum-norm',
-  'dr-grpo': "TRL 'dr_grpo'",
+  'seq-mean-token-sum-norm': 'verl seq-mean-token-sum-norm (Dr. GRPO since v0.7.1)',
+  'dr-grpo': "TRL 'dr_grpo'; verl seq-mean-token-sum-norm",
 };

@@ -1,7 +1,9 @@
 /**
  * Framework flavors. Where verl, TRL and OpenRLHF define a quantity differently, each op offers
  * every framework's behaviour; `flavor` sets all of an op's defaults at once, and each option can
- * still be set on its own (an explicit option always wins over the flavor's default).
+ * still be set on its own (an explicit option always wins over the flavor's default). Each flavor
+ * follows the framework release named in src/ops/flavor-releases.ts, which also lists the
+ * definitions that changed there.
  */
 export const FLAVORS = ['verl', 'trl', 'openrlhf'] as const;
 export type Flavor = (typeof FLAVORS)[number];

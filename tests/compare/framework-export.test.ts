@@ -242,6 +242,12 @@ describe('issue 31: each defect', () => {
       ]),
     );
     expect(text).not.toMatch(/^\s+reward_model\.overlong_buffer/m);
+    // L_max = the response limit: verl's uncapped term and the lab's agree; below it they do not.
+    expect(text).not.toContain("verl's overlong term keeps falling");
+    const shorter = { overlongEnable: true, overlongMaxLength: 6, overlongBuffer: 2 };
+    expect(verlText('grpo', shorter)).toContain(
+      "# note: overlongMaxLength: verl's overlong term keeps falling below −1 past max_resp_len (6); this lab's stays at −1 up to maxNewTokens (8)",
+    );
   });
 
   it('6. verl dynamic sampling names its metric and no longer sets the ignored max_num_gen_batches', () => {
