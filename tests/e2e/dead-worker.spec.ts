@@ -16,7 +16,7 @@ test('a run whose worker dies is marked failed, keeps its data and resumes', asy
         contentType: 'text/javascript',
         body:
           `import ${JSON.stringify(`${route.request().url()}?real`)};\n` +
-          'setTimeout(() => { throw new Error("simulated crash"); }, 4000);\n',
+          'setTimeout(() => { throw new Error("simulated crash"); }, 6000);\n',
       }),
     { times: 1 },
   );
