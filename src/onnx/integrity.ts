@@ -10,8 +10,10 @@
  * producer_version "2"; a file from this lab's producer with any version but "1" (written before
  * checksums) must carry one, so a flip that breaks the entry's own key is refused too.
  *
- * A file without one — an export from before, or one rewritten by another tool — is accepted with
- * a note saying its weights could not be checked. CRC-32 guards against accidents, not tampering.
+ * A file without one — an export from before, or one rewritten by another tool (which puts the
+ * entry back among the other metadata, where it no longer covers what follows) — is accepted with
+ * a note saying its weights could not be checked. No single flipped bit turns a checked file into
+ * either. CRC-32 guards against accidents, not tampering.
  */
 import { crc32, hex32 } from '../models/checksum';
 import { OnnxError } from './onnx-error';
@@ -50,6 +52,10 @@ function checksumEntry(value: string): Uint8Array {
 export function checkIntegrity(bytes: Uint8Array, model: ModelProto): Integrity {
   const field = `metadata_props["${CHECKSUM_KEY}"]`;
   const entries = model.metadataProps.filter((e) => e.key === CHECKSUM_KEY);
+  const unchecked = (why: string): Integrity => ({
+    checked: false,
+    note: `This ONNX file ${why}, so damage to its weights could not be detected.`,
+  });
   if (entries.length === 0) {
     if (model.producerName === PRODUCER && model.producerVersion !== UNCHECKED_VERSION) {
       throw new OnnxError(
@@ -59,22 +65,20 @@ export function checkIntegrity(bytes: Uint8Array, model: ModelProto): Integrity 
           `"${model.producerVersion ?? ''}" always carry one: the file is damaged`,
       );
     }
-    return {
-      checked: false,
-      note:
-        'This ONNX file has no checksum (exported before checksums, or rewritten by another ' +
-        'tool), so damage to its weights could not be detected.',
-    };
+    return unchecked('has no checksum (exported before checksums, or rewritten by another tool)');
   }
   if (entries.length > 1) throw new OnnxError('damaged', field, 'appears more than once');
   const value = entries[0]!.value;
-  const entry = checksumEntry(value);
-  if (!/^0x[0-9a-f]{8}$/.test(value) || !startsWith(bytes, entry)) {
+  if (!/^0x[0-9a-f]{8}$/.test(value)) {
     throw new OnnxError(
       'damaged',
       field,
-      `must be the file's first field, "0x" and 8 hex digits; got "${value.slice(0, 20)}"`,
+      `must be "0x" and 8 hex digits, got "${value.slice(0, 20)}"`,
     );
+  }
+  const entry = checksumEntry(value);
+  if (!startsWith(bytes, entry)) {
+    return unchecked('was rewritten after export (its checksum is no longer its first field)');
   }
   const actual = hex32(crc32(bytes.subarray(entry.length)));
   if (actual !== value) {
