@@ -89,7 +89,7 @@ export class LabRun {
   steps = $state(0);
   /** Its stored checkpoint's update (language models, ppo-mlp), if it has one: where it resumes. */
   checkpointStep = $state<number | undefined>(undefined);
-  /** Why the run's worker died, if it did: the run keeps its data and Start brings it back. */
+  /** Why the run's worker died, if it did: the run keeps its data, and Resume brings it back. */
   failure = $state<string | undefined>(undefined);
   /** What the worker said the reader should know of the run's set-up. */
   note = $state<string | undefined>(undefined);
@@ -551,7 +551,7 @@ export class RunManager {
       failure.fail(new Error(run.failure === reason && run.error ? run.error : reason));
     });
     run.port = port;
-    run.failure = undefined;
+    run.failure = run.note = undefined; // a new worker says its own
     run.status = 'warming';
     return port;
   }
