@@ -5,7 +5,8 @@ import { DEFAULT_REWARD_CONFIG } from '../../src/envs/token-tasks/rewards';
 import type { GenerateRequest, Generation } from '../../src/models/generate';
 import type { LanguageModel } from '../../src/models/language-model';
 import { CharTokenizer } from '../../src/models/tokenizer';
-import { rollout } from '../../src/rl/token-rollout';
+import { nonFiniteReward, rollout } from '../../src/rl/token-rollout';
+import type { RewardBreakdown } from '../../src/envs/token-tasks/rewards';
 
 const tokenizer = CharTokenizer.createDefault();
 const task = createTokenTask('copy', { minLength: 3, maxLength: 3, alphabet: 'abcde' });
@@ -63,5 +64,52 @@ describe('rollout: completion length', () => {
     const row = await complete(sample.answer, true, 8);
     expect(row.completion).toMatchObject({ text: sample.answer, length: 4, truncated: false });
     expect(row.reward.verified).toBe(true);
+  });
+});
+
+describe('nonFiniteReward', () => {
+  const reward = (terms: Partial<RewardBreakdown>): { reward: RewardBreakdown } => {
+    const base = {
+      correct: 1,
+      format: 0,
+      lengthPenalty: 0,
+      lengthBonus: 0,
+      overlongPenalty: 0,
+      verified: true,
+      strictlyVerified: true,
+      wellFormed: true,
+      truncated: false,
+      length: 3,
+      ...terms,
+    };
+    const total =
+      terms.total ??
+      base.correct +
+        base.format +
+        base.lengthPenalty +
+        base.lengthBonus +
+        base.overlongPenalty +
+        (base.model ?? 0);
+    return { reward: { ...base, total } };
+  };
+  it.each<[string, Partial<RewardBreakdown>[], string | undefined]>([
+    ['all finite', [{}, { model: 0.5 }], undefined],
+    [
+      "a reward model's NaN",
+      [{}, {}, { model: NaN }],
+      "non-finite reward: the 'model' term of row 2 is NaN; update skipped",
+    ],
+    [
+      'the first bad row and term',
+      [{ lengthBonus: -Infinity }, { correct: Infinity }],
+      "non-finite reward: the 'lengthBonus' term of row 0 is -Infinity; update skipped",
+    ],
+    [
+      'a total with no bad term',
+      [{ total: NaN }],
+      "non-finite reward: row 0's total is NaN; update skipped",
+    ],
+  ])('%s', (_what, rows, reason) => {
+    expect(nonFiniteReward(rows.map(reward))).toBe(reason);
   });
 });
