@@ -50,6 +50,13 @@ const PADDED =
   "this lab's trainers divide by the whole padded sequence (prompt + completion); verl by the response length";
 
 /**
+ * verl's agg_loss leaves rows without a trained token out of the row count when it counts the rows
+ * itself, as this lab's verl flavor does; its trainer passes the mini-batch's size, every row.
+ */
+const ROW_COUNT =
+  "verl's trainer divides by the mini-batch's row count, rows without a trained token included; this lab's verl flavor leaves those out (as verl's agg_loss does when it counts the rows itself), which differs only when a row has no trained token";
+
+/**
  * Our aggregation → verl's loss_agg_mode. Since February 2026 (v0.7.1) verl's
  * seq-mean-token-sum-norm divides by B · loss_scale_factor, so with loss_scale_factor = the
  * longest response it is Dr. GRPO.
@@ -70,9 +77,11 @@ export const VERL_AGG_ROW: FieldRow['verl'] = custom(
         note: `verl's seq-mean-token-sum-norm divides by B · loss_scale_factor (since v0.7.1): Dr. GRPO with the longest response as the constant; ${PADDED}`,
       };
     }
+    const rows = String(v).startsWith('seq-mean-token-sum') ? ROW_COUNT : undefined;
+    const note = [v === 'seq-mean-token-sum-norm' ? PADDED : undefined, rows].filter(Boolean);
     return {
       set: [{ name: mode, value: v as string }],
-      ...(v === 'seq-mean-token-sum-norm' ? { note: PADDED } : {}),
+      ...(note.length > 0 ? { note: note.join('; ') } : {}),
     };
   },
 );

@@ -71,7 +71,7 @@ export const CHANGED_DEFINITIONS: readonly ChangedDefinition[] = [
     name: 'loss_agg_mode=seq-mean-token-sum',
     when: 'February 2026 (v0.7.1)',
     before: 'every row counts in B',
-    now: 'rows without a trained token are left out of B (when agg_loss counts the rows itself)',
+    now: "rows without a trained token are left out of B when agg_loss counts the rows itself (verl's trainer passes the mini-batch size, every row)",
   },
   {
     flavor: 'verl',

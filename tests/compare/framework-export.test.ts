@@ -276,6 +276,11 @@ describe('issue 31: each defect', () => {
         'actor_rollout_ref.actor.loss_scale_factor',
       ),
     ).toBe('8');
+    // seq-mean-token-sum: the row count of verl's trainer (every row) is said, not hidden.
+    expect(verlText('grpo', { lossAggregation: 'seq-mean-token-sum' })).toMatch(
+      /# note: lossAggregation: verl's trainer divides by the mini-batch's row count/,
+    );
+    expect(verlText('grpo', { lossAggregation: 'dr-grpo' })).not.toMatch(/mini-batch's row count/);
   });
 
   it('8. verl: a command that starts — model path and engine as placeholders, micro-batches, reward function', () => {
