@@ -50,6 +50,7 @@ fn main(
   var last_gae = 0.0;
   let gamma_lambda = params.gamma * params.lambda;
   let base = row * params.cols;
+  // #region recursion
   for (var k = 0u; k < params.cols; k++) {
     let i = base + (params.cols - 1u - k);
     var r = rewards[i];
@@ -75,4 +76,5 @@ fn main(
     advantages[i] = last_gae;
     returns[i] = last_gae + v;
   }
+  // #endregion recursion
 }

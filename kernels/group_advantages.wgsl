@@ -101,10 +101,12 @@ fn main(
   group_stats[k * 3u + 1u] = sigma;
   group_stats[k * 3u + 2u] = select(0.0, 1.0, zero_std);
 
+  // #region std-divisor
   var scale_std = sigma;
   if (params.std_mode == 2u) {
     scale_std = batch_std();
   }
+  // #region group-advantages
   for (var i = 0u; i < g; i++) {
     let s = scores[base + i];
     var adv = 0.0;
@@ -127,5 +129,7 @@ fn main(
       }
     }
     advantages[base + i] = adv;
+    // #endregion group-advantages
+    // #endregion std-divisor
   }
 }

@@ -43,6 +43,7 @@ fn k3_and_slope(x: f32) -> vec2f {
   return vec2f(ex - x - 1.0, 1.0 - ex);
 }
 
+// #region estimators
 // (value, ∂value/∂logp) for delta = logp − refLogp; the derivative is 0 where a clamp is active.
 fn estimate(delta: f32) -> vec2f {
   var value: f32;
@@ -86,6 +87,7 @@ fn estimate(delta: f32) -> vec2f {
   }
   return vec2f(value, g);
 }
+// #endregion estimators
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(

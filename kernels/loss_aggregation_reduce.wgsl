@@ -46,6 +46,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
   let tokens = counts.x;
   let non_empty = counts.y;
 
+  // #region row-scale
   // Per-row scale and the loss.
   var loss = 0.0;
   for (var r = lid; r < params.rows; r += WORKGROUP_SIZE) {
@@ -65,6 +66,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     rowScale[r] = s;
     loss += s * partials[r * columns];
   }
+  // #endregion row-scale
   scratch[lid] = vec2f(loss, 0.0);
   let total = workgroup_sum(lid).x;
   if (lid == 0u) {

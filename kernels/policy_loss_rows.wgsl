@@ -67,6 +67,7 @@ struct Token {
   high: f32,      // 1[r1 > 1 + clip_high ∧ A > 0]
 }
 
+// #region clipped-surrogate
 // The clipped surrogate of one token as a function of its ratio (see clippedSurrogate() on the CPU).
 fn clipped_surrogate(ratio: f32, a: f32, dual_clip: f32) -> Token {
   let capped = params.delta > 0.0 && ratio > params.delta;
@@ -98,6 +99,7 @@ fn clipped_surrogate(ratio: f32, a: f32, dual_clip: f32) -> Token {
   t.high = select(0.0, 1.0, r1 > hi && a > 0.0);
   return t;
 }
+// #endregion clipped-surrogate
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(

@@ -142,6 +142,7 @@ export async function runEpisodes(request: EpisodeRequest): Promise<Episode[]> {
     return { ...row.episode, tokens, mask };
   });
 
+  // #region model-turn
   /** Appends one model turn to `row`, then acts on it: run a call, take an answer, or stop. */
   function takeTurn(row: RowState, written: number[], start: number): void {
     const episode = row.episode;
@@ -149,6 +150,7 @@ export async function runEpisodes(request: EpisodeRequest): Promise<Episode[]> {
     episode.modelTokens += written.length;
     row.ids.push(...written);
     row.mask.push(...written.map(() => 1));
+    // #endregion model-turn
     const text = tokenizer.decode(written);
     episode.segments.push({ kind: 'model', start, end: row.ids.length, text });
     const last = written[written.length - 1];
@@ -175,6 +177,7 @@ export async function runEpisodes(request: EpisodeRequest): Promise<Episode[]> {
       ok: outcome.ok,
       result: outcome.text,
     });
+    // #region tool-result
     const observation = observationTokens(tokenizer, outcome.text);
     const room = L - row.ids.length;
     const kept = observation.slice(0, room);
@@ -182,6 +185,7 @@ export async function runEpisodes(request: EpisodeRequest): Promise<Episode[]> {
     row.ids.push(...kept);
     row.mask.push(...kept.map(() => 0));
     episode.observationTokens += kept.length;
+    // #endregion tool-result
     episode.segments.push({
       kind: 'observation',
       start: obsStart,

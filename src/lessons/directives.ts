@@ -18,12 +18,12 @@ export const DIRECTIVES = {
   widget: { required: ['preset'], optional: ['locked', 'check', 'label'] },
   /** Predict-then-reveal: the answer stays hidden until the reader commits to a guess. */
   predict: { required: ['question', 'answer'], optional: [] },
-  /** "Show the kernel": the exact lines of an allow-listed source file. */
   /**
-   * `first` and `last`: the text the range's first and last lines begin with (indentation aside),
-   * so that a file edited above or inside the range fails the lesson instead of showing other code.
+   * A source view: the lines of a named region of an allow-listed file (TypeScript or WGSL),
+   * between its `// #region name` and `// #endregion name` markers (src/lessons/source-views.ts).
+   * A region, not a line range, so that edits elsewhere in the file leave the excerpt as it is.
    */
-  kernel: { required: ['file', 'lines', 'first', 'last'], optional: ['caption'] },
+  source: { required: ['file', 'region'], optional: ['caption'] },
   /** The PPO clipped objective against the ratio, computed by the real policy-loss op. */
   'clip-plot': { required: [], optional: [] },
   /** GAE advantages on one fixed trajectory with γ and λ sliders, computed by the real gae op. */
@@ -84,6 +84,13 @@ export function parseDirective(file: string, lineNumber: number, text: string): 
   const head = /^::([a-z][a-z-]*)/.exec(source);
   if (!head) return fail(`a directive starts with '::name', got '${source}'`);
   const name = head[1]!;
+  if (name === 'kernel') {
+    // The old name, whose line ranges shifted with every edit above them.
+    fail(
+      '\'::kernel{file lines first last}\' is now \'::source{file="…" region="…"}\': mark the lines ' +
+        "in the file with '// #region name' and '// #endregion name' (src/lessons/source-views.ts)",
+    );
+  }
   if (!(name in DIRECTIVES)) {
     fail(`unknown directive '${name}' (known: ${Object.keys(DIRECTIVES).join(', ')})`);
   }

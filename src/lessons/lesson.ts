@@ -1,14 +1,14 @@
 /**
  * One lesson file → a Lesson: its front matter checked field by field (lesson-head.ts), its body cut into
  * Markdown segments and directives, each directive checked against what it points at (preset,
- * check, kernel file and lines). Every problem is a LessonError naming the file and line.
+ * check, source file and region). Every problem is a LessonError naming the file and line.
  */
 import { parseCheck, type Check } from './checks';
 import { parseDirective, scanBody, type Directive } from './directives';
 import { LessonError } from './errors';
 import { parseLessonHead, type LessonHead } from './lesson-head';
-import { checkKernelAnchors, kernelLines, parseLineRange, type LineRange } from './kernels';
 import { renderMarkdown } from './markdown';
+import { regionLines, type SourceLine } from './source-views';
 import { isPresetName, PRESETS, type PresetName } from './presets';
 
 export type LessonBlock =
@@ -26,10 +26,11 @@ export type LessonBlock =
     }
   | { kind: 'predict'; id: string; question: string; answer: string; line: number }
   | {
-      kind: 'kernel';
+      kind: 'source';
       file: string;
-      range: LineRange;
-      lines: string[];
+      region: string;
+      /** The region's lines with their numbers in the file, its markers left out. */
+      lines: SourceLine[];
       caption: string;
       line: number;
     }
@@ -145,22 +146,15 @@ function directiveBlock(file: string, d: Directive): LessonBlock {
         fail('predict needs a non-empty question and answer');
       return { kind: 'predict', id: `predict-${d.line}`, question, answer, line: d.line };
     }
-    case 'kernel': {
-      const file_ = d.attrs.file!;
-      const range = parseLineRange(d.attrs.lines!);
-      if (typeof range === 'string') fail(range);
-      const lines = kernelLines(file_, range as LineRange);
+    case 'source': {
+      const { file: shown, region } = d.attrs as { file: string; region: string };
+      const lines = regionLines(shown, region);
       if (typeof lines === 'string') fail(lines);
-      const moved = checkKernelAnchors(file_, range as LineRange, lines as string[], {
-        first: d.attrs.first!,
-        last: d.attrs.last!,
-      });
-      if (moved) fail(moved);
       return {
-        kind: 'kernel',
-        file: file_,
-        range: range as LineRange,
-        lines: lines as string[],
+        kind: 'source',
+        file: shown,
+        region,
+        lines: lines as SourceLine[],
         caption: d.attrs.caption ?? '',
         line: d.line,
       };

@@ -1,6 +1,6 @@
 /**
  * How long a lesson takes a reader, estimated from what is on its page: the words to read, the
- * equations to work through, and the things to do (predict, read a kernel, move a plot's sliders,
+ * equations to work through, and the things to do (predict, read a source view, move a plot's sliders,
  * open and watch a run). A lesson's front matter states its minutes; tests hold each stated figure
  * to this estimate, so the table of contents and the route's total follow the text as it changes
  * instead of numbers typed once.
@@ -23,7 +23,7 @@ export const READING_RATES = {
   /** Minutes per item. */
   displayEquation: 0.5,
   predict: 1,
-  kernel: 1,
+  source: 1,
   plot: 2,
   widget: 2,
 } as const;
@@ -34,7 +34,8 @@ export interface ReadingEstimate {
   /** `$$…$$` blocks. */
   equations: number;
   predicts: number;
-  kernels: number;
+  /** Source views: excerpts of the lab's code. */
+  sources: number;
   plots: number;
   widgets: number;
   /** Reading plus doing, unrounded. */
@@ -58,9 +59,9 @@ export function countWords(text: string): number {
  * unclosed code fence raises.
  */
 export function estimateReading(file: string, body: string, firstLine = 1): ReadingEstimate {
-  const counts: Record<'predicts' | 'kernels' | 'plots' | 'widgets', number> = {
+  const counts: Record<'predicts' | 'sources' | 'plots' | 'widgets', number> = {
     predicts: 0,
-    kernels: 0,
+    sources: 0,
     plots: 0,
     widgets: 0,
   };
@@ -86,15 +87,15 @@ export function estimateReading(file: string, body: string, firstLine = 1): Read
     words / r.wordsPerMinute +
     equations * r.displayEquation +
     counts.predicts * r.predict +
-    counts.kernels * r.kernel +
+    counts.sources * r.source +
     counts.plots * r.plot +
     counts.widgets * r.widget;
   return { words, equations, ...counts, minutes };
 }
 
-function kindOf(name: DirectiveName): 'predicts' | 'kernels' | 'plots' | 'widgets' {
+function kindOf(name: DirectiveName): 'predicts' | 'sources' | 'plots' | 'widgets' {
   if (name === 'predict') return 'predicts';
-  if (name === 'kernel') return 'kernels';
+  if (name === 'source') return 'sources';
   if (name === 'widget') return 'widgets';
   return 'plots';
 }
@@ -105,7 +106,7 @@ export function describeEstimate(e: ReadingEstimate): string {
     [e.words, 'word', 'words'],
     [e.equations, 'equation', 'equations'],
     [e.predicts, 'prediction', 'predictions'],
-    [e.kernels, 'kernel view', 'kernel views'],
+    [e.sources, 'source view', 'source views'],
     [e.plots, 'interactive plot', 'interactive plots'],
     [e.widgets, 'run', 'runs'],
   ];

@@ -54,6 +54,7 @@ export function bradleyTerryLoss(
   let lossSum = 0;
   let gapSum = 0;
   let wins = 0;
+  // #region pair-loss
   for (let i = 0; i < P; i++) {
     const gap = chosen[i]! - rejected[i]!;
     const x = gap - margin;
@@ -64,5 +65,6 @@ export function bradleyTerryLoss(
     gapSum += gap;
     if (gap > 0) wins += 1;
   }
+  // #endregion pair-loss
   return { loss: lossSum / P, gradChosen, gradRejected, accuracy: wins / P, margin: gapSum / P };
 }

@@ -120,6 +120,7 @@ export function dpoLoss(
   let lossSum = 0;
   let marginSum = 0;
   let wins = 0;
+  // #region pair-loss
   for (let i = 0; i < P; i++) {
     const chosenRatio = policyChosen[i]! - refChosen[i]!; // float64 from here on
     const rejectedRatio = policyRejected[i]! - refRejected[i]!;
@@ -138,6 +139,7 @@ export function dpoLoss(
     lossSum += loss;
     gradChosen[i] = dz / P;
     gradRejected[i] = -dz / P;
+    // #endregion pair-loss
     const rc = beta * chosenRatio;
     const rr = beta * rejectedRatio;
     rewardsChosen[i] = rc;

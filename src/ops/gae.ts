@@ -134,6 +134,7 @@ export function gae(
   const zeroStep = maskMode === 'zero-step';
   const advantages = new Float32Array(rows * cols);
   const returns = new Float32Array(rows * cols);
+  // #region recursion
   for (let b = 0; b < rows; b++) {
     let nextValue = bootstrapValue ? bootstrapValue[b]! : 0;
     let lastGae = 0;
@@ -156,5 +157,6 @@ export function gae(
       returns[i] = lastGae + v;
     }
   }
+  // #endregion recursion
   return { advantages, returns };
 }

@@ -233,6 +233,7 @@ export function groupAdvantagesCore(
     let mean: number;
     let std: number;
     let zeroStd: boolean;
+    // #region std-divisor
     if (g === 1 && settings.singles === 'mean0') {
       [mean, std, zeroStd] = [0, 1, false];
     } else {
@@ -248,6 +249,7 @@ export function groupAdvantagesCore(
       zeroStdGroups += 1;
       continue; // advantages stay exactly 0
     }
+    // #region group-advantages
     for (let i = 0; i < g; i++) {
       const s = group[i]!;
       let adv: number;
@@ -262,6 +264,8 @@ export function groupAdvantagesCore(
       }
       advantages[k * g + i] = adv;
     }
+    // #endregion group-advantages
+    // #endregion std-divisor
   }
   const stats: GroupAdvantageStats = {
     numGroups,

@@ -124,6 +124,7 @@ export function klEstimate(
 ): { value: number; grad: number } {
   let value: number;
   let grad: number;
+  // #region estimators
   switch (estimator) {
     case 'k1':
       value = delta;
@@ -160,6 +161,7 @@ export function klEstimate(
     grad = 0;
   }
   return { value, grad };
+  // #endregion estimators
 }
 
 /**

@@ -158,6 +158,7 @@ export function aggregationRowScales(
   // R of the seq-mean-token-sum modes; an excluded row gets scale 0 (its weights are 0 anyway).
   const exclude = resolveEmptyRows(OP, options) === 'exclude';
   const counted = exclude ? nonEmptyRows : rows;
+  // #region row-scale
   for (let r = 0; r < rows; r++) {
     const n = rowTokens[r]!;
     switch (options.mode) {
@@ -179,6 +180,7 @@ export function aggregationRowScales(
     }
   }
   return scale;
+  // #endregion row-scale
 }
 
 /** Aggregates per-token losses (B, T) under a 0/1 mask (B, T) into one scalar and its weights. */

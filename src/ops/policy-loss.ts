@@ -244,6 +244,7 @@ interface ClippedToken {
   high: boolean; // r1 > 1 + clipHigh ∧ A > 0
 }
 
+// #region clipped-surrogate
 function clippedSurrogate(
   ratio: number,
   a: number,
@@ -279,6 +280,7 @@ function clippedSurrogate(
     high: r1 > hi && a > 0,
   };
 }
+// #endregion clipped-surrogate
 
 /**
  * How the clipped surrogate treated one token (for inspectors): `clipped` when the clipped term

@@ -131,6 +131,7 @@ export function valueLoss(
   // ∂ℓ/∂vpreds per token, in float64 until the aggregation weights are known.
   const local = new Float64Array(n);
   let clipped = 0;
+  // #region clipped-value-loss
   for (let i = 0; i < n; i++) {
     if (mask[i] === 0) continue;
     const v = vpreds[i]!;
@@ -152,6 +153,7 @@ export function valueLoss(
       local[i] = 2 * (v - ret);
     }
   }
+  // #endregion clipped-value-loss
   const agg = aggregateChecked(tokenLoss, mask, rows, cols, aggregation);
   const gradVpreds = new Float32Array(n);
   for (let i = 0; i < n; i++) gradVpreds[i] = 0.5 * agg.weights[i]! * local[i]!;

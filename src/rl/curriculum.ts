@@ -88,12 +88,14 @@ export class CurriculumScheduler {
   }
 
   /** Feeds one update's pass rate (NaN counts as failing); returns true when the level moved up. */
+  // #region streak
   observe(passRate: number): boolean {
     this.streak = passRate >= this.config.threshold ? this.streak + 1 : 0;
     if (this.streak < this.config.patience || this.current === this.levels - 1) return false;
     this.current += 1;
     this.streak = 0;
     return true;
+    // #endregion streak
   }
 }
 

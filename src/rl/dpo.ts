@@ -235,6 +235,7 @@ export function createDpoTrainer(setup: DpoSetup, initial: DpoConfig): DpoTraine
     };
 
     // 3. Pairs: the i-th success of a prompt with its i-th failure (rows of the generation).
+    // #region pairs
     const chosenRows: number[] = [];
     const rejectedRows: number[] = [];
     for (let p = 0; p < cfg.promptsPerUpdate; p++) {
@@ -246,6 +247,7 @@ export function createDpoTrainer(setup: DpoSetup, initial: DpoConfig): DpoTraine
         rejectedRows.push(losses[i]!);
       }
     }
+    // #endregion pairs
     const P = chosenRows.length;
     const finish = (metrics: Metrics, skipped?: string): Metrics => {
       control.endUpdate(skipped ? { skipped } : {});
@@ -305,6 +307,7 @@ export function createDpoTrainer(setup: DpoSetup, initial: DpoConfig): DpoTraine
     const seqPolicy = sequenceLogp(logp);
     const seqRef = sequenceLogp(refScores.logp);
 
+    // #region loss-and-grad
     // 5. The loss on sequence log-probs, then per token: ∂loss/∂logp[r, t] = mask · w_r · g_r.
     const dpo = dpoLoss(
       seqPolicy.subarray(0, P),
@@ -318,6 +321,7 @@ export function createDpoTrainer(setup: DpoSetup, initial: DpoConfig): DpoTraine
       const g = (r < P ? dpo.gradChosen[r]! : dpo.gradRejected[r - P]!) * rowWeight[r]!;
       for (let t = 0; t < T; t++) dLogp[r * T + t] = mask[r * T + t]! * g;
     }
+    // #endregion loss-and-grad
     await policy.backwardFromLogp(dLogp, undefined, {
       lr: cfg.lr,
       weightDecay: cfg.weightDecay,

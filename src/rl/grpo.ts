@@ -422,6 +422,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     // One length for every round, so rounds can be joined: the longest prompt the task makes.
     const rolloutRow = rolloutLength(policy.config.context, ladder.task, cfg.maxNewTokens);
 
+    // #region rollout
     // 1. Rollout. With dynamic sampling (DAPO), groups whose rewards are all equal carry no
     //    signal: keep sampling new prompts until the batch is full of informative groups.
     let kept: Group[] = [];
@@ -449,6 +450,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     }
     // Topped up with uninformative groups when the rounds ran out (their advantages are 0).
     kept = [...kept, ...spare].slice(0, cfg.promptsPerUpdate);
+    // #endregion rollout
     const rows = kept.flatMap((g) => g.rows);
     const badReward = nonFiniteReward(rows);
     if (badReward) {

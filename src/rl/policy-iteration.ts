@@ -102,6 +102,7 @@ export function createPolicyIteration(
       const { gamma, theta, maxEvalSweeps, livingReward } = control.beginUpdate();
       const world = withLivingReward(model, livingReward);
 
+      // #region evaluate-improve
       // 1. Policy evaluation: synchronous sweeps of the Bellman expectation backup for π.
       let sweeps = 0;
       let delta = Infinity;
@@ -130,6 +131,7 @@ export function createPolicyIteration(
           changed += 1;
         }
       }
+      // #endregion evaluate-improve
 
       control.endUpdate();
       return {

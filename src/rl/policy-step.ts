@@ -106,6 +106,7 @@ export function totalLoss(request: PolicyStepRequest, losses: PolicyStepLosses):
  * The ptx term's weights over the whole batch: 0 on the RL rows, −m/Σm on the demonstrations,
  * so that L_ptx = Σ w·logp and ∂(c·L_ptx)/∂logp = c·w. (R·T).
  */
+// #region ptx-weights
 export function ptxWeights(request: PolicyStepRequest): Float32Array {
   const n = request.rows * request.seq;
   const weights = new Float32Array(request.tokens.length);
@@ -118,6 +119,7 @@ export function ptxWeights(request: PolicyStepRequest): Float32Array {
   });
   return weights;
 }
+// #endregion ptx-weights
 
 /** Checks the request's shapes, so that both backends refuse the same bad input. */
 export function checkPolicyStepRequest(request: PolicyStepRequest): void {
@@ -222,6 +224,7 @@ export async function policyStepOnHost(
     dEntropy = new Float32Array(R * T);
     axpy(-request.entropyCoef, entropy.weights, dEntropy.subarray(0, n));
   }
+  // #region value-loss
   let dValues: Float32Array | undefined;
   if (request.value && values) {
     const { oldValues, returns, coef, options } = request.value;
@@ -231,6 +234,7 @@ export async function policyStepOnHost(
     dValues = new Float32Array(R * T);
     axpy(coef, vl.gradVpreds, dValues.subarray(0, n));
   }
+  // #endregion value-loss
   if (request.ptx) {
     let sum = 0;
     for (let i = n; i < R * T; i++) sum += weights[i]! * scored.logp[i]!;

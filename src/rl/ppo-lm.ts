@@ -386,6 +386,7 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
       rewardKl = penalized.klMean;
     }
 
+    // #region gae
     // 3. GAE over generated tokens; whitened advantages for the policy, raw returns for the critic.
     const gaeInput = { rewards, values: oldValues, mask };
     const { advantages: rawAdvantages, returns } = await ops.gae(gaeInput, B, T, {
@@ -396,6 +397,7 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
     const advantages = cfg.whitenAdvantages
       ? (await ops.whiten(rawAdvantages, mask, B, T)).output
       : rawAdvantages;
+    // #endregion gae
 
     // 4. Epochs × minibatches.
     const perMinibatch = B / cfg.minibatches;

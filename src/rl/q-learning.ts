@@ -56,11 +56,13 @@ function episode({ env, start, q, actions, config, epsilon, random }: TdEpisode)
     length += 1;
     episodicReturn += reward;
 
+    // #region target
     // Off-policy target: the greedy value of s', whatever action is taken there next.
     const target = terminated ? reward : reward + config.gamma * maxQ(q, next, actions);
     const i = state * actions + action;
     const td = target - q[i]!;
     q[i]! += config.alpha * td;
+    // #endregion target
     tdAbsSum += Math.abs(td);
 
     state = next;

@@ -263,6 +263,7 @@ class Reinforce implements ReinforceTrainer {
     let totalSteps = 0;
     for (const ep of episodes) totalSteps += ep.rewards.length;
 
+    // #region baseline-advantages
     // 2–3. Baselines and advantages A_t = G_t − b(s_t). V is read before it is trained.
     let meanReturn = 0; // 'mean': all G_t of the batch pooled
     for (const G of returns) for (const g of G) meanReturn += g;
@@ -272,6 +273,7 @@ class Reinforce implements ReinforceTrainer {
     const advantages = episodes.map((ep, i) =>
       Float64Array.from(ep.states, (s, t) => returns[i]![t]! - baselineOf(s)),
     );
+    // #endregion baseline-advantages
 
     // 4. Per-episode gradient estimates g_i = Σ_t A_t (onehot(a_t) − π(·|s_t)), rows by state,
     //    and the loss and entropy of the batch.

@@ -277,6 +277,7 @@ export async function trainRewardModel(
   let cursor = 0;
   let firstLoss = NaN;
   let lastLoss = NaN;
+  // #region bradley-terry-step
   for (let step = 0; step < config.steps; step++) {
     const pairs = Array.from({ length: batch }, () => train[cursor++ % train.length]!);
     // Rows: the batch's chosen completions, then its rejected ones. (2·batch, L)
@@ -297,6 +298,7 @@ export async function trainRewardModel(
     await model.takeMetrics();
     await onStep(step + 1, config.steps);
   }
+  // #endregion bradley-terry-step
 
   const allRows = data.pairs.flatMap((p) => [data.rows[p.chosen]!, data.rows[p.rejected]!]);
   const raw = await rawScoresInChunks(model, allRows);

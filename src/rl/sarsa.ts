@@ -57,12 +57,14 @@ function episode({ env, start, q, actions, config, epsilon, random }: TdEpisode)
     length += 1;
     episodicReturn += reward;
 
+    // #region target
     // On-policy target: the value of the action the ε-greedy policy picks in s'.
     const nextAction = terminated ? 0 : epsilonGreedy(q, next, actions, epsilon, random);
     const target = terminated ? reward : reward + config.gamma * q[next * actions + nextAction]!;
     const i = state * actions + action;
     const td = target - q[i]!;
     q[i]! += config.alpha * td;
+    // #endregion target
     tdAbsSum += Math.abs(td);
 
     state = next;

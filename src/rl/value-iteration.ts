@@ -108,6 +108,7 @@ export function createValueIteration(
       }
       const world = withLivingReward(model, livingReward);
 
+      // #region sweep
       // One synchronous sweep: every backup reads V_k, writes V_{k+1}.
       const next = new Float64Array(states);
       let delta = 0;
@@ -124,6 +125,7 @@ export function createValueIteration(
 
       // Converged and still within θ: keep V as it is (it "stops changing").
       if (!(converged && delta < theta)) values = next;
+      // #endregion sweep
       converged = delta < theta;
 
       const changed = greedyPolicy(world, values, gamma, policy);

@@ -25,7 +25,7 @@ test('a lesson widget runs to its check, marks the lesson done, and progress sur
   });
   await expect(heading).toBeFocused();
   await expect(page.getByTestId('lesson-minutes')).toHaveText(
-    /^About \d+ minutes: \d+ words, \d+ equations?, 2 predictions, 2 kernel views, 2 runs\.$/,
+    /^About \d+ minutes: \d+ words, \d+ equations?, 2 predictions, 2 source views, 2 runs\.$/,
   );
   await expect(page.getByTestId('lesson-not-done')).toBeVisible();
   await expect(page.locator('.katex').first()).toBeVisible();

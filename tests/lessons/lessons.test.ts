@@ -1,13 +1,13 @@
 /**
- * Every lesson file parses, every widget preset is a valid run spec, every kernel view shows
- * lines that exist, and each environment preset reaches its check on CPU within a small budget,
+ * Every lesson file parses, every widget preset is a valid run spec, every source view shows a
+ * region that exists and holds code, and each environment preset reaches its check on CPU within a small budget,
  * driven through the same registry the lab's workers use.
  */
 import { describe, expect, it } from 'vitest';
 import { LESSONS, routeTo, TOOL_USE_GOAL } from '../../src/lessons/catalog';
 import { lessonBlocks } from '../../src/lessons/lesson';
 import { metricCheckPassed, pathCheckPassed } from '../../src/lessons/checks';
-import { KERNEL_SOURCES } from '../../src/lessons/kernels';
+import { sourceRegions, SOURCE_VIEWS } from '../../src/lessons/source-views';
 import {
   buildPresetSpec,
   PRESETS,
@@ -46,7 +46,7 @@ describe('the lesson catalog', () => {
   });
 
   it.each(LESSONS.map((l) => [l.id, l] as const))(
-    '%s: widgets, kernels and references',
+    '%s: widgets, source views and references',
     (_id, lesson) => {
       expect(lesson.goals.length).toBeGreaterThan(0);
       for (const block of lessonBlocks(lesson)) {
@@ -54,10 +54,21 @@ describe('the lesson catalog', () => {
           const spec = buildPresetSpec(block.preset, defaultsOf(PRESETS[block.preset].algo));
           expect(checkRunSpec(spec), `${lesson.file}:${block.line}`).toEqual([]);
         }
-        if (block.kind === 'kernel') {
-          const source = KERNEL_SOURCES[block.file]!.split('\n');
-          expect(block.lines).toEqual(source.slice(block.range.first - 1, block.range.last));
-          expect(block.lines.every((l) => l !== undefined)).toBe(true);
+        if (block.kind === 'source') {
+          const where = `${lesson.file}:${block.line}: ${block.file} region ${block.region}`;
+          const regions = sourceRegions(block.file);
+          if (typeof regions === 'string') throw new Error(regions);
+          const region = regions.get(block.region);
+          expect(region, where).toBeDefined();
+          // Non-empty, and the shown lines are the file's own lines at their numbers.
+          expect(
+            block.lines.some((l) => l.text.trim() !== ''),
+            where,
+          ).toBe(true);
+          const source = SOURCE_VIEWS[block.file]!.split('\n');
+          for (const l of block.lines) expect(source[l.number - 1], where).toBe(l.text);
+          expect(block.lines[0]!.number, where).toBeGreaterThan(region!.open);
+          expect(block.lines.at(-1)!.number, where).toBeLessThan(region!.close);
         }
       }
       const html = lessonBlocks(lesson)
@@ -66,6 +77,27 @@ describe('the lesson catalog', () => {
       expect(html).toContain('References');
     },
   );
+
+  it('every source-view file has well-formed regions, and each region is shown by a lesson', () => {
+    const shown = new Set(
+      LESSONS.flatMap(lessonBlocks).flatMap((b) =>
+        b.kind === 'source' ? [`${b.file}#${b.region}`] : [],
+      ),
+    );
+    const marked: string[] = [];
+    for (const file of Object.keys(SOURCE_VIEWS)) {
+      const regions = sourceRegions(file);
+      if (typeof regions === 'string') throw new Error(regions);
+      for (const name of regions.keys()) marked.push(`${file}#${name}`);
+    }
+    // A marker no lesson shows is clutter in the code, and a sign that a lesson lost its view.
+    expect(marked.filter((key) => !shown.has(key))).toEqual([]);
+    expect(marked.length).toBe(shown.size);
+    // Every allow-listed file is shown somewhere, or it has no business in the allow-list.
+    expect(
+      Object.keys(SOURCE_VIEWS).filter((f) => !marked.some((k) => k.startsWith(`${f}#`))),
+    ).toEqual([]);
+  });
 
   it('every preset is a valid run spec', () => {
     for (const [name, p] of Object.entries(PRESETS)) {

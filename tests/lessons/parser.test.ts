@@ -81,7 +81,7 @@ describe('directives', () => {
     ['::widget{preset="a" preset="b"}', "duplicate attribute 'preset'"],
     ['::widget{preset="a"} trailing', 'unexpected text after'],
     ['::widget(preset="a")', "expected '{'"],
-    ['::kernel{file="a" lines="1" caption="\\n"}', 'may be escaped'],
+    ['::source{file="a" region="r" caption="\\n"}', 'may be escaped'],
   ])('bad directive %j', (text, message) => {
     expect(() => parseDirective(F, 42, text)).toThrow(`${F}:42: `);
     expect(() => parseDirective(F, 42, text)).toThrow(message);
@@ -175,20 +175,6 @@ describe('lessons', () => {
     expect(code.kind === 'markdown' && code.html).toContain('::not-a-directive');
   });
 
-  it('shows the exact kernel lines', () => {
-    const parsed = parseLesson(
-      F,
-      lesson(
-        '::kernel{file="src/ops/policy-loss.ts" lines="1-2" first="/**" last="* Policy-gradient"}',
-      ),
-    );
-    const block = parsed.blocks[0]!;
-    expect(block.kind === 'kernel' && block.lines).toEqual([
-      '/**',
-      ' * Policy-gradient losses, the CPU reference for kernels/policy_loss_rows.wgsl (+ the aggregation',
-    ]);
-  });
-
   it.each([
     ['::widget{preset="nope"}', 7, "unknown preset 'nope'"],
     [
@@ -197,38 +183,6 @@ describe('lessons', () => {
       "locked 'gamma' is not a free setting",
     ],
     ['::widget{preset="sarsa-cliff" check="x=1"}', 7, 'check must read'],
-    [
-      '::kernel{file="/etc/passwd" lines="1" first="a" last="a"}',
-      7,
-      'not in the kernel allow-list',
-    ],
-    [
-      '::kernel{file="src/ops/policy-loss.ts" lines="1-99999" first="/**" last="x"}',
-      7,
-      'run past the end',
-    ],
-    [
-      '::kernel{file="src/ops/policy-loss.ts" lines="9-3" first="a" last="a"}',
-      7,
-      '1 ≤ first ≤ last',
-    ],
-    ['::kernel{file="src/ops/policy-loss.ts" lines="1-2"}', 7, "needs the attribute 'first'"],
-    // The file moved under the lesson: the range's first or last line no longer reads as stated.
-    [
-      '::kernel{file="src/ops/policy-loss.ts" lines="2-3" first="/**" last="* kernels)."}',
-      7,
-      "line 2 of src/ops/policy-loss.ts reads '* Policy-gradient",
-    ],
-    [
-      '::kernel{file="src/ops/policy-loss.ts" lines="1-2" first="/**" last="* kernels)."}',
-      7,
-      'line 2 of src/ops/policy-loss.ts reads',
-    ],
-    [
-      '::kernel{file="src/ops/policy-loss.ts" lines="1-2" first=" " last="*"}',
-      7,
-      'must not be empty',
-    ],
     ['a\nb\n$\\frac{$', 9, 'does not render'],
     ['::predict{question="q" answer="a"}\n::predict{question="q" answer="a"}', 7, ''],
     ['```\nno end', 8, 'not closed'],

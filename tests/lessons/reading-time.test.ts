@@ -31,7 +31,7 @@ describe('estimateReading', () => {
       'See [the paper](https://arxiv.org/abs/1707.06347) for more.',
       '::predict{question="Lower gamma?" answer="Values fall, paths stay."}',
       '::widget{preset="value-iteration-gridworld" check="values/converged>=1"}',
-      '::kernel{file="src/rl/gae.ts" lines="1-2" first="a" last="b"}',
+      '::source{file="src/ops/gae.ts" region="recursion"}',
       '::clip-plot',
       '::gae-plot',
     ].join('\n');
@@ -40,10 +40,10 @@ describe('estimateReading', () => {
     // [math]. = 11; 'See the paper for more.' = 5 (the address is not read); the prediction's
     // question 2 and answer 4.
     expect(e.words).toBe(1 + 11 + 5 + 2 + 4);
-    expect(e).toMatchObject({ equations: 2, predicts: 1, widgets: 1, kernels: 1, plots: 2 });
+    expect(e).toMatchObject({ equations: 2, predicts: 1, widgets: 1, sources: 1, plots: 2 });
     const r = READING_RATES;
     expect(e.minutes).toBeCloseTo(
-      23 / r.wordsPerMinute + 2 * r.displayEquation + r.predict + r.widget + r.kernel + 2 * r.plot,
+      23 / r.wordsPerMinute + 2 * r.displayEquation + r.predict + r.widget + r.source + 2 * r.plot,
       10,
     );
   });
@@ -83,7 +83,7 @@ describe("the lessons' stated minutes", () => {
       const why =
         `${lesson.file} states ${lesson.minutes} minutes; its page estimates ` +
         `${estimate.minutes.toFixed(1)} (${estimate.words} words, ${estimate.equations} equations, ` +
-        `${estimate.predicts} predictions, ${estimate.kernels} kernels, ${estimate.plots} plots, ` +
+        `${estimate.predicts} predictions, ${estimate.sources} source views, ${estimate.plots} plots, ` +
         `${estimate.widgets} widgets): set minutes to ${Math.round(estimate.minutes)}`;
       expect(gap, why).toBeLessThanOrEqual(TOLERANCE_MINUTES);
     },
@@ -113,13 +113,13 @@ describe('describeEstimate', () => {
       words: 1234,
       equations: 1,
       predicts: 2,
-      kernels: 0,
+      sources: 1,
       plots: 1,
       widgets: 3,
       minutes: 0,
     };
     expect(describeEstimate(e)).toBe(
-      '1,234 words, 1 equation, 2 predictions, 1 interactive plot, 3 runs',
+      '1,234 words, 1 equation, 2 predictions, 1 source view, 1 interactive plot, 3 runs',
     );
   });
 });

@@ -308,6 +308,7 @@ export function isWellFormed(completion: Completion, answerChars?: string): bool
  * The verifier's verdict on `text` as configured, and the full verifier's. 'prefix' hands the
  * task's verifier only the first |sample.answer| characters of the text.
  */
+// #region verdicts
 export function verdicts(
   task: TokenTask,
   sample: TokenTaskSample,
@@ -319,12 +320,14 @@ export function verdicts(
   const head = text.slice(0, sample.answer.length);
   return { verified: task.verify(sample, head) === 1, strictlyVerified };
 }
+// #endregion verdicts
 
 /**
  * The reward of `completion` for `sample`. `task.answerChars`, where the task has it (every
  * task in this folder does), bounds the format check's characters. Call checkRewardConfig once
  * when the config is made or changed; this function does not repeat it.
  */
+// #region score
 export function scoreCompletion(
   task: TokenTask & { readonly answerChars?: string },
   sample: TokenTaskSample,
@@ -346,6 +349,7 @@ export function scoreCompletion(
     correct,
     format,
     // `+ 0` turns −0 into 0 so that a penalty that is off reads as 0 in metrics and tests.
+    // #endregion score
     lengthPenalty: lengthPenalty + 0,
     lengthBonus,
     overlongPenalty: overlong + 0,
