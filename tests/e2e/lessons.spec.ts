@@ -86,6 +86,23 @@ test('the PPO lesson plots the clipped objective from the policy-loss op', async
     /J = -4\.00/,
   );
   await plot.getByLabel('dual clip').check();
+
+  // The source views: the op's and the WGSL kernel's named regions, shown without their markers.
+  const views = page.locator('figure.source');
+  await expect(views).toHaveCount(2);
+  for (const [i, file, first] of [
+    [0, 'src/ops/policy-loss.ts', 'function clippedSurrogate('],
+    [1, 'kernels/policy_loss_rows.wgsl', '// The clipped surrogate of one token'],
+  ] as const) {
+    await expect(views.nth(i)).toHaveAttribute('data-region', 'clipped-surrogate');
+    await expect(views.nth(i).locator('figcaption')).toContainText(`— ${file}, lines `);
+    await expect(views.nth(i).locator('.row').first()).toContainText(first);
+    await expect(views.nth(i).locator('pre')).not.toContainText('#region');
+    await expect(views.nth(i).locator('pre')).not.toContainText('#endregion');
+  }
+  await views.nth(1).scrollIntoViewIfNeeded();
+  await views.nth(1).screenshot({ path: `${SCREENSHOTS}/lesson-source-view.png` });
+
   await page.getByRole('button', { name: 'Mark this lesson done' }).click();
   await expect(page.getByTestId('lesson-done')).toBeVisible();
   await page.screenshot({ path: `${SCREENSHOTS}/lesson-ppo-clip.png`, fullPage: true });
