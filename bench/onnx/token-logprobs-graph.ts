@@ -9,48 +9,54 @@
  *   logp = s − lse                         (N, V)
  *   logp_token = GatherElements(logp, targets, axis 1)   (N, 1)
  *   entropy    = −ReduceSum(Exp(logp) · logp, axis 1)    (N, 1)
+ *
+ * Written with the lab's own ONNX writer (src/onnx), the one its exporters use.
  */
-import { encodeModel, type OnnxGraph } from './model';
+import { attr, GraphBuilder } from '../../src/onnx/graph-builder';
+import { DataType, encodeModel, IR_VERSION, type ModelProto } from '../../src/onnx/onnx-proto';
 
-/** Opset 18: ReduceMax and ReduceSum both take their axes as an input. */
+/** Opset 18: ReduceMax and ReduceSum both take their axes as an input (IR 8 covers it). */
 const OPSET = 18;
 
 export const TOKEN_LOGPROBS_INPUTS = { logits: 'logits', targets: 'targets' } as const;
 export const TOKEN_LOGPROBS_OUTPUTS = { logp: 'logp_token', entropy: 'entropy' } as const;
 
 /** logits: (rows, cols) float32; targets: (rows, 1) int32. */
-export function tokenLogprobsGraph(rows: number, cols: number): OnnxGraph {
-  const keep = { keepdims: 1 };
+export function tokenLogprobsGraph(rows: number, cols: number): ModelProto {
+  const g = new GraphBuilder();
+  const logits = g.input(TOKEN_LOGPROBS_INPUTS.logits);
+  const targets = g.input(TOKEN_LOGPROBS_INPUTS.targets);
+  const axis1 = g.ints('axis1', [1]);
+  const keep = [attr.int('keepdims', 1)];
+  const m = g.op('ReduceMax', [logits, axis1], 'm', keep);
+  const s = g.op('Sub', [logits, m], 's');
+  const e = g.op('Exp', [s], 'e');
+  const se = g.op('ReduceSum', [e, axis1], 'se', keep);
+  const lse = g.op('Log', [se], 'lse');
+  const logp = g.op('Sub', [s, lse], 'logp');
+  g.op('GatherElements', [logp, targets], TOKEN_LOGPROBS_OUTPUTS.logp, [attr.int('axis', 1)]);
+  const p = g.op('Exp', [logp], 'p');
+  const plogp = g.op('Mul', [p, logp], 'plogp');
+  const negEntropy = g.op('ReduceSum', [plogp, axis1], 'neg_entropy', keep);
+  g.op('Neg', [negEntropy], TOKEN_LOGPROBS_OUTPUTS.entropy);
   return {
-    name: 'token_logprobs',
-    opset: OPSET,
-    inputs: [
-      { name: 'logits', type: 'float', dims: [rows, cols] },
-      { name: 'targets', type: 'int32', dims: [rows, 1] },
-    ],
-    outputs: [
-      { name: 'logp_token', type: 'float', dims: [rows, 1] },
-      { name: 'entropy', type: 'float', dims: [rows, 1] },
-    ],
-    initializers: [{ name: 'axis1', type: 'int64', dims: [1], data: BigInt64Array.of(1n) }],
-    nodes: [
-      { op: 'ReduceMax', inputs: ['logits', 'axis1'], outputs: ['m'], attributes: keep },
-      { op: 'Sub', inputs: ['logits', 'm'], outputs: ['s'] },
-      { op: 'Exp', inputs: ['s'], outputs: ['e'] },
-      { op: 'ReduceSum', inputs: ['e', 'axis1'], outputs: ['se'], attributes: keep },
-      { op: 'Log', inputs: ['se'], outputs: ['lse'] },
-      { op: 'Sub', inputs: ['s', 'lse'], outputs: ['logp'] },
-      {
-        op: 'GatherElements',
-        inputs: ['logp', 'targets'],
-        outputs: ['logp_token'],
-        attributes: { axis: 1 },
-      },
-      { op: 'Exp', inputs: ['logp'], outputs: ['p'] },
-      { op: 'Mul', inputs: ['p', 'logp'], outputs: ['plogp'] },
-      { op: 'ReduceSum', inputs: ['plogp', 'axis1'], outputs: ['neg_entropy'], attributes: keep },
-      { op: 'Neg', inputs: ['neg_entropy'], outputs: ['entropy'] },
-    ],
+    irVersion: IR_VERSION,
+    opsetImports: [{ domain: '', version: OPSET }],
+    producerName: 'agent-rl-lab bench',
+    metadataProps: [],
+    graph: {
+      name: 'token_logprobs',
+      nodes: g.nodes,
+      initializers: g.initializers,
+      inputs: [
+        { name: logits, elemType: DataType.FLOAT, shape: [rows, cols] },
+        { name: targets, elemType: DataType.INT32, shape: [rows, 1] },
+      ],
+      outputs: [
+        { name: TOKEN_LOGPROBS_OUTPUTS.logp, elemType: DataType.FLOAT, shape: [rows, 1] },
+        { name: TOKEN_LOGPROBS_OUTPUTS.entropy, elemType: DataType.FLOAT, shape: [rows, 1] },
+      ],
+    },
   };
 }
 
