@@ -2,6 +2,7 @@ import js from '@eslint/js';
 import svelte from 'eslint-plugin-svelte';
 import globals from 'globals';
 import ts from 'typescript-eslint';
+import layers from './scripts/eslint-layers.mjs';
 import svelteConfig from './svelte.config.js';
 
 export default ts.config(
@@ -17,6 +18,46 @@ export default ts.config(
       'no-implied-eval': 'error',
       'no-new-func': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // Imports point down DESIGN.md's layer order (the order is written once, in LAYERS there).
+    files: ['src/**/*.{ts,js,mjs,svelte}'],
+    plugins: { local: layers },
+    rules: {
+      'local/layers': [
+        'error',
+        {
+          // Imports that still point up, each until the named move is made.
+          allow: [
+            // Next: SequenceBatch and packSequences move to src/models.
+            { from: 'src/agents/transcripts.ts', to: 'src/rl/sequence-batch' },
+            { from: 'src/models/language-model.ts', to: 'src/rl/sequence-batch' },
+            { from: 'src/models/lm-cpu.ts', to: 'src/rl/sequence-batch' },
+            { from: 'src/models/lm-gpu.ts', to: 'src/rl/sequence-batch' },
+            // Next: the policy step's request, result and shared helpers move to src/models.
+            { from: 'src/models/language-model.ts', to: 'src/rl/policy-step' },
+            { from: 'src/models/lm-gpu.ts', to: 'src/rl/policy-step' },
+            { from: 'src/models/policy-step-gpu.ts', to: 'src/rl/policy-step' },
+            // Next: the token-task registry moves to src/agents, above both kinds of task.
+            { from: 'src/envs/token-tasks/registry.ts', to: 'src/agents/agent-task' },
+            { from: 'src/envs/token-tasks/registry.ts', to: 'src/agents/tasks/multiply' },
+            { from: 'src/envs/token-tasks/registry.ts', to: 'src/agents/tasks/facts' },
+            { from: 'src/envs/token-tasks/registry.ts', to: 'src/agents/tasks/shopping' },
+            // Next: the configs' specs reach the UI through src/worker.
+            { from: 'src/state/run-draft.svelte.ts', to: 'src/rl/curriculum' },
+            { from: 'src/state/run-draft.svelte.ts', to: 'src/rl/reward-model' },
+            { from: 'src/ui/lab/NewRunForm.svelte', to: 'src/rl/curriculum' },
+            { from: 'src/ui/lab/NewRunForm.svelte', to: 'src/rl/reward-model' },
+            // Next: OpInputError moves to src/util.
+            { from: 'src/util/hyperparams.ts', to: 'src/ops/errors' },
+            // Next: comparisonToken moves out of src/state to a layer below src/lessons.
+            { from: 'src/lessons/compare-link.ts', to: 'src/state/run-files' },
+            // Next: the worker writes a PPO run's ONNX file from the trainer's network.
+            { from: 'src/rl/ppo.ts', to: 'src/onnx/export-mlp' },
+          ],
+        },
+      ],
     },
   },
   {
