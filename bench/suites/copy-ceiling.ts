@@ -4,7 +4,7 @@
  */
 import type { GpuContext } from '../../src/gpu/context';
 import { copyByteLength, encodeCopy } from '../../src/gpu/kernels/copy';
-import { maxAbsDiff } from '../../src/util/compare';
+import { maxAbsDiff } from '../../src/util/max-abs-diff';
 import { gpuTimeOf } from '../core/gpu-time';
 import { measure, type RepPolicy } from '../core/measure';
 import { submitAndReadF32 } from '../core/read-with-batch';

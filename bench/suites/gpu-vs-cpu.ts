@@ -5,7 +5,7 @@
  */
 import type { CommandBatch } from '../../src/gpu/batch';
 import type { GpuContext } from '../../src/gpu/context';
-import { maxAbsDiff } from '../../src/util/compare';
+import { maxAbsDiff } from '../../src/util/max-abs-diff';
 import { seededRandom } from '../../src/util/random';
 import { gpuTimeOf } from '../core/gpu-time';
 import { measure, settleQuietly, type RepPolicy, type Runner } from '../core/measure';

@@ -5,7 +5,7 @@
 import type { GpuContext } from '../../src/gpu/context';
 import { encodeLogSoftmax } from '../../src/gpu/kernels/log-softmax';
 import { logSoftmax } from '../../src/ops/log-softmax';
-import { maxAbsDiff } from '../../src/util/compare';
+import { maxAbsDiff } from '../../src/util/max-abs-diff';
 import { uniformF32 } from '../../src/util/random';
 import { gpuTimeOf } from '../core/gpu-time';
 import { measure, settleQuietly, timeOnce, type RepPolicy, type Runner } from '../core/measure';

@@ -9,7 +9,7 @@ import type { GpuContext } from '../../src/gpu/context';
 import { encodeMatmul } from '../../src/gpu/kernels/nn/matmul';
 import { matmul, matmulLoops, type MatmulShape } from '../../src/ops/nn/matmul';
 import { simdKernel } from '../../src/ops/nn/matmul-simd';
-import { maxAbsDiff } from '../../src/util/compare';
+import { maxAbsDiff } from '../../src/util/max-abs-diff';
 import { uniformF32 } from '../../src/util/random';
 import { gpuTimeOf } from '../core/gpu-time';
 import { median } from '../core/stats';

@@ -12,7 +12,7 @@ import { CpuLanguageModel } from '../../src/models/lm-cpu';
 import { GpuLanguageModel } from '../../src/models/lm-gpu';
 import { OrtReferenceModel } from '../../src/onnx/ort-reference-model';
 import type { OrtModule as SrcOrtModule } from '../../src/onnx/ort-reference';
-import { maxAbsDiff } from '../../src/util/compare';
+import { maxAbsDiff } from '../../src/util/max-abs-diff';
 import { seededRandom } from '../../src/util/random';
 import { measure, settleQuietly, type RepPolicy } from '../core/measure';
 import { SOFTWARE_LABEL } from '../core/report';

@@ -6,7 +6,7 @@
 import { encodeTokenLogprobs } from '../../src/gpu/kernels/token-logprobs';
 import type { GpuContext } from '../../src/gpu/context';
 import { tokenLogprobs, type TokenLogprobs } from '../../src/ops/token-logprobs';
-import { maxAbsDiff } from '../../src/util/compare';
+import { maxAbsDiff } from '../../src/util/max-abs-diff';
 import { seededRandom, uniformF32 } from '../../src/util/random';
 import { gpuTimeOf } from '../core/gpu-time';
 import { measure, settleQuietly, timeOnce, type RepPolicy, type Runner } from '../core/measure';

@@ -21,7 +21,7 @@ import { exportActorCriticOnnx } from '../onnx/export-mlp';
 import { exportTransformerOnnx } from '../onnx/export-transformer';
 import { nodeOrtOptions } from '../onnx/ort-node';
 import { createOrtSession, ortActorCritic, ortForward } from '../onnx/ort-reference';
-import { maxAbsDiff } from '../util/compare';
+import { maxAbsDiff } from '../util/max-abs-diff';
 import { seededRandom } from '../util/random';
 import { CliArgs, FlagError } from './args';
 import { readModelFile } from './model-file';

@@ -6,7 +6,7 @@ import type { GpuContext, GpuEvent } from '../gpu/context';
 import { logSoftmaxGpu } from '../gpu/kernels/log-softmax';
 import { logSoftmax } from '../ops/log-softmax';
 import { checkInt } from '../ops/validate';
-import { maxAbsDiff } from '../util/compare';
+import { maxAbsDiff } from '../util/max-abs-diff';
 import { uniformF32 } from '../util/random';
 import type {
   BackendReport,
