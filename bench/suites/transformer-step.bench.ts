@@ -11,7 +11,7 @@ import type { OptimizerConfig } from '../../src/models/optimizer';
 import { CharTokenizer } from '../../src/models/tokenizer';
 import type { TransformerConfig } from '../../src/models/transformer-config';
 import { transformerLayout } from '../../src/models/transformer-params';
-import type { SequenceBatch } from '../../src/rl/sequence-batch';
+import type { SequenceBatch } from '../../src/models/sequence-batch';
 import { seededRandom } from '../../src/util/random';
 import { measure, settleQuietly, skipped, type RepPolicy, type Runner } from '../core/measure';
 import { SOFTWARE_LABEL } from '../core/report';

@@ -6,7 +6,7 @@
  *   - no <eos> is added: an episode ends at `</answer>`, where the environment stops it.
  */
 import type { CharTokenizer } from '../models/tokenizer';
-import type { SequenceBatch } from '../rl/sequence-batch';
+import type { SequenceBatch } from '../models/sequence-batch';
 import { OpInputError } from '../ops/errors';
 
 export interface PromptTranscript {

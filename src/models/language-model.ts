@@ -9,7 +9,7 @@ import type { OptimizerConfig } from './optimizer';
 import type { ParamLayout } from './param-layout';
 import type { TransformerConfig } from './transformer-config';
 import type { PolicyStepRequest, PolicyStepResult } from '../rl/policy-step';
-import type { SequenceBatch } from '../rl/sequence-batch';
+import type { SequenceBatch } from './sequence-batch';
 
 export interface StepMetrics {
   /** Optimizer steps applied so far, after this one (a skipped step does not count). */

@@ -4,7 +4,7 @@
  */
 import { GRAD_STATS } from '../ops/nn/grad-norm';
 import { tokenLogprobs, tokenLogprobsBackward } from '../ops/token-logprobs';
-import type { SequenceBatch } from '../rl/sequence-batch';
+import type { SequenceBatch } from './sequence-batch';
 import { generateCpu, type GenerateRequest, type Generation } from './generate';
 import {
   crossEntropyLogpGrad,

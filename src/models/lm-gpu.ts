@@ -10,7 +10,7 @@ import { encodeMatmul } from '../gpu/kernels/nn/matmul';
 import { encodeTokenLogprobs } from '../gpu/kernels/token-logprobs';
 import { encodeTokenLogprobsBackward } from '../gpu/kernels/token-logprobs-backward';
 import { batchRows, type PolicyStepRequest, type PolicyStepResult } from '../rl/policy-step';
-import type { SequenceBatch } from '../rl/sequence-batch';
+import type { SequenceBatch } from './sequence-batch';
 import type { GenerateRequest, Generation } from './generate';
 import { generateGpu } from './generate-gpu';
 import {

@@ -32,7 +32,7 @@ import type { TransformerConfig } from '../models/transformer-config';
 import { transformerLayout } from '../models/transformer-params';
 import { OpInputError } from '../ops/errors';
 import { resolveTemperature, tokenLogprobs } from '../ops/token-logprobs';
-import type { SequenceBatch } from '../rl/sequence-batch';
+import type { SequenceBatch } from '../models/sequence-batch';
 import { exportTransformerOnnx } from './export-transformer';
 import { OnnxError } from './onnx-error';
 import {

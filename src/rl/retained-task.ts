@@ -29,7 +29,7 @@ import { counterHash } from '../util/counter-rng';
 import type { ConfigSpec } from '../util/hyperparams';
 import { seededRandom } from '../util/random';
 import { evaluateTask } from './evaluate';
-import type { SequenceBatch } from './sequence-batch';
+import type { SequenceBatch } from '../models/sequence-batch';
 import { sftBatch } from './sft';
 
 export interface RetainedConfig {

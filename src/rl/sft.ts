@@ -15,7 +15,7 @@ import type { CharTokenizer } from '../models/tokenizer';
 import { checkInt } from '../ops/validate';
 import { seededRandom } from '../util/random';
 import { evaluateTask, type Evaluation } from './evaluate';
-import { packSequences, type SequenceBatch } from './sequence-batch';
+import { packSequences, type SequenceBatch } from '../models/sequence-batch';
 
 export interface SftConfig {
   /** Optimizer steps, ≥ 1. */

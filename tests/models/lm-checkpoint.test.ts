@@ -7,7 +7,7 @@ import type { OptimizerConfig } from '../../src/models/optimizer';
 import { CharTokenizer } from '../../src/models/tokenizer';
 import type { TransformerConfig } from '../../src/models/transformer-config';
 import { transformerLayout } from '../../src/models/transformer-params';
-import { packSequences } from '../../src/rl/sequence-batch';
+import { packSequences } from '../../src/models/sequence-batch';
 
 const tokenizer = CharTokenizer.createDefault();
 const config: TransformerConfig = {

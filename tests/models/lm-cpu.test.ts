@@ -8,7 +8,7 @@ import { CharTokenizer } from '../../src/models/tokenizer';
 import type { TransformerConfig } from '../../src/models/transformer-config';
 import { transformerLayout } from '../../src/models/transformer-params';
 import { promptTokens } from '../../src/rl/evaluate';
-import { packSequences } from '../../src/rl/sequence-batch';
+import { packSequences } from '../../src/models/sequence-batch';
 import { seededRandom } from '../support/random';
 
 const tokenizer = CharTokenizer.createDefault();

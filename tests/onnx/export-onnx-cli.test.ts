@@ -17,7 +17,7 @@ import type { TransformerConfig } from '../../src/models/transformer-config';
 import { transformerLayout } from '../../src/models/transformer-params';
 import { importActorCriticOnnx, importTransformerOnnx } from '../../src/onnx/import';
 import { nodeOrtOptions } from '../../src/onnx/ort-node';
-import { packSequences } from '../../src/rl/sequence-batch';
+import { packSequences } from '../../src/models/sequence-batch';
 import { warmUpOrt } from './helpers';
 
 const tokenizer = CharTokenizer.createDefault();

@@ -11,7 +11,7 @@ import type { TransformerConfig } from '../../src/models/transformer-config';
 import { transformerLayout } from '../../src/models/transformer-params';
 import type { PolicyStepRequest } from '../../src/rl/policy-step';
 import { ptxDemonstrations } from '../../src/rl/retained-task';
-import type { SequenceBatch } from '../../src/rl/sequence-batch';
+import type { SequenceBatch } from '../../src/models/sequence-batch';
 import { randomLogits, seededRandom } from './random';
 
 export const stepTokenizer = CharTokenizer.createDefault();

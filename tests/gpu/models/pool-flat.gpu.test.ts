@@ -8,7 +8,7 @@ import { GpuLanguageModel } from '../../../src/models/lm-gpu';
 import { CharTokenizer } from '../../../src/models/tokenizer';
 import type { TransformerConfig } from '../../../src/models/transformer-config';
 import { transformerLayout } from '../../../src/models/transformer-params';
-import { packSequences } from '../../../src/rl/sequence-batch';
+import { packSequences } from '../../../src/models/sequence-batch';
 import { testGpu } from '../../support/gpu';
 
 const gpu = await testGpu();

@@ -25,7 +25,7 @@ import { TransformerGpu } from '../../../src/models/transformer-gpu';
 import { transformerLayout } from '../../../src/models/transformer-params';
 import { promptTokens } from '../../../src/rl/evaluate';
 import { createGrpoTrainer, DEFAULT_GRPO_CONFIG } from '../../../src/rl/grpo';
-import { packSequences } from '../../../src/rl/sequence-batch';
+import { packSequences } from '../../../src/models/sequence-batch';
 import { testGpu } from '../../support/gpu';
 import { maxAbsDiff, randomLogits, seededRandom } from '../../support/random';
 

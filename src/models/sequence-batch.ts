@@ -9,7 +9,7 @@
  * so the loss trains the completion only (SFT practice: prompts are given, not learned).
  */
 import { OpInputError } from '../ops/errors';
-import type { CharTokenizer } from '../models/tokenizer';
+import type { CharTokenizer } from './tokenizer';
 
 export interface SequenceBatch {
   batch: number;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CharTokenizer } from '../../src/models/tokenizer';
 import { OpInputError } from '../../src/ops/errors';
-import { packSequences } from '../../src/rl/sequence-batch';
+import { packSequences } from '../../src/models/sequence-batch';
 
 const tok = CharTokenizer.createDefault();
 
