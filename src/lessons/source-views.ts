@@ -46,6 +46,7 @@ import bradleyTerryTs from '../ops/bradley-terry.ts?raw';
 import rewardModelTs from '../rl/reward-model.ts?raw';
 import curriculumTs from '../rl/curriculum.ts?raw';
 import policyStepTs from '../rl/policy-step.ts?raw';
+import policyStepRequestTs from '../models/policy-step-request.ts?raw';
 
 export const SOURCE_VIEWS: Readonly<Record<string, string>> = {
   'src/ops/policy-loss.ts': policyLossTs,
@@ -74,6 +75,7 @@ export const SOURCE_VIEWS: Readonly<Record<string, string>> = {
   'src/rl/reward-model.ts': rewardModelTs,
   'src/rl/curriculum.ts': curriculumTs,
   'src/rl/policy-step.ts': policyStepTs,
+  'src/models/policy-step-request.ts': policyStepRequestTs,
 };
 
 /** One shown line, with its line number in the file. */

@@ -8,7 +8,7 @@ import type { GenerateRequest, Generation } from './generate';
 import type { OptimizerConfig } from './optimizer';
 import type { ParamLayout } from './param-layout';
 import type { TransformerConfig } from './transformer-config';
-import type { PolicyStepRequest, PolicyStepResult } from '../rl/policy-step';
+import type { PolicyStepRequest, PolicyStepResult } from './policy-step-request';
 import type { SequenceBatch } from './sequence-batch';
 
 export interface StepMetrics {

@@ -9,7 +9,7 @@ import type { GpuContext } from '../gpu/context';
 import { encodeMatmul } from '../gpu/kernels/nn/matmul';
 import { encodeTokenLogprobs } from '../gpu/kernels/token-logprobs';
 import { encodeTokenLogprobsBackward } from '../gpu/kernels/token-logprobs-backward';
-import { batchRows, type PolicyStepRequest, type PolicyStepResult } from '../rl/policy-step';
+import { batchRows, type PolicyStepRequest, type PolicyStepResult } from './policy-step-request';
 import type { SequenceBatch } from './sequence-batch';
 import type { GenerateRequest, Generation } from './generate';
 import { generateGpu } from './generate-gpu';

@@ -34,7 +34,7 @@ import {
   type PolicyStepLosses,
   type PolicyStepRequest,
   type PolicyStepResult,
-} from '../rl/policy-step';
+} from './policy-step-request';
 
 /** What the forward pass left on the GPU, and where the gradients go. All (R·T) f32. */
 export interface PolicyStepBuffers {
