@@ -30,11 +30,6 @@ export default ts.config(
         {
           // Imports that still point up, each until the named move is made.
           allow: [
-            // Next: the token-task registry moves to src/agents, above both kinds of task.
-            { from: 'src/envs/token-tasks/registry.ts', to: 'src/agents/agent-task' },
-            { from: 'src/envs/token-tasks/registry.ts', to: 'src/agents/tasks/multiply' },
-            { from: 'src/envs/token-tasks/registry.ts', to: 'src/agents/tasks/facts' },
-            { from: 'src/envs/token-tasks/registry.ts', to: 'src/agents/tasks/shopping' },
             // Next: the configs' specs reach the UI through src/worker.
             { from: 'src/state/run-draft.svelte.ts', to: 'src/rl/curriculum' },
             { from: 'src/state/run-draft.svelte.ts', to: 'src/rl/reward-model' },

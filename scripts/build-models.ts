@@ -31,7 +31,11 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliArgs } from '../src/cli/args';
-import { createTokenTask, TOKEN_TASKS, type TokenTaskName } from '../src/envs/token-tasks/registry';
+import {
+  createTokenTask,
+  TOKEN_TASKS,
+  type TokenTaskName,
+} from '../src/agents/token-task-registry';
 import { encodeCheckpoint } from '../src/models/checkpoint';
 import { layoutToTensors } from '../src/models/layout-tensors';
 import { TRANSFORMER_KIND } from '../src/models/lm-checkpoint';

@@ -9,7 +9,7 @@
  * Success is greedy (temperature 0) over 256 fixed prompts, whole episodes with the real tools.
  */
 import type { AgentTask } from '../../src/agents/agent-task';
-import { createTokenTask } from '../../src/envs/token-tasks/registry';
+import { createTokenTask } from '../../src/agents/token-task-registry';
 import type { LanguageModel } from '../../src/models/language-model';
 import { CharTokenizer } from '../../src/models/tokenizer';
 import type { TransformerConfig } from '../../src/models/transformer-config';

@@ -10,7 +10,7 @@ import {
   TOKEN_TASK_NAMES,
   TOKEN_TASKS,
   type TokenTaskName,
-} from '../envs/token-tasks/registry';
+} from '../agents/token-task-registry';
 import { BACKEND_CHOICES, type BackendChoice } from '../gpu/backend-choice';
 import { OpInputError } from '../ops/errors';
 import { TRANSFORMER_LIMITS, LAB_MODEL_SHAPE, type ModelShape } from '../models/transformer-config';

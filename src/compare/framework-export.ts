@@ -12,7 +12,7 @@
  * tests/compare/framework-export*.test.ts check every emitted name and value against a snapshot
  * of the frameworks' own config definitions at those releases.
  */
-import { createTokenTask } from '../envs/token-tasks/registry';
+import { createTokenTask } from '../agents/token-task-registry';
 import { DPO_TABLE } from './framework-export-dpo';
 import { trlScript, verlFiles, type ExportFile } from './framework-export-files';
 import { GRPO_TABLE } from './framework-export-grpo';

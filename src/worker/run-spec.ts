@@ -8,7 +8,7 @@ import {
   TOKEN_TASKS,
   type TokenTaskDefinition,
   type TokenTaskName,
-} from '../envs/token-tasks/registry';
+} from '../agents/token-task-registry';
 import { OpInputError } from '../ops/errors';
 import { checkField, type FieldSpec } from '../util/hyperparams';
 import { own } from '../util/own';

@@ -8,7 +8,7 @@ import {
   createTokenTaskAtLevel,
   TOKEN_TASKS,
   type TokenTaskName,
-} from '../envs/token-tasks/registry';
+} from '../agents/token-task-registry';
 import type { CharsetTask } from '../envs/token-tasks/shared';
 import { CurriculumScheduler, type CurriculumConfig } from '../rl/curriculum';
 import type { LmSetup } from '../rl/registry';

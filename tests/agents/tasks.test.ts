@@ -8,7 +8,7 @@ import { factsTask } from '../../src/agents/tasks/facts';
 import { multiplyTask } from '../../src/agents/tasks/multiply';
 import { shoppingTask } from '../../src/agents/tasks/shopping';
 import { DEFAULT_REWARD_CONFIG } from '../../src/envs/token-tasks/rewards';
-import { createTokenTask, TOKEN_TASKS } from '../../src/envs/token-tasks/registry';
+import { createTokenTask, TOKEN_TASKS } from '../../src/agents/token-task-registry';
 import { CharTokenizer } from '../../src/models/tokenizer';
 import { seededRandom } from '../../src/util/random';
 import { scriptedPolicy } from './scripted-policy';

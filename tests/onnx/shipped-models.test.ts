@@ -19,7 +19,7 @@ import { CharTokenizer } from '../../src/models/tokenizer';
 import { importTransformerOnnx } from '../../src/onnx/import';
 import { evaluateTask } from '../../src/rl/evaluate';
 import { shoppingDifficultyLevels, shoppingTask } from '../../src/agents/tasks/shopping';
-import { createTokenTask } from '../../src/envs/token-tasks/registry';
+import { createTokenTask } from '../../src/agents/token-task-registry';
 import type { Settings } from '../../src/worker/run-protocol';
 import { loadShipped, readShipped, shippedManifest } from './shipped';
 

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { SHIPPED_MANIFEST, type Manifest, type ManifestEntry } from '../../scripts/build-models';
-import { createTokenTask } from '../../src/envs/token-tasks/registry';
+import { createTokenTask } from '../../src/agents/token-task-registry';
 import { loadLanguageModel, type LoadedLanguageModel } from '../../src/models/lm-checkpoint';
 import { CharTokenizer } from '../../src/models/tokenizer';
 

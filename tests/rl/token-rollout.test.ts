@@ -1,6 +1,6 @@
 /** Single-turn rollouts: completions read from what the policy generated, and nothing else. */
 import { describe, expect, it } from 'vitest';
-import { createTokenTask } from '../../src/envs/token-tasks/registry';
+import { createTokenTask } from '../../src/agents/token-task-registry';
 import { DEFAULT_REWARD_CONFIG } from '../../src/envs/token-tasks/rewards';
 import type { GenerateRequest, Generation } from '../../src/models/generate';
 import type { LanguageModel } from '../../src/models/language-model';

@@ -3,7 +3,7 @@
  * model: every other row is right (a copy of the prompt's letters), the rest `wrong` (or every row
  * wrong with `right: false`), each closed by <eos>. Built on the agent tests' scripted policy.
  */
-import { createTokenTask } from '../../src/envs/token-tasks/registry';
+import { createTokenTask } from '../../src/agents/token-task-registry';
 import type { LanguageModel } from '../../src/models/language-model';
 import { CharTokenizer } from '../../src/models/tokenizer';
 import type { TransformerConfig } from '../../src/models/transformer-config';

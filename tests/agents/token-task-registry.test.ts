@@ -5,11 +5,11 @@ import {
   TOKEN_TASK_NAMES,
   TOKEN_TASKS,
   type TokenTaskDefinition,
-} from '../../../src/envs/token-tasks/registry';
-import { CharTokenizer } from '../../../src/models/tokenizer';
-import { OpInputError } from '../../../src/ops/errors';
-import { checkConfig, configFromFlags } from '../../../src/util/hyperparams';
-import { seededRandom } from '../../../src/util/random';
+} from '../../src/agents/token-task-registry';
+import { CharTokenizer } from '../../src/models/tokenizer';
+import { OpInputError } from '../../src/ops/errors';
+import { checkConfig, configFromFlags } from '../../src/util/hyperparams';
+import { seededRandom } from '../../src/util/random';
 
 const tok = CharTokenizer.createDefault();
 const any = (name: keyof typeof TOKEN_TASKS) =>

@@ -6,50 +6,63 @@
  *
  * Options are `live`: a curriculum moves a running trainer to a harder rung by building a new
  * task between updates (the model's context must still fit the new task's maxChars + 2).
+ *
+ * The registry stands in src/agents, above src/envs: it lists the agent tasks beside the plain
+ * token tasks, so it sits above both kinds.
  */
-import { AGENT_ENV_SPEC } from '../../agents/agent-task';
-import {
-  DEFAULT_MULTIPLY_OPTIONS,
-  multiplyDifficultyLevels,
-  multiplyTask,
-  type MultiplyOptions,
-} from '../../agents/tasks/multiply';
-import {
-  DEFAULT_FACTS_OPTIONS,
-  factsDifficultyLevels,
-  factsTask,
-  type FactsOptions,
-} from '../../agents/tasks/facts';
-import {
-  DEFAULT_SHOPPING_OPTIONS,
-  shoppingDifficultyLevels,
-  shoppingTask,
-  type ShoppingOptions,
-} from '../../agents/tasks/shopping';
-import { OpInputError } from '../../ops/errors';
-import { checkConfig, checkPartial, type ConfigSpec } from '../../util/hyperparams';
 import {
   additionDifficultyLevels,
   additionTask,
   DEFAULT_ADDITION_OPTIONS,
   type AdditionOptions,
-} from './addition';
-import { copyDifficultyLevels, copyTask, DEFAULT_COPY_OPTIONS, type CopyOptions } from './copy';
+} from '../envs/token-tasks/addition';
+import {
+  copyDifficultyLevels,
+  copyTask,
+  DEFAULT_COPY_OPTIONS,
+  type CopyOptions,
+} from '../envs/token-tasks/copy';
 import {
   countdownDifficultyLevels,
   countdownTask,
   DEFAULT_COUNTDOWN_OPTIONS,
   type CountdownOptions,
-} from './countdown';
+} from '../envs/token-tasks/countdown';
 import {
   DEFAULT_REVERSE_OPTIONS,
   reverseDifficultyLevels,
   reverseTask,
   type ReverseOptions,
-} from './reverse';
-import { ALPHABET_PRESETS, type CharsetTask } from './shared';
-import { DEFAULT_SORT_OPTIONS, sortDifficultyLevels, sortTask, type SortOptions } from './sort';
-import type { TokenTaskSample } from './types';
+} from '../envs/token-tasks/reverse';
+import { ALPHABET_PRESETS, type CharsetTask } from '../envs/token-tasks/shared';
+import {
+  DEFAULT_SORT_OPTIONS,
+  sortDifficultyLevels,
+  sortTask,
+  type SortOptions,
+} from '../envs/token-tasks/sort';
+import type { TokenTaskSample } from '../envs/token-tasks/types';
+import { OpInputError } from '../ops/errors';
+import { checkConfig, checkPartial, type ConfigSpec } from '../util/hyperparams';
+import { AGENT_ENV_SPEC } from './agent-task';
+import {
+  DEFAULT_FACTS_OPTIONS,
+  factsDifficultyLevels,
+  factsTask,
+  type FactsOptions,
+} from './tasks/facts';
+import {
+  DEFAULT_MULTIPLY_OPTIONS,
+  multiplyDifficultyLevels,
+  multiplyTask,
+  type MultiplyOptions,
+} from './tasks/multiply';
+import {
+  DEFAULT_SHOPPING_OPTIONS,
+  shoppingDifficultyLevels,
+  shoppingTask,
+  type ShoppingOptions,
+} from './tasks/shopping';
 
 /** The options type of each task. */
 export interface TokenTaskOptions {
