@@ -50,6 +50,8 @@ import { isAgentTask, type AgentTask } from '../src/agents/agent-task';
 import { mixedAgentTask } from '../src/agents/mixed-task';
 import { shoppingDifficultyLevels, shoppingTask } from '../src/agents/tasks/shopping';
 import type { TokenTask } from '../src/envs/token-tasks/types';
+import type { CharsetTask } from '../src/envs/token-tasks/shared';
+import { noisyDemonstrations } from '../src/rl/noisy-demonstrations';
 
 /** Characters of the shopping curriculum's top rung: a model that starts it must hold them. */
 const SHOPPING_TOP_RUNG_CHARS = shoppingTask(shoppingDifficultyLevels.at(-1)!).maxChars;
@@ -61,6 +63,12 @@ function fullOptions(task: TokenTaskName, options: Record<string, unknown>) {
 
 /** The task the warm-up trains on: the plan's own, or the mixture of it and `mix`. */
 function warmUpTask(plan: ModelPlan, own: TokenTask): TokenTask {
+  if (plan.demoNoise !== undefined) {
+    if (isAgentTask(own) || !('answerChars' in own) || plan.mix) {
+      throw new Error(`${plan.name}: demoNoise is for single-turn tasks without a mix`);
+    }
+    return noisyDemonstrations(own as CharsetTask, plan.demoNoise);
+  }
   if (!plan.mix) return own;
   const parts = [
     { task: own, weight: 1 },
@@ -104,6 +112,14 @@ interface ModelPlan {
   mix?: readonly WarmUpPart[];
   /** Characters the context must hold when more than the tasks' own (a curriculum's top rung). */
   contextChars?: number;
+  /**
+   * Single-turn tasks: the warm-up imitates a noisy demonstrator that replaces each answer
+   * character with this probability (src/rl/noisy-demonstrations.ts), so the start samples right
+   * answers rarely but has them within reach: room and signal for RL.
+   */
+  demoNoise?: number;
+  /** How the lessons sample from this start: pass@1 and pass@G are measured so. */
+  rlSampling: { temperature: number; groupSize: number };
 }
 
 interface WarmUpPart {
@@ -124,24 +140,46 @@ export const MODELS: readonly ModelPlan[] = [
     task: 'reverse',
     options: { minLength: 3, maxLength: 6, alphabet: 'abcde' },
     recipe: { steps: 200, batchSize: 32, lr: 3e-3, seed: 1 },
+    rlSampling: { temperature: 1, groupSize: 8 },
   },
   {
     name: 'copy',
     task: 'copy',
     options: { minLength: 3, maxLength: 6, alphabet: 'abcde' },
     recipe: { steps: 300, batchSize: 32, lr: 3e-3, seed: 1 },
+    rlSampling: { temperature: 1, groupSize: 8 },
+  },
+  {
+    // The learning lessons' start: copy warmed up on demonstrations with 30% of their characters
+    // replaced at random. It writes the right character most often at every position but samples
+    // a whole right answer rarely; RL against the verifier sharpens it.
+    name: 'copy-noisy',
+    task: 'copy',
+    options: { minLength: 3, maxLength: 6, alphabet: 'abcde' },
+    demoNoise: 0.3,
+    recipe: { steps: 600, batchSize: 32, lr: 3e-3, seed: 1 },
+    rlSampling: { temperature: 1, groupSize: 8 },
   },
   {
     name: 'addition',
     task: 'addition',
     options: { minDigits: 1, maxDigits: 2, reverseAnswer: false },
     recipe: { steps: 400, batchSize: 32, lr: 3e-3, seed: 1 },
+    rlSampling: { temperature: 1, groupSize: 8 },
   },
   {
+    // The tool-use capstone's start: a demonstrator that calls the calculator a quarter of the
+    // time and answers from memory otherwise (the same prompts, weights 1 : 3). The model knows
+    // the call syntax and how to copy a result, but not that a call pays: answers from its own
+    // weights are mostly wrong beyond one-digit factors. RL on the verifier teaches when to call.
     name: 'multiply',
     task: 'multiply',
     options: { minDigits: 1, maxDigits: 2, useTools: true },
-    recipe: { steps: 150, batchSize: 16, lr: 3e-3, seed: 1 },
+    mix: [
+      { task: 'multiply', options: { minDigits: 1, maxDigits: 2, useTools: false }, weight: 3 },
+    ],
+    recipe: { steps: 800, batchSize: 16, lr: 3e-3, seed: 1 },
+    rlSampling: { temperature: 0.7, groupSize: 8 },
   },
   {
     // Two tools and two tasks: shopping's first two rungs (one price lookup; a lookup, then calc
@@ -156,6 +194,7 @@ export const MODELS: readonly ModelPlan[] = [
     ],
     contextChars: SHOPPING_TOP_RUNG_CHARS,
     recipe: { steps: 600, batchSize: 16, lr: 3e-3, seed: 1 },
+    rlSampling: { temperature: 0.7, groupSize: 4 },
   },
 ];
 
@@ -198,6 +237,14 @@ export interface ManifestEntry {
   recipe: ShippedRecipe & { backend: 'cpu'; optimizer: SftConfig['optimizer'] };
   /** Greedy (temperature 0) success over `evalPrompts` prompts drawn with `evalSeed`. */
   successRate: number;
+  /**
+   * Sampled as the lessons sample (temperature, G answers a prompt) on the same prompts: pass@1,
+   * the mean success of one answer, and pass@G, the prompts with a right answer among G — the
+   * share of GRPO groups that can carry signal.
+   */
+  sampled: { temperature: number; groupSize: number; passAt1: number; passAtG: number };
+  /** The warm-up's noisy demonstrator, when it had one. */
+  demoNoise?: number;
   evalPrompts: number;
   evalSeed: number;
   checkpoint: ShippedFile;
@@ -257,6 +304,19 @@ async function buildOne(
     samples: EVAL_PROMPTS,
     seed: EVAL_SEED,
   });
+  const { temperature, groupSize } = plan.rlSampling;
+  const sampledEval = await evaluateTask(model, tokenizer, task, {
+    samples: EVAL_PROMPTS,
+    seed: EVAL_SEED,
+    repeats: groupSize,
+    sampling: { temperature },
+  });
+  const sampled = {
+    temperature,
+    groupSize,
+    passAt1: sampledEval.successRate,
+    passAtG: sampledEval.promptPassRate,
+  };
   const mixed = plan.mix
     ? [{ task: plan.task, options: plan.options, weight: 1 }, ...plan.mix]
     : [];
@@ -308,7 +368,9 @@ async function buildOne(
   const seconds = (performance.now() - started) / 1000;
   console.log(
     `${plan.name}: ${task.name}, ${recipe.steps} SFT steps → greedy success ` +
-      `${(evaluation.successRate * 100).toFixed(1)}% of ${EVAL_PROMPTS}; ` +
+      `${(evaluation.successRate * 100).toFixed(1)}% of ${EVAL_PROMPTS}; sampled at ` +
+      `temperature ${temperature}: pass@1 ${(sampled.passAt1 * 100).toFixed(1)}%, ` +
+      `pass@${groupSize} ${(sampled.passAtG * 100).toFixed(1)}%; ` +
       `${ckpt.length} + ${onnx.length} bytes (${seconds.toFixed(0)} s)`,
   );
   for (const e of evaluation.examples.slice(0, 3)) {
@@ -325,6 +387,8 @@ async function buildOne(
     config,
     recipe: { ...recipe, backend: 'cpu', optimizer: sft.optimizer },
     successRate: evaluation.successRate,
+    sampled,
+    ...(plan.demoNoise !== undefined ? { demoNoise: plan.demoNoise } : {}),
     evalPrompts: EVAL_PROMPTS,
     evalSeed: EVAL_SEED,
     checkpoint: { file: files.checkpoint, bytes: ckpt.length, sha256: sha256(ckpt) },

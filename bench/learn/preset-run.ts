@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { buildPresetSpec, PRESETS, type PresetName } from '../../src/lessons/presets';
 import { ALGORITHMS } from '../../src/rl/registry';
 import { createRunHost } from '../../src/worker/run-host';
+import type { Settings } from '../../src/worker/run-protocol';
 
 const MODELS_DIR = new URL('../../public/models/', import.meta.url);
 
@@ -19,6 +20,12 @@ export interface PresetRunOptions {
   budget: number;
   /** Replaces the preset's seed. */
   seed?: number;
+  /** Settings changed on top of the preset's (a control's lr ≈ 0, a mechanism switched off). */
+  change?: Settings;
+  /** Task options changed on top of the preset's (a control that takes the tool away). */
+  taskOptions?: Settings;
+  /** Replaces the preset's shipped start (a model name of the shipped manifest). */
+  shipped?: string;
   /** Ends the run early once it holds for the series so far (checked after every update). */
   stop?: (series: Record<string, number[]>) => boolean;
   /** Ends the run once this many seconds have passed since it was asked for. */
@@ -40,7 +47,16 @@ export interface PresetRun {
 
 export async function runPreset(name: PresetName, options: PresetRunOptions): Promise<PresetRun> {
   const built = buildPresetSpec(name, ALGORITHMS[PRESETS[name].algo]!.defaults);
-  const spec = { ...built, seed: options.seed ?? built.seed, backend: options.backend };
+  const spec = {
+    ...built,
+    config: { ...built.config, ...options.change },
+    seed: options.seed ?? built.seed,
+    backend: options.backend,
+    ...(options.shipped ? { init: { kind: 'shipped' as const, model: options.shipped } } : {}),
+    ...(options.taskOptions
+      ? { taskOptions: { ...built.taskOptions, ...options.taskOptions } }
+      : {}),
+  };
   const series: Record<string, number[]> = Object.fromEntries(options.metrics.map((m) => [m, []]));
   let backendLine = '(no backend message)';
   const elapsed = (since: number) => (performance.now() - since) / 1000;

@@ -8,8 +8,10 @@
  *   token     GRPO vs PPO on reversing 3–6 letters from one SFT checkpoint, same sample budget
  *   agent     GRPO on multiplication with and without the calculator tool; calls per episode at
  *             two tool costs (CPU; not in the default set: it takes about an hour on 2 cores)
- *   lessons   the lessons' language-model widgets, each preset run headless to its check on the
- *             chosen backend and timed (not in the default set; `--lessons=04-grpo,06` prefixes)
+ *   lessons   the lessons' language-model widgets as claims: each preset on seeds 1–5 (--seeds)
+ *             run headless to its check, beside its matched control run for the whole budget, on
+ *             the chosen backend, timed; one table (not in the default set; `--lessons=04-grpo,06`
+ *             prefixes; about 25 minutes on 2 cores)
  *   forgetting the tool-use lesson's shopping runs at lr 3e-3 without and with the ptx term,
  *             multiply retained, seeds 1–3 (CPU; not in the default set: about 5 minutes)
  * Results (with the machine described) are saved as JSON under bench/results/.
@@ -31,7 +33,7 @@ import { ppoCartpoleBenchmark } from './ppo-cartpole';
 import { tokenTaskBenchmark } from './token-tasks';
 import { agentToolsBenchmark } from './agent-tools';
 import { forgettingBenchmark } from './forgetting';
-import { lessonPresetTimes } from './lesson-presets';
+import { lessonEffects } from './lesson-effects';
 
 export async function main(argv: string[]): Promise<number> {
   const flag = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
@@ -122,13 +124,15 @@ export async function main(argv: string[]): Promise<number> {
   }
 
   if (only.includes('lessons')) {
-    const bench = await lessonPresetTimes(backend, {
-      maxUpdates: quick ? 5 : 200,
-      maxSeconds: quick ? 60 : 600,
+    const bench = await lessonEffects({
+      backend,
+      seeds: seeds ?? (quick ? [1] : [1, 2, 3, 4, 5]),
       lessons: flag('lessons')?.split(','),
+      ...(quick ? { budget: 5 } : {}),
+      log: console.log,
     });
     console.log(bench.table);
-    results.lessons = { backend, rows: bench.rows };
+    results.lessons = { backend, rows: bench.rows, table: bench.table };
   }
 
   mkdirSync(new URL('../results/', import.meta.url), { recursive: true });

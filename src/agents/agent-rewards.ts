@@ -84,11 +84,27 @@ export function scoreEpisode(
   };
 }
 
+/** Of the episodes that answered after a call that ran, the share that answered its result. */
+function resultCopied(episodes: readonly Episode[]): number {
+  let answeredAfterCall = 0;
+  let copied = 0;
+  for (const episode of episodes) {
+    const lastRan = episode.calls.findLast((c) => c.ok);
+    if (!lastRan || episode.answer === null) continue;
+    answeredAfterCall += 1;
+    if (episode.answer === lastRan.result) copied += 1;
+  }
+  return answeredAfterCall === 0 ? 0 : copied / answeredAfterCall;
+}
+
 /**
  * Batch metrics of tool use (verl's multi-turn names where it has them):
  *   tools/call_frequency      calls per episode
  *   tools/failure_frequency   failed calls / calls (0 when no call was made)
  *   tools/episodes_with_calls  fraction of episodes that called at least one tool
+ *   tools/result_copied       of the episodes that answered after a call that ran, the fraction
+ *                             whose answer is that last call's result: does the policy use what
+ *                             its tool said? (0 when no episode qualifies)
  *   num_turns/mean, num_turns/max   model turns per episode
  *   reward/call_validity, reward/call_bonus, reward/tool_cost   the tool terms as added to the total
  *   response_length/observation_mean         tool tokens per episode (not in response_length)
@@ -109,6 +125,7 @@ export function summarizeEpisodes(
     'tools/call_frequency': calls / n,
     'tools/failure_frequency': calls === 0 ? 0 : failed / calls,
     'tools/episodes_with_calls': mean((i) => (episodes[i]!.calls.length > 0 ? 1 : 0)),
+    'tools/result_copied': resultCopied(episodes),
     'num_turns/mean': mean((i) => episodes[i]!.turns),
     'num_turns/max': episodes.reduce((m, e) => Math.max(m, e.turns), 0),
     'reward/call_validity': mean((i) => rewards[i]!.callValidity),

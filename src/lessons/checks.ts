@@ -5,6 +5,11 @@
  *                            compared with the number, e.g. `values/converged>=1`
  *   … after <n>              the same, judged only from the n-th value on: for what must still
  *                            hold late in a run, e.g. `reward/strict_accuracy>=0.25 after 30`
+ *   <metric> gain <op> <n>   an effect, not a level: the mean of the last WINDOW values minus the
+ *                            mean of the first BASELINE values (the start as this run measured
+ *                            it), judged once the two windows no longer overlap, e.g.
+ *                            `reward/accuracy gain>=0.3`. A level check passes for a start that was
+ *                            already there; a gain check only for a run that moved.
  *   path <op> <number>       the greedy path from the start of a grid world reaches the goal, and
  *                            its length in steps compares so, e.g. `path<=13` on CliffWalking
  *
@@ -16,6 +21,11 @@ type GridInspection = Extract<Inspection, { kind: 'grid' }>;
 
 /** Values averaged by a metric check (the last 10, as the brief of the lesson widgets asks). */
 export const WINDOW = 10;
+/**
+ * The first values a gain check takes as the run's start: 5 updates of 64 answers measure a
+ * success rate near 0.25 to about ±0.03 (one standard error).
+ */
+export const BASELINE = 5;
 
 export type CheckOp = '>=' | '<=' | '>' | '<';
 
@@ -27,37 +37,43 @@ export type Check =
       value: number;
       /** Values needed before the check is judged (WINDOW at least). */
       after: number;
+      /** Compare the gain over the run's first BASELINE values instead of the level. */
+      gain: boolean;
       text: string;
     }
   | { kind: 'path'; op: CheckOp; value: number; text: string };
 
 const PATTERN =
-  /^\s*([A-Za-z_][\w/.-]*)\s*(>=|<=|>|<)\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?:\s+after\s+(\d+))?\s*$/;
+  /^\s*([A-Za-z_][\w/.-]*)(\s+gain)?\s*(>=|<=|>|<)\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?:\s+after\s+(\d+))?\s*$/;
 
 /** Parses a check; a message naming what is wrong otherwise (the lesson parser adds file:line). */
 export function parseCheck(text: string): Check | string {
   const match = PATTERN.exec(text);
   if (!match)
-    return `check must read '<metric> <op> <number> [after <updates>]' with op one of >=, <=, >, <; got '${text}'`;
-  const [, name, op, number, afterText] = match as unknown as [
+    return `check must read '<metric> [gain] <op> <number> [after <updates>]' with op one of >=, <=, >, <; got '${text}'`;
+  const [, name, gainText, op, number, afterText] = match as unknown as [
     string,
     string,
+    string | undefined,
     CheckOp,
     string,
     string | undefined,
   ];
   const value = Number(number);
-  const after = afterText === undefined ? WINDOW : Number(afterText);
-  if (after < WINDOW || after > 10_000) {
-    return `'after' must be a whole number of updates in [${WINDOW}, 10000], got ${afterText ?? ''}`;
+  const gain = gainText !== undefined;
+  const least = gain ? BASELINE + WINDOW : WINDOW;
+  const after = afterText === undefined ? least : Number(afterText);
+  if (after < least || after > 10_000) {
+    return `'after' must be a whole number of updates in [${least}, 10000]${gain ? ' for a gain check' : ''}, got ${afterText ?? ''}`;
   }
   if (name === 'path') {
     if (afterText !== undefined) return "a path check has no 'after'";
+    if (gain) return "a path check has no 'gain'";
     if (!Number.isInteger(value) || value < 1)
       return `a path check needs a length ≥ 1, got ${number}`;
     return { kind: 'path', op, value, text: text.trim() };
   }
-  return { kind: 'metric', metric: name, op, value, after, text: text.trim() };
+  return { kind: 'metric', metric: name, op, value, after, gain, text: text.trim() };
 }
 
 export function compare(x: number, op: CheckOp, y: number): boolean {
@@ -81,11 +97,51 @@ export function windowMean(values: readonly number[], window = WINDOW): number |
   return sum / window;
 }
 
-/** A metric check on a run's series for that metric (undefined: no values yet). */
-export function metricCheckPassed(check: Check & { kind: 'metric' }, values: readonly number[]) {
-  if (values.length < check.after) return false;
+/** Mean of the first BASELINE values: the run's start, as a gain check measures it. */
+export function baselineMean(values: readonly number[]): number | undefined {
+  if (values.length < BASELINE) return undefined;
+  let sum = 0;
+  for (let i = 0; i < BASELINE; i++) sum += values[i]!;
+  return sum / BASELINE;
+}
+
+/**
+ * What a metric check compares now: the window's mean, or its gain over the start (undefined
+ * while there are too few values to judge).
+ */
+export function checkedValue(
+  check: Check & { kind: 'metric' },
+  values: readonly number[],
+): number | undefined {
+  if (values.length < check.after) return undefined;
   const mean = windowMean(values);
-  return mean !== undefined && compare(mean, check.op, check.value);
+  if (mean === undefined || !check.gain) return mean;
+  const start = baselineMean(values);
+  return start === undefined ? undefined : mean - start;
+}
+
+/** A metric check on a run's series for that metric. */
+export function metricCheckPassed(check: Check & { kind: 'metric' }, values: readonly number[]) {
+  const value = checkedValue(check, values);
+  return value !== undefined && compare(value, check.op, check.value);
+}
+
+/**
+ * One line for a widget while its check is not yet met: where the run stands against the target,
+ * e.g. "start 0.27, last 10: 0.49 — gain +0.22 of +0.30", or "last 10: 0.41 of ≥ 0.5".
+ */
+export function checkStanding(
+  check: Check & { kind: 'metric' },
+  values: readonly number[],
+): string {
+  const fmt = (x: number) => (Math.abs(x) >= 100 ? x.toFixed(0) : x.toFixed(2));
+  const signed = (x: number) => (x >= 0 ? `+${fmt(x)}` : fmt(x));
+  const need = check.gain ? BASELINE + WINDOW : WINDOW;
+  if (values.length < need) return `${values.length} of the ${need} updates the check needs`;
+  const mean = windowMean(values)!;
+  if (!check.gain) return `last ${WINDOW}: ${fmt(mean)}, target ${check.op} ${fmt(check.value)}`;
+  const start = baselineMean(values)!;
+  return `start ${fmt(start)}, last ${WINDOW}: ${fmt(mean)} — gain ${signed(mean - start)}, target ${check.op} ${signed(check.value)}`;
 }
 
 export interface GreedyPath {

@@ -10,6 +10,7 @@ import type { Generation } from '../models/generate';
 import type { LanguageModel } from '../models/language-model';
 import type { SampleOptions } from '../ops/nn/sample';
 import type { CharTokenizer } from '../models/tokenizer';
+import { checkInt } from '../ops/validate';
 import { seededRandom } from '../util/random';
 
 export interface EvaluationOptions {
@@ -19,10 +20,20 @@ export interface EvaluationOptions {
   seed: number;
   /** Default greedy: { temperature: 0 }. */
   sampling?: SampleOptions;
+  /**
+   * Answers drawn for each prompt (rows next to each other), default 1. With sampling, G repeats
+   * give pass@1 (`successRate`, over all answers) and pass@G (`promptPassRate`): what a GRPO group
+   * of G sees.
+   */
+  repeats?: number;
 }
 
 export interface Evaluation {
+  /** Right answers over all answers (prompts × repeats). */
   successRate: number;
+  /** Prompts with at least one right answer among their repeats. */
+  promptPassRate: number;
+  /** Answers judged: prompts × repeats. */
   samples: number;
   /** A few prompt → completion pairs, for a human to look at. */
   examples: { prompt: string; completion: string; correct: boolean }[];
@@ -56,8 +67,11 @@ export async function evaluateTask(
   options: EvaluationOptions,
 ): Promise<Evaluation> {
   const count = options.samples ?? 128;
+  const repeats = options.repeats ?? 1;
+  checkInt('evaluateTask', 'repeats', repeats, 1, 1024);
   const random = seededRandom(options.seed);
-  const samples = Array.from({ length: count }, () => task.sample(random));
+  const prompts = Array.from({ length: count }, () => task.sample(random));
+  const samples = prompts.flatMap((s) => Array.from({ length: repeats }, () => s));
   const maxLength = Math.min(model.config.context, task.maxChars + 2);
   if (isAgentTask(task)) {
     return evaluateEpisodes(model, tokenizer, task, samples, maxLength, options);
@@ -71,15 +85,36 @@ export async function evaluateTask(
     sampling: options.sampling ?? { temperature: 0 },
     seed: options.seed >>> 0,
   });
-  let correct = 0;
   const examples: Evaluation['examples'] = [];
-  samples.forEach((sample, row) => {
+  const verdicts = samples.map((sample, row) => {
     const completion = completionText(tokenizer, generation, row);
     const ok = task.verify(sample, completion) === 1;
-    if (ok) correct += 1;
     if (examples.length < 6) examples.push({ prompt: sample.prompt, completion, correct: ok });
+    return ok;
   });
-  return { successRate: correct / count, samples: count, examples };
+  return summarize(verdicts, repeats, examples);
+}
+
+/** Pass rates of verdicts laid out prompt by prompt, `repeats` answers each. */
+function summarize(
+  verdicts: readonly boolean[],
+  repeats: number,
+  examples: Evaluation['examples'],
+): Evaluation {
+  let correct = 0;
+  let promptsPassed = 0;
+  for (let start = 0; start < verdicts.length; start += repeats) {
+    const group = verdicts.slice(start, start + repeats);
+    correct += group.filter(Boolean).length;
+    if (group.some(Boolean)) promptsPassed += 1;
+  }
+  const prompts = verdicts.length / repeats;
+  return {
+    successRate: correct / verdicts.length,
+    promptPassRate: promptsPassed / prompts,
+    samples: verdicts.length,
+    examples,
+  };
 }
 
 /** Agent tasks: whole episodes (tools included); correct when the answer verifies. */
@@ -101,14 +136,13 @@ async function evaluateEpisodes(
     sampling: options.sampling ?? { temperature: 0 },
     seed: options.seed >>> 0,
   });
-  let correct = 0;
   const examples: Evaluation['examples'] = [];
-  for (const episode of episodes) {
+  const verdicts = episodes.map((episode) => {
     const ok = episode.answer !== null && task.verify(episode.sample, episode.answer) === 1;
-    if (ok) correct += 1;
     const completion = episodeTranscript(episode);
     if (examples.length < 6)
       examples.push({ prompt: episode.sample.prompt, completion, correct: ok });
-  }
-  return { successRate: correct / episodes.length, samples: episodes.length, examples };
+    return ok;
+  });
+  return summarize(verdicts, options.repeats ?? 1, examples);
 }

@@ -115,6 +115,11 @@ export interface ShippedModelInfo {
   /** Supervised steps it was warmed up with, and its greedy success after them (0–1). */
   sftSteps: number;
   successRate: number;
+  /**
+   * Sampled as the lessons sample it (temperature, G answers a prompt): pass@1, one answer's
+   * success, and pass@G, the prompts with a right answer among G (groups that can carry signal).
+   */
+  sampled?: { temperature: number; groupSize: number; passAt1: number; passAtG: number };
   /** The checkpoint file in public/models/. */
   file: string;
   /** A mixed warm-up: every task it was warmed up on (its own first), with options and success. */

@@ -15,6 +15,7 @@ export const SHIPPED_MODELS: readonly ShippedModelInfo[] = manifest.models.map((
   context: m.config.context,
   sftSteps: m.recipe.steps,
   successRate: m.successRate,
+  ...('sampled' in m && m.sampled ? { sampled: { ...m.sampled } } : {}),
   file: m.checkpoint.file,
   ...('warmUp' in m && Array.isArray(m.warmUp)
     ? {

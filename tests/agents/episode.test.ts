@@ -141,6 +141,21 @@ describe('agent rewards', () => {
     expect(metrics['tools/call_frequency']).toBe(2);
     expect(metrics['tools/failure_frequency']).toBe(0.5);
     expect(metrics['num_turns/mean']).toBe(3);
+    // The last call that ran said 408 and the answer is 408 (the failed 1/0 call does not count).
+    expect(metrics['tools/result_copied']).toBe(1);
+  });
+
+  it('result_copied counts answers that differ from the last result, over answered episodes with a call', async () => {
+    const task = multiplyTask();
+    const run = async (turns: string[]) =>
+      (await runEpisodes({ ...request(turns, { maxLength: 128 }), task }))[0]!;
+    const copied = await run(['<call>calc(36*35)</call>', '<answer>1260</answer>']);
+    const miscopied = await run(['<call>calc(36*35)</call>', '<answer>1250</answer>']);
+    const direct = await run(['<answer>1260</answer>']); // no call: not counted
+    const episodes = [copied, miscopied, direct];
+    const rewards = episodes.map((e) => scoreEpisode(task, e, DEFAULT_REWARD_CONFIG));
+    expect(summarizeEpisodes(episodes, rewards)['tools/result_copied']).toBe(0.5);
+    expect(summarizeEpisodes([direct], [rewards[2]!])['tools/result_copied']).toBe(0);
   });
 
   it('pays callBonus per call that ran, so three calls beat one (the flooding incentive)', async () => {

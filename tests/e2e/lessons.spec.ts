@@ -341,12 +341,12 @@ test('side-by-side widgets link to the lab, which creates their runs with three 
   await expect(labels).toHaveCount(6);
   const text = (await labels.allTextContents()).map((t) => t.replace(/^#\d+ /, ''));
   expect(text).toEqual([
-    'ppo on copy, seed 4 (from link)',
-    'ppo on copy, seed 5 (from link)',
-    'ppo on copy, seed 6 (from link)',
-    'grpo on copy, seed 4 (from link)',
-    'grpo on copy, seed 5 (from link)',
-    'grpo on copy, seed 6 (from link)',
+    'ppo on copy, seed 1 (from link)',
+    'ppo on copy, seed 2 (from link)',
+    'ppo on copy, seed 3 (from link)',
+    'grpo on copy, seed 1 (from link)',
+    'grpo on copy, seed 2 (from link)',
+    'grpo on copy, seed 3 (from link)',
   ]);
   expect(errors).toEqual([]);
 });

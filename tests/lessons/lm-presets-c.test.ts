@@ -2,8 +2,6 @@
 import { presetTests } from './lm-presets';
 
 presetTests([
-  // Measured on CPU (seed 4): passes at update 13; at lr 1e-9 the window stays ≤ 0.47.
-  ['ppo-copy', 'reward/accuracy>=0.5', 30, { lr: 1e-9 }],
   // Lengths stay at 5.9–6.9 tokens; without the overlong term the gamed run passes 7 by update 7.
   ['grpo-copy-counterweight', 'response_length/mean<=7', 12, { overlongEnable: false }],
 ]);

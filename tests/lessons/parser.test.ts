@@ -4,7 +4,12 @@ import { LessonError } from '../../src/lessons/errors';
 import { parseFrontMatter } from '../../src/lessons/front-matter';
 import { lessonBlocks, parseLesson } from '../../src/lessons/lesson';
 import { parseLessonHead } from '../../src/lessons/lesson-head';
-import { metricCheckPassed, parseCheck } from '../../src/lessons/checks';
+import {
+  checkedValue,
+  checkStanding,
+  metricCheckPassed,
+  parseCheck,
+} from '../../src/lessons/checks';
 
 const F = 'lessons/01-x/01-y/index.md';
 
@@ -98,6 +103,27 @@ describe('checks', () => {
     expect(metricCheckPassed(check, [...ones(12), 0, 0, 0, 0, 0, 0])).toBe(false); // mean 0.4
   });
 
+  it('judges a gain check on the last 10 values against the first 5', () => {
+    const check = parseCheck('r gain>=0.3');
+    if (typeof check === 'string' || check.kind !== 'metric') throw new Error(String(check));
+    const start = [0.2, 0.3, 0.2, 0.3, 0.25]; // mean 0.25
+    const at = (level: number, n: number) => Array.from({ length: n }, () => level);
+    expect(metricCheckPassed(check, [...start, ...at(0.9, 9)])).toBe(false); // 14 values: too early
+    expect(metricCheckPassed(check, [...start, ...at(0.56, 10)])).toBe(true); // gain 0.31
+    expect(metricCheckPassed(check, [...start, ...at(0.54, 10)])).toBe(false); // gain 0.29
+    // A high level from the start is no gain: the level check would pass, this one does not.
+    expect(metricCheckPassed(check, at(0.9, 40))).toBe(false);
+    expect(checkedValue(check, [...start, ...at(0.56, 10)])).toBeCloseTo(0.31, 12);
+    expect(checkStanding(check, [...start, ...at(0.45, 10)])).toBe(
+      'start 0.25, last 10: 0.45 — gain +0.20, target >= +0.30',
+    );
+    expect(checkStanding(check, start)).toBe('5 of the 15 updates the check needs');
+    const falls = parseCheck('r gain<=-0.5');
+    if (typeof falls === 'string' || falls.kind !== 'metric') throw new Error(String(falls));
+    expect(metricCheckPassed(falls, [...at(0.9, 5), ...at(0.3, 10)])).toBe(true);
+    expect(metricCheckPassed(falls, [...at(0.9, 5), ...at(0.5, 10)])).toBe(false);
+  });
+
   it('parses metric and path checks (golden)', () => {
     expect(parseCheck('values/converged>=1')).toEqual({
       kind: 'metric',
@@ -105,6 +131,7 @@ describe('checks', () => {
       op: '>=',
       value: 1,
       after: 10, // judged once the window of 10 values is full
+      gain: false,
       text: 'values/converged>=1',
     });
     expect(parseCheck('reward/strict_accuracy>=0.25 after 30')).toEqual({
@@ -113,7 +140,17 @@ describe('checks', () => {
       op: '>=',
       value: 0.25,
       after: 30,
+      gain: false,
       text: 'reward/strict_accuracy>=0.25 after 30',
+    });
+    expect(parseCheck('reward/accuracy gain>=0.3')).toEqual({
+      kind: 'metric',
+      metric: 'reward/accuracy',
+      op: '>=',
+      value: 0.3,
+      after: 15, // the 5 values of the start, then a window of 10 that does not overlap them
+      gain: true,
+      text: 'reward/accuracy gain>=0.3',
     });
     expect(parseCheck(' path <= 13 ')).toEqual({
       kind: 'path',
@@ -135,6 +172,9 @@ describe('checks', () => {
     'reward>=1 after 2.5',
     'reward>=1 after 10001',
     'path<=13 after 20',
+    'path gain<=13',
+    'reward gain>=0.3 after 14', // its two windows would overlap
+    'reward gains>=0.3',
   ])('refuses %j', (text) => {
     expect(typeof parseCheck(text)).toBe('string');
   });

@@ -7,6 +7,7 @@
  *
  * Context by hand, task.maxChars + 10 (capped at 256):
  *   reverse / copy 3–6 letters   maxChars = 2·6 + 1 = 13       (6 letters, the separator, 6)  → 23
+ *   (copy-noisy is copy's task warmed up on noisy demonstrations: the same context)
  *   addition 1–2 digits          maxChars = 3·2 + 3 = 9        ('99+99=' and '198')           → 19
  *   multiply 1–2 digits, tools   maxChars = 8·2 + 50 = 66      (a call, its result, answer)   → 76
  *   shopping, sized for its top rung (3 items; the longest item name, 'umbrella', has 8 letters):
@@ -30,6 +31,7 @@ const SLACK = 0.15;
 const EXPECTED_CONTEXT: Record<string, number> = {
   reverse: 23,
   copy: 23,
+  'copy-noisy': 23,
   addition: 19,
   multiply: 76,
   shopping: 250,
@@ -38,11 +40,12 @@ const EXPECTED_CONTEXT: Record<string, number> = {
 const manifest = shippedManifest();
 
 describe('src/models/shipped-manifest.json', () => {
-  it('lists the five lessons’ models once each, with recipe and result', () => {
+  it('lists the lessons’ six models once each, with recipe and result', () => {
     expect(manifest.version).toBe(1);
     expect(manifest.models.map((m) => m.name).sort()).toEqual([
       'addition',
       'copy',
+      'copy-noisy',
       'multiply',
       'reverse',
       'shopping',
@@ -55,6 +58,12 @@ describe('src/models/shipped-manifest.json', () => {
       expect(m.successRate).toBeLessThanOrEqual(1);
       // A multiple of 1/256: a count of correct prompts.
       expect(Number.isInteger(m.successRate * m.evalPrompts)).toBe(true);
+      // Sampled: G answers for each of the 256 prompts; a prompt passes when one of them is right,
+      // so pass@G is at least pass@1, and both are counts.
+      const { passAt1, passAtG, groupSize } = m.sampled;
+      expect(passAtG, m.name).toBeGreaterThanOrEqual(passAt1);
+      expect(Number.isInteger(passAt1 * m.evalPrompts * groupSize)).toBe(true);
+      expect(Number.isInteger(passAtG * m.evalPrompts)).toBe(true);
     }
   });
 });
@@ -112,6 +121,21 @@ describe.each(manifest.models.map((m) => [m.name, m] as [string, ManifestEntry])
       });
       expect(successRate).toBeGreaterThanOrEqual(entry.successRate - SLACK);
     }, 20_000);
+
+    it(`sampled as the lessons sample: pass@1 and pass@G on ${CHECK_PROMPTS} prompts near the recorded`, async () => {
+      const shipped = loadShipped(name);
+      const model = new CpuLanguageModel(shipped.config, shipped.params);
+      const { temperature, groupSize, passAt1, passAtG } = entry.sampled;
+      const measured = await evaluateTask(model, shipped.tokenizerObject, shipped.task, {
+        samples: CHECK_PROMPTS,
+        seed: entry.evalSeed,
+        repeats: groupSize,
+        sampling: { temperature },
+      });
+      // 32 prompts × G answers: about ±0.08 (one standard error) on pass@1 near 0.3.
+      expect(Math.abs(measured.successRate - passAt1), 'pass@1').toBeLessThanOrEqual(SLACK);
+      expect(Math.abs(measured.promptPassRate - passAtG), 'pass@G').toBeLessThanOrEqual(2 * SLACK);
+    }, 30_000);
 
     it.runIf(entry.warmUp !== undefined)(
       'a mixed warm-up: its own task first, and every part it knows as recorded',

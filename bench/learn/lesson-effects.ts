@@ -1,0 +1,233 @@
+/**
+ * The lessons' language-model widgets as claims with controls: each preset run headless through
+ * the lab's run host over several seeds, each to its widget's check or its budget, beside its
+ * matched control (the preset's `control`: the same seeds and prompts with lr 1e-9 or the
+ * lesson's mechanism off) run for the whole budget. A claim holds when every seed passes and no
+ * control does; the table gives the spread that the threshold was chosen against.
+ *
+ * Used by `npm run bench:learn -- --only=lessons` (5 seeds, every widget) and by the learning
+ * tests in tests/lessons (3 seeds, the essential checks).
+ */
+import {
+  baselineMean,
+  checkedValue,
+  metricCheckPassed,
+  windowMean,
+  type Check,
+} from '../../src/lessons/checks';
+import { LESSONS } from '../../src/lessons/catalog';
+import { lessonBlocks } from '../../src/lessons/lesson';
+import { PRESETS, type LessonPreset, type PresetName } from '../../src/lessons/presets';
+import { ALGORITHMS } from '../../src/rl/registry';
+import { SHIPPED_MODELS } from '../../src/worker/shipped-models';
+import { runPreset } from './preset-run';
+
+export type MetricCheck = Check & { kind: 'metric' };
+
+/** One run of a preset or of its control on one seed. */
+export interface SeedRun {
+  seed: number;
+  /** The update at which the check first passed; null: not within the run. */
+  passedAt: number | null;
+  updates: number;
+  /** The check's own value at the end (the gain for a gain check); null: too few updates. */
+  value: number | null;
+  /** Mean of the first 5 values (the start as the run measured it). */
+  start: number | null;
+  /** Mean of the last 10 values. */
+  end: number | null;
+  /** From asking for the run to its last update (the pass, for a preset run). */
+  seconds: number;
+  setupSeconds: number;
+}
+
+export interface EffectRow {
+  lesson: string;
+  preset: PresetName;
+  check: string;
+  /** The updates the check is claimed within; the control runs all of them. */
+  budget: number;
+  control: string;
+  /** The shipped start's sampled pass@1 and pass@G, when the preset starts from one. */
+  start: { passAt1: number; passAtG: number; groupSize: number } | null;
+  runs: SeedRun[];
+  controls: SeedRun[];
+  backendLine: string;
+}
+
+/** A widget of the lessons that runs `name` with a metric check (the first, or the one asked for). */
+export function widgetCheck(name: PresetName, check?: string): MetricCheck {
+  const widget = LESSONS.flatMap(lessonBlocks).find(
+    (b) =>
+      b.kind === 'widget' && b.preset === name && (check === undefined || b.check.text === check),
+  );
+  if (widget?.kind !== 'widget' || widget.check.kind !== 'metric') {
+    throw new Error(`no widget ${name} with a metric check ${check ?? ''}`);
+  }
+  return widget.check;
+}
+
+/** Runs one seed: to the check (stopping there) or, for a control, through the whole budget. */
+async function seedRun(
+  name: PresetName,
+  check: MetricCheck,
+  seed: number,
+  backend: 'cpu' | 'webgpu',
+  asControl: boolean,
+  budget: number,
+): Promise<{ run: SeedRun; backendLine: string }> {
+  const preset: LessonPreset = PRESETS[name];
+  const control = asControl ? preset.control : undefined;
+  if (asControl && !control) throw new Error(`${name} has no control`);
+  const run = await runPreset(name, {
+    backend,
+    seed,
+    metrics: [check.metric],
+    budget,
+    change: control?.config,
+    taskOptions: control?.taskOptions,
+    // A preset run stops at its pass; a control only when it passes (a failed claim either way).
+    stop: (series) => metricCheckPassed(check, series[check.metric]!),
+  });
+  const values = run.series[check.metric]!;
+  return {
+    run: {
+      seed,
+      passedAt: run.stopped ? run.updates : null,
+      updates: run.updates,
+      value: checkedValue(check, values) ?? null,
+      start: baselineMean(values) ?? null,
+      end: windowMean(values) ?? null,
+      seconds: run.seconds,
+      setupSeconds: run.setupSeconds,
+    },
+    backendLine: run.backendLine,
+  };
+}
+
+export interface EffectOptions {
+  seeds: readonly number[];
+  backend: 'cpu' | 'webgpu';
+  /**
+   * How far each control runs: the whole budget (the bench), or only to the update at which the
+   * preset passed on that seed (the tests: by then the control must not have passed).
+   */
+  controlRuns?: 'budget' | 'to-pass';
+  /** Replaces every preset's budget (a quick look; the claims are made at the presets' own). */
+  budget?: number;
+  log?: (s: string) => void;
+}
+
+export async function presetEffect(
+  lesson: string,
+  name: PresetName,
+  check: MetricCheck,
+  options: EffectOptions,
+): Promise<EffectRow> {
+  const preset: LessonPreset = PRESETS[name];
+  const budget = options.budget ?? preset.budget ?? 30;
+  const log = options.log ?? (() => {});
+  const runs: SeedRun[] = [];
+  const controls: SeedRun[] = [];
+  let backendLine = '';
+  for (const seed of options.seeds) {
+    const { run, backendLine: line } = await seedRun(
+      name,
+      check,
+      seed,
+      options.backend,
+      false,
+      budget,
+    );
+    backendLine = line;
+    runs.push(run);
+    const controlBudget =
+      options.controlRuns === 'to-pass' && run.passedAt !== null ? run.passedAt : budget;
+    const { run: control } = await seedRun(name, check, seed, options.backend, true, controlBudget);
+    controls.push(control);
+    log(
+      `${name} seed ${seed}: ${run.passedAt === null ? `not passed in ${run.updates}` : `passed at ${run.passedAt}`} ` +
+        `(${run.seconds.toFixed(1)} s, value ${fmt(run.value)}); control ` +
+        `${control.passedAt === null ? 'failed' : `PASSED at ${control.passedAt}`} (value ${fmt(control.value)})`,
+    );
+  }
+  const init = preset.init;
+  const model =
+    init?.kind === 'shipped' ? SHIPPED_MODELS.find((m) => m.name === init.model) : undefined;
+  return {
+    lesson,
+    preset: name,
+    check: check.text,
+    budget,
+    control: preset.control?.what ?? '(none)',
+    start: model?.sampled
+      ? {
+          passAt1: model.sampled.passAt1,
+          passAtG: model.sampled.passAtG,
+          groupSize: model.sampled.groupSize,
+        }
+      : null,
+    runs,
+    controls,
+    backendLine,
+  };
+}
+
+/** Every language-model widget of the lessons asked for (all, by default), with its control. */
+export async function lessonEffects(
+  options: EffectOptions & { lessons?: string[] },
+): Promise<{ rows: EffectRow[]; table: string }> {
+  const rows: EffectRow[] = [];
+  for (const lesson of LESSONS) {
+    if (options.lessons && !options.lessons.some((p) => lesson.id.startsWith(p))) continue;
+    for (const block of lessonBlocks(lesson)) {
+      if (block.kind !== 'widget' || block.check.kind !== 'metric') continue;
+      if (ALGORITHMS[PRESETS[block.preset].algo]!.family !== 'lm') continue;
+      rows.push(await presetEffect(lesson.id, block.preset, block.check, options));
+    }
+  }
+  return { rows, table: renderEffects(rows) };
+}
+
+const fmt = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(2));
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+function meanSd(xs: readonly number[]): string {
+  if (xs.length === 0) return '—';
+  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const sd = Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, xs.length - 1));
+  return `${mean.toFixed(2)} ± ${sd.toFixed(2)}`;
+}
+
+/**
+ * One line per widget: the claim holds when every seed passed and no control did. Δ is the
+ * check's value (the gain for a gain check, the window's level otherwise): for the preset at its
+ * pass, for the control at the end of its budget.
+ */
+export function renderEffects(rows: readonly EffectRow[]): string {
+  const lines = [
+    '| lesson | preset | check | start pass@1 / pass@G | passed | updates to check (median, range) | s to check (median) | Δ at check | control | control passed | control Δ (max) | holds |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const r of rows) {
+    const passed = r.runs.filter((x) => x.passedAt !== null);
+    const at = passed.map((x) => x.passedAt!);
+    const controlPassed = r.controls.filter((x) => x.passedAt !== null).length;
+    const controlValues = r.controls.flatMap((x) => (x.value === null ? [] : [x.value]));
+    const holds = passed.length === r.runs.length && controlPassed === 0;
+    lines.push(
+      `| ${r.lesson} | ${r.preset} | ${r.check} | ${r.start ? `${fmt(r.start.passAt1)} / ${fmt(r.start.passAtG)} (G ${r.start.groupSize})` : '—'} ` +
+        `| ${passed.length}/${r.runs.length} | ${at.length ? `${median(at)} (${Math.min(...at)}–${Math.max(...at)})` : `not in ${r.budget}`} ` +
+        `| ${passed.length ? median(passed.map((x) => x.seconds)).toFixed(1) : '—'} ` +
+        `| ${meanSd(passed.flatMap((x) => (x.value === null ? [] : [x.value])))} | ${r.control} ` +
+        `| ${controlPassed}/${r.controls.length} | ${meanSd(controlValues)} (${controlValues.length ? fmt(Math.max(...controlValues)) : '—'}) ` +
+        `| ${holds ? 'yes' : 'NO'} |`,
+    );
+  }
+  return lines.join('\n');
+}

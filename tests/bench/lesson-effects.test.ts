@@ -1,0 +1,69 @@
+/**
+ * The lessons' claims bench (bench/learn/lesson-effects.ts) on the CPU, with a budget far too small
+ * for any check: it must select the language-model widgets of the lessons asked for, run each
+ * preset and its control on every seed for exactly that budget, and report what happened.
+ */
+import { describe, expect, it } from 'vitest';
+import { lessonEffects, renderEffects } from '../../bench/learn/lesson-effects';
+
+describe('lessonEffects', () => {
+  it('runs each widget of the selected lessons and its control on every seed', async () => {
+    const { rows, table } = await lessonEffects({
+      backend: 'cpu',
+      seeds: [1, 2],
+      budget: 2,
+      lessons: ['04-grpo/06'],
+    });
+    // The PPO vs GRPO lesson opens two runs, each from the noisy-copy start, each with lr 1e-9 as
+    // its control; a gain check needs 15 updates, so nothing passes in 2.
+    expect(rows.map((r) => r.preset)).toEqual(['ppo-copy', 'grpo-copy']);
+    for (const row of rows) {
+      expect(row.check).toBe('reward/accuracy gain>=0.3');
+      expect(row.control).toBe('lr 1e-9');
+      expect(row.start?.groupSize).toBe(8);
+      expect(row.runs.map((r) => [r.seed, r.passedAt, r.updates])).toEqual([
+        [1, null, 2],
+        [2, null, 2],
+      ]);
+      expect(row.controls.map((r) => [r.seed, r.passedAt, r.updates])).toEqual([
+        [1, null, 2],
+        [2, null, 2],
+      ]);
+      expect(row.backendLine).toMatch(/^CPU/);
+      expect(table).toContain(`| ${row.lesson} | ${row.preset} | ${row.check} |`);
+    }
+    // Nothing passed: the claim does not hold in this budget, and the table says so.
+    expect(table.split('\n').filter((l) => l.endsWith('| NO |'))).toHaveLength(2);
+  }, 300_000);
+
+  it('a claim holds only when every seed passed and no control did', () => {
+    const run = (passedAt: number | null) => ({
+      seed: 1,
+      passedAt,
+      updates: 20,
+      value: 0.4,
+      start: 0.2,
+      end: 0.6,
+      seconds: 1,
+      setupSeconds: 0.1,
+    });
+    const row = {
+      lesson: 'l',
+      preset: 'grpo-copy' as const,
+      check: 'reward/accuracy gain>=0.3',
+      budget: 60,
+      control: 'lr 1e-9',
+      start: null,
+      backendLine: 'CPU',
+    };
+    const verdict = (runs: (number | null)[], controls: (number | null)[]) =>
+      renderEffects([{ ...row, runs: runs.map(run), controls: controls.map(run) }])
+        .split('\n')[2]!
+        .split('|')
+        .at(-2)!
+        .trim();
+    expect(verdict([20, 30], [null, null])).toBe('yes');
+    expect(verdict([20, null], [null, null])).toBe('NO');
+    expect(verdict([20, 30], [null, 40])).toBe('NO');
+  });
+});

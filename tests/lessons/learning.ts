@@ -1,0 +1,33 @@
+/**
+ * The learning lessons' claims, checked the way the lessons make them: each preset on seeds 1–3
+ * reaches its widget's gain check within its budget, and its matched control (the preset's
+ * `control`: the same seeds and prompts with lr 1e-9 or the mechanism off) has not reached it by
+ * the update the preset did on that seed. bench:learn runs 5 seeds with every control to the full
+ * budget; these are the essential checks CI can afford. One preset per test file, so the CPU
+ * layer's workers share them.
+ */
+import { expect, it } from 'vitest';
+import { presetEffect, widgetCheck } from '../../bench/learn/lesson-effects';
+import { PRESETS, type PresetName } from '../../src/lessons/presets';
+
+export const LEARNING_SEEDS = [1, 2, 3] as const;
+
+export function learningTest(name: PresetName): void {
+  const preset = PRESETS[name];
+  const check = widgetCheck(name);
+  it(
+    `${name}: ${check.text} on seeds ${LEARNING_SEEDS.join(', ')} within ${'budget' in preset ? preset.budget : 30} updates; ` +
+      `not with ${'control' in preset ? preset.control.what : '(no control)'}`,
+    async () => {
+      const row = await presetEffect('', name, check, {
+        seeds: LEARNING_SEEDS,
+        backend: 'cpu',
+        controlRuns: 'to-pass',
+        log: console.log,
+      });
+      expect(row.runs.map((r) => r.passedAt !== null)).toEqual(LEARNING_SEEDS.map(() => true));
+      expect(row.controls.map((r) => r.passedAt)).toEqual(LEARNING_SEEDS.map(() => null));
+    },
+    900_000,
+  );
+}
