@@ -1,7 +1,10 @@
 /** The "New run" form's state: a run spec being edited, filled from the catalog's defaults. */
 import type { BackendChoice } from '../gpu/backend-choice';
-import { DEFAULT_CURRICULUM_CONFIG } from '../rl/curriculum';
-import { DEFAULT_REWARD_MODEL_CONFIG, type RewardModelConfig } from '../rl/reward-model';
+import {
+  DEFAULT_CURRICULUM_CONFIG,
+  DEFAULT_REWARD_MODEL_CONFIG,
+  type RewardModelConfig,
+} from '../worker/config-specs';
 import type {
   AlgorithmInfo,
   FieldError,
