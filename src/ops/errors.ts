@@ -1,11 +1,2 @@
-/** Bad input to an op: names the op, the field and what was expected. Thrown before any work. */
-export class OpInputError extends Error {
-  override readonly name = 'OpInputError';
-  constructor(
-    readonly op: string,
-    readonly field: string,
-    message: string,
-  ) {
-    super(`${op}: ${field} ${message}`);
-  }
-}
+/** The ops' input error, defined in src/util (the hyperparameter checks throw it too). */
+export { OpInputError } from '../util/input-error';

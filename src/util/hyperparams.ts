@@ -5,7 +5,7 @@
  * are generated from the spec, and every config (initial or a live change) is validated by it, so
  * a bad value is refused with the field and the range named.
  */
-import { OpInputError } from '../ops/errors';
+import { OpInputError } from './input-error';
 import { own } from './own';
 
 interface FieldBase {
