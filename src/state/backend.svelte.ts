@@ -2,6 +2,7 @@
 import { proxy, type Remote } from 'comlink';
 import { describeAdapter, describeUnavailable } from '../gpu/adapter-summary';
 import type { BackendChoice } from '../gpu/backend-choice';
+import { machineSentence, shortBackend } from './backend-summary';
 import type { BackendReport, GpuEvent, KernelCheckResult, LabWorkerApi } from '../worker/protocol';
 
 export class BackendState {
@@ -25,6 +26,17 @@ export class BackendState {
     return this.report.kind === 'webgpu'
       ? describeAdapter(this.report.adapter)
       : describeUnavailable(this.report.reason);
+  }
+
+  /** The status line's few words ("CPU — no hardware GPU found"); `line` is the full story. */
+  get short(): string {
+    if (this.gpuEvent?.type === 'device-lost') return 'WebGPU device lost — reload the page';
+    return shortBackend(this.report, this.probeError !== undefined);
+  }
+
+  /** What the home page tells the reader their machine trains on. */
+  get sentence(): string {
+    return machineSentence(this.report, this.probeError !== undefined);
   }
 
   async probe(backend: BackendChoice): Promise<void> {

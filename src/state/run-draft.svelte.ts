@@ -1,5 +1,6 @@
 /** The "New run" form's state: a run spec being edited, filled from the catalog's defaults. */
 import type { BackendChoice } from '../gpu/backend-choice';
+import type { DraftChoice } from './draft-memory';
 import {
   DEFAULT_CURRICULUM_CONFIG,
   DEFAULT_REWARD_MODEL_CONFIG,
@@ -54,12 +55,20 @@ export class RunDraft {
 
   constructor(
     readonly catalog: RunCatalog,
-    initial: { algo?: string; env?: string; backend?: BackendChoice } = {},
+    initial: { algo?: string; env?: string; task?: string; backend?: BackendChoice } = {},
   ) {
     this.backend = initial.backend ?? 'auto';
     this.sftSteps = catalog.sftSteps.default;
-    this.select(initial.algo ?? catalog.algorithms[0]?.name ?? '', initial.env);
-    this.selectTask(catalog.tasks[0]?.name ?? '');
+    // A remembered choice may name an algorithm or task this build no longer has.
+    const algo = catalog.algorithms.some((a) => a.name === initial.algo) ? initial.algo : undefined;
+    const task = catalog.tasks.some((t) => t.name === initial.task) ? initial.task : undefined;
+    this.select(algo ?? catalog.algorithms[0]?.name ?? '', initial.env);
+    this.selectTask(task ?? catalog.tasks[0]?.name ?? '');
+  }
+
+  /** What the form remembers across a reload (see draft-memory.ts). */
+  get choice(): DraftChoice {
+    return { algo: this.algo, env: this.env, task: this.task };
   }
 
   get taskInfo(): TaskInfo | undefined {

@@ -5,7 +5,11 @@ test('home page lists the curriculum and names the WebGPU adapter', async ({ pag
   const errors = collectErrors(page);
   // ?backend=webgpu: this machine's only adapter is SwiftShader, which 'auto' passes over.
   await page.goto('/?backend=webgpu');
-  await expect(page.getByRole('heading', { level: 1 })).toContainText('trained on your own GPU');
+  await expect(page.getByRole('heading', { level: 1 })).toContainText('trained in your browser');
+  // The home page says plainly what this machine trains on: here, WebGPU's software adapter.
+  await expect(page.getByTestId('home-machine')).toContainText(
+    "WebGPU's software adapter (no hardware GPU found)",
+  );
   // Every unit of lessons/ is a card whose heading opens its first lesson.
   const units: [string, string][] = [
     ['Markov decision processes', '01-mdp/01-value-iteration'],
