@@ -3,9 +3,9 @@
  * its own seed and the next ones, so that the lab's compare view can group the runs by seed and
  * draw a mean with a band — what one seed per algorithm cannot show.
  */
+import { comparisonToken } from '../compare/comparison-token';
 import { hashWithComparison } from '../compare/url-state';
 import type { CompareCatalog } from '../compare/run-record';
-import { comparisonToken } from '../state/run-files';
 import type { Settings } from '../worker/run-protocol';
 import { buildPresetSpec, PRESETS, type PresetName } from './presets';
 

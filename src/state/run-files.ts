@@ -1,16 +1,16 @@
 /**
  * A lab run to and from the shareable forms: the lab-run JSON file (src/compare/run-json.ts), its
- * metrics as CSV, and the comparison link (src/compare/url-state.ts). Pure functions of plain
- * data, so the UI only wires buttons to them.
+ * metrics as CSV, and the comparison link (src/compare/url-state.ts; the token of a set of runs:
+ * src/compare/comparison-token.ts). Pure functions of plain data, so the UI only wires buttons to
+ * them.
  */
 import { metricsToCsv } from '../compare/csv';
 import { alignSeries, type CompareCatalog } from '../compare/run-record';
 import { exportLabRun, parseLabRun, type ImportedRun } from '../compare/run-json';
-import { encodeComparison, type LinkedRun } from '../compare/url-state';
+import type { LinkedRun } from '../compare/url-state';
 import { LAB_MODEL_SHAPE, type ModelShape } from '../models/transformer-config';
 import {
   copyRetained,
-  type RetainedTaskSpec,
   type RunCheckpoint,
   type RunEvent,
   type RunSpec,
@@ -155,53 +155,6 @@ function configAfter(config: Settings, events: readonly RunEvent[]): Settings {
   let out = { ...config };
   for (const e of events) if (e.kind === 'hyperparams') out = { ...out, ...e.changes };
   return out;
-}
-
-/** The comparison link token for these runs' specs. */
-export function comparisonToken(
-  runs: readonly Pick<StoredRun, 'spec'>[],
-  catalog: CompareCatalog,
-): string {
-  return encodeComparison(
-    runs.map(({ spec }) => ({
-      algorithm: spec.algo,
-      task: spec.env ?? spec.task ?? '',
-      seed: spec.seed,
-      config: spec.config,
-      ...(spec.task !== undefined &&
-      spec.sftSteps !== undefined &&
-      spec.sftSteps !== catalog.sftSteps.default
-        ? { sftSteps: spec.sftSteps }
-        : {}),
-      ...(spec.taskOptions
-        ? { taskOptions: changedOptions(spec.task, spec.taskOptions, catalog) }
-        : {}),
-      // A user's own file cannot travel in a link (the share panel says so); shipped ones can.
-      ...(spec.init?.kind === 'shipped' ? { init: spec.init } : {}),
-      ...(spec.curriculum !== undefined ? { curriculum: spec.curriculum } : {}),
-      ...(spec.rewardModel !== undefined ? { rewardModel: spec.rewardModel } : {}),
-      ...(spec.retained !== undefined ? { retained: changedRetained(spec.retained, catalog) } : {}),
-    })),
-    catalog,
-  );
-}
-
-/** Only the task options that differ from the task's defaults (links stay short). */
-function changedOptions(
-  task: string | undefined,
-  options: Settings,
-  catalog: CompareCatalog,
-): Settings {
-  const defaults = catalog.tasks.find((t) => t.name === task)?.defaults ?? {};
-  return Object.fromEntries(Object.entries(options).filter(([k, v]) => defaults[k] !== v));
-}
-
-/** A retained task with only its options that differ from the task's defaults (none: left out). */
-function changedRetained(retained: RetainedTaskSpec, catalog: CompareCatalog): RetainedTaskSpec {
-  const changed = changedOptions(retained.task, retained.taskOptions ?? {}, catalog);
-  return Object.keys(changed).length > 0
-    ? { task: retained.task, taskOptions: changed }
-    : { task: retained.task };
 }
 
 /** The run specs of a comparison link, to create again. */
