@@ -21,20 +21,11 @@ export default ts.config(
     },
   },
   {
-    // Imports point down DESIGN.md's layer order (the order is written once, in LAYERS there).
+    // Imports point down DESIGN.md's layer order (written once: LAYERS in scripts/eslint-layers.mjs).
     files: ['src/**/*.{ts,js,mjs,svelte}'],
     plugins: { local: layers },
     rules: {
-      'local/layers': [
-        'error',
-        {
-          // Imports that still point up, each until the named move is made.
-          allow: [
-            // Next: the worker writes a PPO run's ONNX file from the trainer's network.
-            { from: 'src/rl/ppo.ts', to: 'src/onnx/export-mlp' },
-          ],
-        },
-      ],
+      'local/layers': 'error',
     },
   },
   {

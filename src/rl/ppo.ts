@@ -52,7 +52,6 @@
 import type { Env } from '../envs/types';
 import { endedEpisodes, RecordEpisodeStatistics, SyncVectorEnv } from '../envs/vector';
 import { AgentLayout, createCpuActorCritic, type ActorCritic } from '../models/mlp-policy';
-import { exportActorCriticOnnx } from '../onnx/export-mlp';
 import type { OptimizerConfig } from '../models/optimizer';
 import { OpInputError } from '../ops/errors';
 import { explainedVariance } from '../ops/explained-variance';
@@ -68,6 +67,7 @@ import { cartPoleEpisode } from './episode-inspection';
 import type { CartPoleInspection } from './inspection';
 import {
   RunControl,
+  type ActorCriticExport,
   type EnvRunState,
   type Metrics,
   type RunEvent,
@@ -556,14 +556,14 @@ class Ppo implements PpoTrainer {
     return cartPoleEpisode(this.model, ALGORITHM, this.control.step);
   }
 
-  /** Actor and critic as one ONNX file: obs (B, D) → logits (B, A), values (B). */
-  async exportOnnx(): Promise<Uint8Array> {
+  /** Actor and critic, for one ONNX file: obs (B, D) → logits (B, A), values (B). */
+  async onnxExport(): Promise<ActorCriticExport> {
     const { actorConfig, criticConfig } = this.model;
-    return exportActorCriticOnnx(
-      new AgentLayout(actorConfig, criticConfig),
-      await this.model.readParams(),
-      { meta: { env: this.envs.id, step: this.control.step } },
-    );
+    return {
+      agent: new AgentLayout(actorConfig, criticConfig),
+      params: await this.model.readParams(),
+      meta: { env: this.envs.id, step: this.control.step },
+    };
   }
 
   setHyperparams(partial: Partial<PpoConfig>): void {

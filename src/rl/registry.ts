@@ -67,7 +67,7 @@ export interface EnvAlgorithm {
   defaults: AnyConfig;
   /** Environments it accepts. */
   envs: readonly EnvName[];
-  /** Its trainers implement exportOnnx() (a network to export: PPO's MLP actor-critic). */
+  /** Its trainers implement onnxExport() (a network to export: PPO's MLP actor-critic). */
   exportsOnnx?: true;
   /** Its trainers implement saveState() / loadState() and own a `network` (PPO's MLP). */
   checkpoints?: true;

@@ -12,6 +12,7 @@
 
 import type { EnvSnapshot } from '../envs/types';
 import type { OptimizerSnapshot } from '../models/language-model';
+import type { AgentLayout } from '../models/mlp-policy';
 import type { Inspection } from './inspection';
 
 /** Metric name → value for one update, e.g. { 'actor/pg_loss': 0.12, 'reward/mean': 0.5 }. */
@@ -42,10 +43,11 @@ export interface Trainer<C> {
    */
   inspect?(): Inspection | undefined | Promise<Inspection | undefined>;
   /**
-   * The policy now as an ONNX file, where the algorithm has a network to export (PPO's MLP
-   * actor-critic). Between updates only, like inspect().
+   * The policy now, to be written as an ONNX file, where the algorithm has a network to export
+   * (PPO's MLP actor-critic). The worker writes the file (src/worker/env-export.ts): src/onnx
+   * stands above src/rl. Between updates only, like inspect().
    */
-  exportOnnx?(): Promise<Uint8Array>;
+  onnxExport?(): Promise<ActorCriticExport>;
   /**
    * Checkpoints (language-model trainers and PPO on CartPole): the trainer's own state between
    * updates. The models' weights and optimizer are read from the models by whoever holds them
@@ -56,6 +58,14 @@ export interface Trainer<C> {
   loadState?(state: TrainerState): void;
   /** The network an environment trainer owns (PPO's actor-critic), for its checkpoints. */
   readonly network?: CheckpointNetwork;
+}
+
+/** An actor-critic to write as ONNX: its layout, its joint parameters, the file's metadata. */
+export interface ActorCriticExport {
+  agent: AgentLayout;
+  /** agent.joint.total floats, as the network holds them. */
+  params: Float32Array;
+  meta: Record<string, string | number>;
 }
 
 /** A network a checkpoint holds: its weights and AdamW state, each one flat (layout.total). */

@@ -7,6 +7,7 @@ import { algorithm } from '../rl/registry';
 import { timedUpdate, type Trainer } from '../rl/trainer';
 import { checkpointProblem } from './checkpoint-check';
 import { envCheckpointTaker, resumeEnvRun } from './env-checkpoint';
+import { envOnnxExporter } from './env-export';
 import { setUpLmRun, type LmRun, type LmRunOptions } from './lm-setup';
 import { bucketPoints } from './metric-buckets';
 import type {
@@ -255,7 +256,7 @@ export function createRunHost({
           if (checkpoint) resumeEnvRun(created, spec.algo, checkpoint);
           trainer = created;
           takeCheckpoint = envCheckpointTaker(trainer);
-          exportModel = trainer.exportOnnx?.bind(trainer);
+          exportModel = envOnnxExporter(trainer);
           emit({
             type: 'backend',
             kind: 'cpu',
