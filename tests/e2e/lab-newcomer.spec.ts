@@ -32,6 +32,18 @@ test("a seeds link's runs start with one click; the page never scrolls sideways 
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 900 });
     await expect.poll(() => sideScroll(page)).toBe(0);
+    // The open Hyperparameters panel stays inside its card, none of its help clipped by a box.
+    const spill = await first.evaluate((card) => {
+      const edge = card.getBoundingClientRect().right;
+      const past = [...card.querySelectorAll('*')].filter(
+        (el) => el.getBoundingClientRect().right > edge + 0.5,
+      );
+      const clipped = [...card.querySelectorAll<HTMLElement>('.settings')].filter(
+        (el) => el.scrollHeight > el.clientHeight + 1,
+      );
+      return past.length + clipped.length;
+    });
+    expect(spill).toBe(0);
     // The wide table scrolls inside its own box instead.
     const box = page.locator('.table-scroll');
     const [inner, outer] = await box.evaluate((el) => [el.scrollWidth, el.clientWidth]);
