@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { RunDraft } from '../../src/state/run-draft.svelte';
+import { runCatalog } from '../../src/worker/run-spec';
+
+describe('RunDraft: a remembered choice', () => {
+  const catalog = runCatalog();
+  const task = catalog.tasks.at(-1)!.name;
+
+  it('opens on the remembered algorithm and task', () => {
+    const draft = new RunDraft(catalog, { algo: 'grpo', task });
+    expect(draft.choice).toEqual({ algo: 'grpo', env: '', task });
+    expect(draft.spec).toMatchObject({ algo: 'grpo', task });
+  });
+
+  it('falls back to the defaults for names this build does not have', () => {
+    const draft = new RunDraft(catalog, { algo: 'no-such-algorithm', task: 'no-such-task' });
+    expect(draft.algo).toBe(catalog.algorithms[0]!.name);
+    expect(draft.task).toBe(catalog.tasks[0]!.name);
+    const tabular = new RunDraft(catalog, { algo: 'q-learning', env: 'no-such-env' });
+    const envs = catalog.algorithms.find((a) => a.name === 'q-learning')!.envs;
+    expect(tabular.env).toBe(envs[0]);
+  });
+});
