@@ -16,28 +16,29 @@ const catalog = runCatalog();
 const defaultsOf = (algo: string) => ALGORITHMS[algo]!.defaults;
 
 describe('presetComparisonHash', () => {
-  it('links PPO and GRPO on copy, seeds 4, 5 and 6 each, with every setting of the presets', () => {
+  it('links PPO and GRPO on copy, seeds 1, 2 and 3 each, with every setting of the presets', () => {
     const hash = presetComparisonHash(['ppo-copy', 'grpo-copy'], catalog, defaultsOf);
     expect(hash.startsWith('#/lab?compare=')).toBe(true);
     const runs = comparisonFromHash(hash, catalog)!;
     expect(runs.map((r) => [r.algorithm, r.seed])).toEqual([
-      ['ppo', 4],
-      ['ppo', 5],
-      ['ppo', 6],
-      ['grpo', 4],
-      ['grpo', 5],
-      ['grpo', 6],
+      ['ppo', 1],
+      ['ppo', 2],
+      ['ppo', 3],
+      ['grpo', 1],
+      ['grpo', 2],
+      ['grpo', 3],
     ]);
     for (const run of runs) {
       const name: PresetName = run.algorithm === 'ppo' ? 'ppo-copy' : 'grpo-copy';
       const spec = buildPresetSpec(name, defaultsOf(PRESETS[name].algo));
       expect(run.task).toBe('copy');
       expect(run.config).toEqual(spec.config);
-      expect(run.init).toEqual({ kind: 'shipped', model: 'copy' });
+      expect(run.init).toEqual({ kind: 'shipped', model: 'copy-noisy' });
     }
     // The settings that make the presets what they are survive the trip.
     expect(runs[0]!.config.promptsPerUpdate).toBe(64);
-    expect(runs[3]!.config.lr).toBe(3e-4);
+    expect(runs[3]!.config.lr).toBe(1e-3);
+    expect(runs[3]!.config.iterations).toBe(2);
   });
 
   it('takes the number of seeds asked for', () => {
@@ -63,7 +64,12 @@ describe('presetComparisonHash', () => {
       };
       for (const block of lessonBlocks(lesson)) {
         if (block.kind === 'widget') run.push(block.preset);
-        else flush();
+        else if (block.kind === 'seeds') {
+          // A seeds block is a side-by-side group of its own, linked to the lab the same way.
+          flush();
+          run = block.presets.map((p) => p.preset);
+          flush();
+        } else flush();
       }
       flush();
     }
