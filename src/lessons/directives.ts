@@ -16,6 +16,13 @@ export interface DirectiveSchema {
 export const DIRECTIVES = {
   /** A preset run with some settings locked and an optional check that marks the step done. */
   widget: { required: ['preset'], optional: ['locked', 'check', 'label'] },
+  /**
+   * Several presets side by side over several seeds each (`presets="a,b" seeds="1,2,3"`): every
+   * preset × seed run, one chart of each preset's mean ± std over its seeds, and a table of what
+   * it took each to pass its check. `metric` defaults to the presets' shared key metric, `check`
+   * to each preset's own.
+   */
+  seeds: { required: ['presets', 'seeds'], optional: ['metric', 'check', 'label'] },
   /** Predict-then-reveal: the answer stays hidden until the reader commits to a guess. */
   predict: { required: ['question', 'answer'], optional: [] },
   /**

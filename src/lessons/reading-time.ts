@@ -20,7 +20,7 @@ import { parseDirective, scanBody, type DirectiveName } from './directives';
 export const READING_RATES = {
   /** Prose, including the reference list and a prediction's question and answer. */
   wordsPerMinute: 150,
-  /** Minutes per item. */
+  /** Minutes per item (a seeds block counts one widget per preset). */
   displayEquation: 0.5,
   predict: 1,
   source: 1,
@@ -72,7 +72,11 @@ export function estimateReading(file: string, body: string, firstLine = 1): Read
       return;
     }
     const directive = parseDirective(file, line, text);
-    counts[kindOf(directive.name)] += 1;
+    // A seeds block is one run per preset to open, start and watch (its seeds train together).
+    counts[kindOf(directive.name)] +=
+      directive.name === 'seeds'
+        ? (directive.attrs.presets ?? '').split(',').filter((s) => s.trim()).length
+        : 1;
     if (directive.name === 'predict') {
       prose.push(directive.attrs.question ?? '', directive.attrs.answer ?? '');
     }
@@ -96,7 +100,7 @@ export function estimateReading(file: string, body: string, firstLine = 1): Read
 function kindOf(name: DirectiveName): 'predicts' | 'sources' | 'plots' | 'widgets' {
   if (name === 'predict') return 'predicts';
   if (name === 'source') return 'sources';
-  if (name === 'widget') return 'widgets';
+  if (name === 'widget' || name === 'seeds') return 'widgets';
   return 'plots';
 }
 

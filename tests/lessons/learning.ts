@@ -7,10 +7,22 @@
  * layer's workers share them.
  */
 import { expect, it } from 'vitest';
-import { presetEffect, widgetCheck } from '../../bench/learn/lesson-effects';
+import { presetEffect } from '../../bench/learn/lesson-effects';
+import type { MetricCheck } from '../../src/lessons/seed-summary';
+import { LESSONS } from '../../src/lessons/catalog';
+import { lessonBlocks, lessonWidgets } from '../../src/lessons/lesson';
 import { PRESETS, type PresetName } from '../../src/lessons/presets';
 
 export const LEARNING_SEEDS = [1, 2, 3] as const;
+
+/** The first metric check the lessons hold `name` to: a widget's, or a seeds block's. */
+function widgetCheck(name: PresetName): MetricCheck {
+  const widget = LESSONS.flatMap((l) => lessonWidgets(lessonBlocks(l))).find(
+    (b) => b.preset === name && b.check.kind === 'metric',
+  );
+  if (!widget) throw new Error(`no widget or seeds block runs ${name} with a metric check`);
+  return widget.check as MetricCheck;
+}
 
 export function learningTest(name: PresetName): void {
   const preset = PRESETS[name];

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { LESSONS, routeTo, TOOL_USE_GOAL } from '../../src/lessons/catalog';
-import { lessonBlocks } from '../../src/lessons/lesson';
+import { lessonBlocks, lessonWidgets } from '../../src/lessons/lesson';
 import { metricCheckPassed, pathCheckPassed } from '../../src/lessons/checks';
 import { sourceRegions, SOURCE_VIEWS } from '../../src/lessons/source-views';
 import {
@@ -53,6 +53,18 @@ describe('the lesson catalog', () => {
         if (block.kind === 'widget') {
           const spec = buildPresetSpec(block.preset, defaultsOf(PRESETS[block.preset].algo));
           expect(checkRunSpec(spec), `${lesson.file}:${block.line}`).toEqual([]);
+        }
+        if (block.kind === 'seeds') {
+          // Every preset × seed run the block opens, as it opens them.
+          for (const { preset } of block.presets) {
+            for (const seed of block.seeds) {
+              const spec = {
+                ...buildPresetSpec(preset, defaultsOf(PRESETS[preset].algo), {}, []),
+                seed,
+              };
+              expect(checkRunSpec(spec), `${lesson.file}:${block.line}: ${preset}`).toEqual([]);
+            }
+          }
         }
         if (block.kind === 'source') {
           const where = `${lesson.file}:${block.line}: ${block.file} region ${block.region}`;
@@ -120,8 +132,8 @@ async function reachCheck(name: PresetName, check: string, budget: number) {
   if (algo.family !== 'env') throw new Error('env presets only');
   const spec = buildPresetSpec(name, algo.defaults);
   const trainer = algo.create(p.env as never, spec.config, spec.seed);
-  const lesson = LESSONS.flatMap(lessonBlocks).find(
-    (b) => b.kind === 'widget' && b.preset === name && b.check.text === check,
+  const lesson = LESSONS.flatMap((l) => lessonWidgets(lessonBlocks(l))).find(
+    (b) => b.preset === name && b.check.text === check,
   );
   if (!lesson || lesson.kind !== 'widget') throw new Error(`no widget ${name} with ${check}`);
   const series: Record<string, number[]> = {};

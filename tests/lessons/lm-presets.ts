@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { LESSONS } from '../../src/lessons/catalog';
-import { lessonBlocks } from '../../src/lessons/lesson';
+import { lessonBlocks, lessonWidgets } from '../../src/lessons/lesson';
 import { metricCheckPassed } from '../../src/lessons/checks';
 import { buildPresetSpec, PRESETS, type PresetName } from '../../src/lessons/presets';
 import { ALGORITHMS } from '../../src/rl/registry';
@@ -17,8 +17,8 @@ const defaultsOf = (algo: string): Settings => ALGORITHMS[algo]!.defaults;
 
 /** The widget of the lessons that runs `name` with the metric check `check`. */
 export function widgetCheck(name: PresetName, check: string) {
-  const widget = LESSONS.flatMap(lessonBlocks).find(
-    (b) => b.kind === 'widget' && b.preset === name && b.check.text === check,
+  const widget = LESSONS.flatMap((l) => lessonWidgets(lessonBlocks(l))).find(
+    (b) => b.preset === name && b.check.text === check,
   );
   if (widget?.kind !== 'widget' || widget.check.kind !== 'metric') {
     throw new Error(`no widget ${name} with a metric check ${check}`);
