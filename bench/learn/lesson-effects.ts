@@ -36,6 +36,8 @@ export interface SeedRun {
   start: number | null;
   /** Mean of the last 10 values. */
   end: number | null;
+  /** Tokens the policy generated over the run (perf/generated_tokens summed). */
+  tokens: number;
   /** From asking for the run to its last update (the pass, for a preset run). */
   seconds: number;
   setupSeconds: number;
@@ -82,7 +84,7 @@ async function seedRun(
   const run = await runPreset(name, {
     backend,
     seed,
-    metrics: [check.metric],
+    metrics: [check.metric, 'perf/generated_tokens'],
     budget,
     change: control?.config,
     taskOptions: control?.taskOptions,
@@ -98,6 +100,7 @@ async function seedRun(
       value: checkedValue(check, values) ?? null,
       start: baselineMean(values) ?? null,
       end: windowMean(values) ?? null,
+      tokens: run.series['perf/generated_tokens']!.reduce((a, b) => a + (b ?? 0), 0),
       seconds: run.seconds,
       setupSeconds: run.setupSeconds,
     },

@@ -104,8 +104,14 @@ export interface TokenTaskDefinition<O extends object> {
   /**
    * Trainer settings this task needs beyond the algorithms' defaults (the lab's form applies them
    * when the task is picked): agent tasks need room for a call per turn and a longer warm-up.
+   * `start` names the shipped model a new run starts from by default: one made for RL on this
+   * task (src/models/shipped-manifest.json), so the form's defaults learn visibly.
    */
-  readonly recommended?: { readonly maxNewTokens?: number; readonly sftSteps?: number };
+  readonly recommended?: {
+    readonly maxNewTokens?: number;
+    readonly sftSteps?: number;
+    readonly start?: string;
+  };
   /**
    * Validates `options` against `spec` (unknown keys and out-of-range values are OpInputErrors
    * naming the field and range), fills in the defaults and builds the task.
@@ -169,6 +175,7 @@ export const TOKEN_TASKS: {
       spec: lengthFields,
       defaults: DEFAULT_COPY_OPTIONS,
       difficultyLevels: copyDifficultyLevels,
+      recommended: { start: 'copy-noisy' },
     },
     copyTask,
   ),
@@ -277,7 +284,7 @@ export const TOKEN_TASKS: {
       },
       defaults: DEFAULT_MULTIPLY_OPTIONS,
       difficultyLevels: multiplyDifficultyLevels,
-      recommended: AGENT_RECOMMENDED,
+      recommended: { ...AGENT_RECOMMENDED, start: 'multiply' },
     },
     multiplyTask,
   ),

@@ -90,6 +90,10 @@ export class RunDraft {
       this.config.maxNewTokens = recommended.maxNewTokens ?? defaults.maxNewTokens ?? null;
     }
     this.sftSteps = recommended.sftSteps ?? this.catalog.sftSteps.default;
+    // A task with a shipped start made for RL begins there: the form's defaults then learn visibly
+    // within 20 updates, where a new model would spend them warming up.
+    const start = this.startingModels.find((m) => m.name === recommended.start);
+    if (start) this.selectStart(`shipped:${start.name}`);
   }
 
   /** The algorithm can train through a curriculum and the task has more than one rung. */

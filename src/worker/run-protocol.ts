@@ -283,8 +283,11 @@ export interface TaskInfo {
   /** The task's options: meaning and range, as the registry declares them. */
   spec: Record<string, FieldSpec>;
   defaults: Settings;
-  /** Trainer settings the task needs (applied by the form when the task is picked). */
-  recommended: { maxNewTokens?: number; sftSteps?: number };
+  /**
+   * Trainer settings the task needs (applied by the form when the task is picked), and the shipped
+   * model a new run starts from by default.
+   */
+  recommended: { maxNewTokens?: number; sftSteps?: number; start?: string };
   /** The options of each rung of its curriculum, easiest first. */
   levels: Settings[];
 }

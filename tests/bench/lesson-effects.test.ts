@@ -30,6 +30,8 @@ describe('lessonEffects', () => {
         [2, null, 2],
       ]);
       expect(row.backendLine).toMatch(/^CPU/);
+      // Two updates of 64 answers of 1–8 tokens each.
+      for (const r of row.runs) expect(r.tokens).toBeGreaterThanOrEqual(2 * 64);
       expect(table).toContain(`| ${row.lesson} | ${row.preset} | ${row.check} |`);
     }
     // Nothing passed: the claim does not hold in this budget, and the table says so.
@@ -44,6 +46,7 @@ describe('lessonEffects', () => {
       value: 0.4,
       start: 0.2,
       end: 0.6,
+      tokens: 1000,
       seconds: 1,
       setupSeconds: 0.1,
     });

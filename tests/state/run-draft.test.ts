@@ -21,3 +21,29 @@ describe('RunDraft: a remembered choice', () => {
     expect(tabular.env).toBe(envs[0]);
   });
 });
+
+describe('RunDraft: the start a task recommends', () => {
+  const catalog = runCatalog();
+
+  it('starts copy from the shipped noisy-copy model (no warm-up), with its task options', () => {
+    const draft = new RunDraft(catalog, { algo: 'grpo', task: 'copy' });
+    expect(draft.start).toBe('shipped:copy-noisy');
+    expect(draft.spec).toMatchObject({
+      init: { kind: 'shipped', model: 'copy-noisy' },
+      sftSteps: 0,
+      taskOptions: { minLength: 3, maxLength: 6, alphabet: 'abcde' },
+    });
+  });
+
+  it('starts multiply from the shipped multiply model, at the options it was warmed up on', () => {
+    const draft = new RunDraft(catalog, { algo: 'grpo', task: 'multiply' });
+    expect(draft.start).toBe('shipped:multiply');
+    expect(draft.spec.taskOptions).toMatchObject({ minDigits: 1, maxDigits: 2, useTools: true });
+  });
+
+  it('starts a task without a recommended model from a new one, with its warm-up', () => {
+    const draft = new RunDraft(catalog, { algo: 'grpo', task: 'sort' });
+    expect(draft.start).toBe('new');
+    expect(draft.spec.sftSteps).toBeGreaterThan(0);
+  });
+});
