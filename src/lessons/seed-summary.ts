@@ -136,18 +136,23 @@ export function difference(
   return { diff: a.mean - b.mean, se: Math.sqrt((a.std * a.std) / a.n + (b.std * b.std) / b.n) };
 }
 
-/** A number for the table: 3 significant digits, thousands as 'k' ("1.23k", "14.3", "0.312"). */
-export function formatValue(v: number): string {
+/** A number for the table: `digits` significant, ten thousands and up in 'k' ("12.3k", "0.312"). */
+export function formatValue(v: number, digits = 3): string {
   const a = Math.abs(v);
   const text =
-    a >= 10_000 ? `${Number((v / 1000).toPrecision(3))}k` : String(Number(v.toPrecision(3)));
+    a >= 10_000
+      ? `${Number((v / 1000).toPrecision(digits))}k`
+      : String(Number(v.toPrecision(digits)));
   return text.replace('-', '−');
 }
 
-/** "14.3 ± 2.08"; a leading sign when `signed` ("+0.412 ± 0.05"). */
+/**
+ * "14.3 ± 2.1": the mean to 3 significant digits, its spread to 2 (three seeds do not know a
+ * spread better); a leading sign when `signed` ("+0.412 ± 0.05").
+ */
 export function formatStat(mean: number, spread: number, signed = false): string {
   const sign = signed && mean > 0 ? '+' : '';
-  return `${sign}${formatValue(mean)} ± ${formatValue(spread)}`;
+  return `${sign}${formatValue(mean)} ± ${formatValue(spread, 2)}`;
 }
 
 /**

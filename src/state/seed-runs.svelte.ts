@@ -58,12 +58,18 @@ export class SeedRuns {
     return this.groups.every((g) => g.runs.every((run) => run.steps >= g.budget));
   }
 
-  /** Per preset: the charted metric's mean ± std over its seeds, per update. */
+  /**
+   * Per preset: the charted metric's mean ± std over its seeds, per update, up to where its
+   * shortest run ends (as the compare view draws a seed group: the mean never quietly becomes
+   * the mean of fewer runs).
+   */
   get bands(): SeedBand[] {
     const metric = this.block.metric;
-    return this.groups.map((g) =>
-      seedBand(g.runs.map((run) => this.record(run).metrics[metric] ?? [])),
-    );
+    return this.groups.map((g) => {
+      const series = g.runs.map((run) => this.record(run).metrics[metric] ?? []);
+      const upTo = Math.min(...series.map((s) => s.length));
+      return seedBand(series.map((s) => s.slice(0, upTo)));
+    });
   }
 
   /** Per preset: what passing its check took its seeds (see seed-summary.ts). */

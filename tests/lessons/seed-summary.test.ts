@@ -102,11 +102,11 @@ describe('presetSummary and its cells', () => {
     // Gains at update 30: 1, 0.8, 1 → mean 14/15, std √((2·(1/15)² + (2/15)²) / 2) = √3 / 15.
     expect(slow.atBudget!.mean).toBeCloseTo(14 / 15, 12);
     expect(slow.atBudget!.std).toBeCloseTo(Math.sqrt(3) / 15, 12);
-    expect(passCell(slow, slow.updates)).toBe('20 ± 4.36');
-    expect(passCell(slow, slow.tokens)).toBe('2000 ± 436');
-    expect(differenceCell(slow, fast, (s) => s.updates)).toBe('+4.67 ± 2.54');
-    expect(differenceCell(fast, slow, (s) => s.seconds)).toBe('−2.33 ± 1.27');
-    expect(differenceCell(slow, fast, (s) => s.atBudget, false)).toBe('−0.0667 ± 0.0667');
+    expect(passCell(slow, slow.updates)).toBe('20 ± 4.4');
+    expect(passCell(slow, slow.tokens)).toBe('2000 ± 440');
+    expect(differenceCell(slow, fast, (s) => s.updates)).toBe('+4.67 ± 2.5');
+    expect(differenceCell(fast, slow, (s) => s.seconds)).toBe('−2.33 ± 1.3');
+    expect(differenceCell(slow, fast, (s) => s.atBudget, false)).toBe('−0.0667 ± 0.067');
   });
 
   it('says "not yet" while a seed may still pass, and how many did not once none can', () => {
@@ -129,10 +129,11 @@ describe('presetSummary and its cells', () => {
 
 describe('formatting', () => {
   it.each([
-    [20, 4.358898, false, '20 ± 4.36'],
-    [-4.6667, 2.5386, true, '−4.67 ± 2.54'],
+    [20, 4.358898, false, '20 ± 4.4'],
+    [-4.6667, 2.5386, true, '−4.67 ± 2.5'],
     [0.4123, 0.05, true, '+0.412 ± 0.05'],
-    [12_345, 678, false, '12.3k ± 678'],
+    [12_345, 678, false, '12.3k ± 680'],
+    [12_345, 15_432, false, '12.3k ± 15k'],
   ])('formatStat(%d, %d, %s) = %s', (mean, spread, signed, text) => {
     expect(formatStat(mean, spread, signed)).toBe(text);
   });
