@@ -7,9 +7,9 @@
  */
 import { seedBand, type SeedBand } from '../compare/seed-groups';
 import type { SeedsBlock } from '../lessons/lesson';
-import { buildPresetSpec, PRESETS, type LessonPreset } from '../lessons/presets';
+import { buildPresetSpec, PRESETS } from '../lessons/presets';
 import {
-  DEFAULT_BUDGET,
+  presetBudget,
   presetSummary,
   type MetricCheck,
   type PresetSummary,
@@ -92,7 +92,7 @@ export class SeedRuns {
     const asked = requestedBackend();
     const groups: PresetRuns[] = this.block.presets.map((preset) => ({
       preset,
-      budget: (PRESETS[preset.preset] as LessonPreset).budget ?? DEFAULT_BUDGET,
+      budget: presetBudget(preset.preset),
       runs: [],
     }));
     try {

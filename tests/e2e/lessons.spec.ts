@@ -327,7 +327,7 @@ test('classroom mode from a link hides the widget settings, runs the preset, and
   expect(errors).toEqual([]);
 });
 
-test('side-by-side widgets link to the lab, which creates their runs with three seeds each', async ({
+test('the side-by-side seeds block links to the lab, which creates its runs with three seeds each', async ({
   page,
 }) => {
   const errors = collectErrors(page);
