@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { buildPresetSpec, PRESETS, type PresetName } from '../../src/lessons/presets';
 import { ALGORITHMS } from '../../src/rl/registry';
 import { createRunHost } from '../../src/worker/run-host';
-import type { Settings } from '../../src/worker/run-protocol';
+import type { RunSpec, Settings } from '../../src/worker/run-protocol';
 
 const MODELS_DIR = new URL('../../public/models/', import.meta.url);
 
@@ -57,6 +57,14 @@ export async function runPreset(name: PresetName, options: PresetRunOptions): Pr
       ? { taskOptions: { ...built.taskOptions, ...options.taskOptions } }
       : {}),
   };
+  return runSpec(spec, options);
+}
+
+/** Any run spec (a preset's, or the lab form's defaults), stepped as runPreset describes. */
+export async function runSpec(
+  spec: RunSpec,
+  options: Omit<PresetRunOptions, 'change' | 'taskOptions' | 'shipped' | 'seed'>,
+): Promise<PresetRun> {
   const series: Record<string, number[]> = Object.fromEntries(options.metrics.map((m) => [m, []]));
   let backendLine = '(no backend message)';
   const elapsed = (since: number) => (performance.now() - since) / 1000;

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:learn [-- --only=planning,cliff,cartpole,token,agent,forgetting,lessons] [--backend=cpu|webgpu] [--seeds=1,2,3] [--quick]`
+ * `npm run bench:learn [-- --only=planning,cliff,cartpole,token,agent,forgetting,lessons,defaults] [--backend=cpu|webgpu] [--seeds=1,2,3] [--quick]`
  *
  * Learning benchmarks: does each algorithm learn what it should, how fast, on this machine?
  *   planning  value iteration on GridWorld and FrozenLake 4×4: sweeps to convergence
@@ -12,6 +12,8 @@
  *             run headless to its check, beside its matched control run for the whole budget, on
  *             the chosen backend, timed; one table (not in the default set; `--lessons=04-grpo,06`
  *             prefixes; about 25 minutes on 2 cores)
+ *   defaults  the lab's new-run form as a newcomer leaves it: each language-model algorithm's
+ *             default spec, 20 updates on seeds 1–5 beside lr 1e-9 (not in the default set)
  *   forgetting the tool-use lesson's shopping runs at lr 3e-3 without and with the ptx term,
  *             multiply retained, seeds 1–3 (CPU; not in the default set: about 5 minutes)
  * Results (with the machine described) are saved as JSON under bench/results/.
@@ -34,6 +36,7 @@ import { tokenTaskBenchmark } from './token-tasks';
 import { agentToolsBenchmark } from './agent-tools';
 import { forgettingBenchmark } from './forgetting';
 import { lessonEffects } from './lesson-effects';
+import { labDefaults } from './lab-defaults';
 
 export async function main(argv: string[]): Promise<number> {
   const flag = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
@@ -133,6 +136,15 @@ export async function main(argv: string[]): Promise<number> {
     });
     console.log(bench.table);
     results.lessons = { backend, rows: bench.rows, table: bench.table };
+  }
+
+  if (only.includes('defaults')) {
+    const bench = await labDefaults({
+      seeds: seeds ?? (quick ? [1] : [1, 2, 3, 4, 5]),
+      log: console.log,
+    });
+    console.log(bench.table);
+    results.defaults = { rows: bench.rows, table: bench.table };
   }
 
   mkdirSync(new URL('../results/', import.meta.url), { recursive: true });

@@ -231,7 +231,9 @@ export const PRESETS = {
     ...FROM_SHIPPED_COPY_NOISY,
     seed: 1,
     // lr 1e-3, 8 prompts × 8 answers, two optimizer steps on each batch (TRL num_iterations,
-    // verl ppo_epochs: the clipped ratio then matters). MEASURED_GRPO
+    // verl ppo_epochs: the clipped ratio then matters). Measured on CPU, seeds 1–5: passes at
+    // updates 17–19, success 0.25–0.32 over the first 5 updates → 0.55–0.63 over the last 10; the
+    // control (lr 1e-9) gains −0.03 to +0.04 in 60 updates (bench:learn --only=lessons).
     config: { lr: 1e-3, iterations: 2 },
     free: ['lr', 'iterations', 'temperature', 'stdNormalization', 'advantageEstimator'],
     keyMetric: 'reward/accuracy',
@@ -303,7 +305,10 @@ export const PRESETS = {
     init: { kind: 'shipped', model: 'multiply' },
     sftSteps: 0,
     seed: 1,
-    // 32 tokens per turn (the task's recommended budget); temperature 0.7. MEASURED_TOOLS
+    // 32 tokens per turn (the task's recommended budget); temperature 0.7. Measured on CPU, seeds
+    // 1–5: passes at updates 15–19; calls in 0.17 of episodes at first, 0.98 by update 20, success
+    // 0.87–0.93 from update 11 (seed 1). Without the calculator (the control) success stays at
+    // 0.12–0.26 and the gain at −0.10 to +0.15 in 40 updates.
     config: { lr: 1e-3, maxNewTokens: 32, temperature: 0.7 },
     free: ['lr', 'temperature'],
     keyMetric: 'reward/accuracy',

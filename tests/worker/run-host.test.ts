@@ -453,6 +453,7 @@ describe('run host: starting from saved weights', () => {
       context: reverse.config.context,
       sftSteps: reverse.recipe.steps,
       successRate: reverse.successRate,
+      sampled: reverse.sampled,
       file: 'reverse.ckpt',
     });
   });
@@ -684,7 +685,7 @@ describe('run spec: task options', () => {
     const multiply = runCatalog().tasks.find((t) => t.name === 'multiply')!;
     expect(multiply.spec.useTools).toMatchObject({ kind: 'boolean' });
     expect(multiply.defaults).toMatchObject({ useTools: true, minDigits: 2, maxDigits: 3 });
-    expect(multiply.recommended).toEqual({ maxNewTokens: 32, sftSteps: 400 });
+    expect(multiply.recommended).toEqual({ maxNewTokens: 32, sftSteps: 400, start: 'multiply' });
   });
 
   it.each([
