@@ -16,7 +16,7 @@ import {
   type Check,
 } from '../../src/lessons/checks';
 import { LESSONS } from '../../src/lessons/catalog';
-import { lessonBlocks } from '../../src/lessons/lesson';
+import { lessonBlocks, lessonWidgets } from '../../src/lessons/lesson';
 import { PRESETS, type LessonPreset, type PresetName } from '../../src/lessons/presets';
 import { ALGORITHMS } from '../../src/rl/registry';
 import { SHIPPED_MODELS } from '../../src/worker/shipped-models';
@@ -59,9 +59,8 @@ export interface EffectRow {
 
 /** A widget of the lessons that runs `name` with a metric check (the first, or the one asked for). */
 export function widgetCheck(name: PresetName, check?: string): MetricCheck {
-  const widget = LESSONS.flatMap(lessonBlocks).find(
-    (b) =>
-      b.kind === 'widget' && b.preset === name && (check === undefined || b.check.text === check),
+  const widget = LESSONS.flatMap((l) => lessonWidgets(lessonBlocks(l))).find(
+    (b) => b.preset === name && (check === undefined || b.check.text === check),
   );
   if (widget?.kind !== 'widget' || widget.check.kind !== 'metric') {
     throw new Error(`no widget ${name} with a metric check ${check ?? ''}`);
@@ -183,8 +182,8 @@ export async function lessonEffects(
   const rows: EffectRow[] = [];
   for (const lesson of LESSONS) {
     if (options.lessons && !options.lessons.some((p) => lesson.id.startsWith(p))) continue;
-    for (const block of lessonBlocks(lesson)) {
-      if (block.kind !== 'widget' || block.check.kind !== 'metric') continue;
+    for (const block of lessonWidgets(lessonBlocks(lesson))) {
+      if (block.check.kind !== 'metric') continue;
       if (ALGORITHMS[PRESETS[block.preset].algo]!.family !== 'lm') continue;
       rows.push(await presetEffect(lesson.id, block.preset, block.check, options));
     }
