@@ -264,7 +264,8 @@ export const PRESETS = {
     ...FROM_SHIPPED_COPY_NOISY,
     seed: 1,
     // Dr. GRPO: verl norm_adv_by_std_in_grpo=False, TRL scale_rewards='none' and loss_type
-    // 'dr_grpo'; grpo-copy's start, lr and batch otherwise. MEASURED_DRGRPO
+    // 'dr_grpo'; grpo-copy's start, lr and batch otherwise. Measured on CPU, seeds 1–5: passes at
+    // updates 16–23 (grpo-copy: 17–19); the control at lr 1e-9 never in 60.
     config: { lr: 1e-3, iterations: 2, stdNormalization: 'none', lossAggregation: 'dr-grpo' },
     free: ['lr', 'stdNormalization', 'lossAggregation'],
     keyMetric: 'reward/accuracy',
@@ -368,7 +369,9 @@ export const PRESETS = {
     seed: 1,
     // 64 prompts × 1 answer: the sample budget of grpo-copy (8 prompts × 8 answers), so the two
     // compare on one budget; grpo-copy's lr. The shipped model's value head starts untrained for
-    // this task. MEASURED_PPO
+    // this task. Measured on CPU, seeds 1–5: passes at updates 15–48 (median 19); the control at
+    // lr 1e-9 never in 60. critic/vf_explained_var −0.13 over the first 5 updates, 0.13 by 30
+    // (seed 1).
     config: { lr: 1e-3, promptsPerUpdate: 64 },
     free: ['lr', 'vfCoef', 'lambda', 'clipHigh'],
     keyMetric: 'reward/accuracy',
@@ -438,7 +441,8 @@ export const PRESETS = {
     ...FROM_SHIPPED_COPY_NOISY,
     seed: 1,
     // grpo-copy's start, lr and 8 prompts × 8 samples per update; β 0.1 (TRL's default).
-    // MEASURED_DPO
+    // Measured on CPU, seeds 1–5: passes at updates 24–39, success 0.21–0.29 over the first 5
+    // updates → 0.53–0.63 over the last 10; the control at lr 1e-9 never in 60.
     config: { lr: 1e-3 },
     free: ['beta', 'lossType', 'lr'],
     keyMetric: 'reward/success_rate',
