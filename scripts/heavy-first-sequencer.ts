@@ -2,11 +2,12 @@
  * Vitest's file order, with the known-long files first. Without a results cache (a fresh clone in
  * CI) Vitest runs larger files first, and the lesson-preset files are small but each trains runs
  * for about a minute: last in line, one of them kept a worker busy alone at the end of the CPU
- * layer. Started first, they overlap with the many short files instead.
+ * layer. Started first, they overlap with the many short files instead. The learning tests are
+ * split one seed a file (tests/lessons/learning-<preset>-seed-<n>.test.ts) for the same reason.
  */
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-const LONG_FILES = /\/tests\/lessons\/lm-presets-[a-z]\.test\.ts$/;
+const LONG_FILES = /\/tests\/lessons\/(lm-presets-[a-z]|learning-[a-z-]+-seed-\d)\.test\.ts$/;
 
 export class HeavyFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

@@ -1,10 +1,10 @@
 /**
  * The learning lessons' claims, checked the way the lessons make them: each preset on seeds 1–3
  * reaches its widget's gain check within its budget, and its matched control (the preset's
- * `control`: the same seeds and prompts with lr 1e-9 or the mechanism off) has not reached it by
+ * `control`: the same seed and prompts with lr 1e-9 or the mechanism off) has not reached it by
  * the update the preset did on that seed. bench:learn runs 5 seeds with every control to the full
- * budget; these are the essential checks CI can afford. One preset per test file, so the CPU
- * layer's workers share them.
+ * budget; these are the essential checks CI can afford. One preset and seed per test file, so
+ * the CPU layer's workers share them evenly (scripts/heavy-first-sequencer.ts starts them first).
  */
 import { expect, it } from 'vitest';
 import { presetEffect } from '../../bench/learn/lesson-effects';
@@ -24,21 +24,21 @@ function widgetCheck(name: PresetName): MetricCheck {
   return widget.check as MetricCheck;
 }
 
-export function learningTest(name: PresetName): void {
+export function learningTest(name: PresetName, seed: (typeof LEARNING_SEEDS)[number]): void {
   const preset = PRESETS[name];
   const check = widgetCheck(name);
   it(
-    `${name}: ${check.text} on seeds ${LEARNING_SEEDS.join(', ')} within ${'budget' in preset ? preset.budget : 30} updates; ` +
+    `${name}: ${check.text} on seed ${seed} within ${'budget' in preset ? preset.budget : 30} updates; ` +
       `not with ${'control' in preset ? preset.control.what : '(no control)'}`,
     async () => {
       const row = await presetEffect('', name, check, {
-        seeds: LEARNING_SEEDS,
+        seeds: [seed],
         backend: 'cpu',
         controlRuns: 'to-pass',
         log: console.log,
       });
-      expect(row.runs.map((r) => r.passedAt !== null)).toEqual(LEARNING_SEEDS.map(() => true));
-      expect(row.controls.map((r) => r.passedAt)).toEqual(LEARNING_SEEDS.map(() => null));
+      expect(row.runs[0]!.passedAt).not.toBeNull();
+      expect(row.controls[0]!.passedAt).toBeNull();
     },
     900_000,
   );

@@ -3,7 +3,7 @@
  * 4 × 4 output tiles with float64 sums, two per f64x2 lane pair. Each output element is still one
  * float64 sum over p = 0…k−1 in order, starting from 0, of exact products (f32·f32 fits in a
  * float64; f64·f64 rounds as JavaScript rounds it): the result is bit for bit matmul()'s plain
- * loops, only two to four times faster on a laptop core (npm run bench -- --suites=cpu-matmul).
+ * loops, only two to four times faster on a laptop core (npm run bench -- --suites=matmul).
  *
  * Memory layout (all float64, in the module's memory, reused between calls):
  *   B panels: for each block of 4 columns of op(B), k × 4 values: b[p, j0+c] at 4p + c

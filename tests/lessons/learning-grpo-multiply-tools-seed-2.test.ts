@@ -1,0 +1,4 @@
+/** A learning lesson's claim on one seed against its control (see learning.ts). */
+import { learningTest } from './learning';
+
+learningTest('grpo-multiply-tools', 2);

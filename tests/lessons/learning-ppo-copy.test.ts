@@ -1,4 +1,0 @@
-/** A learning lesson's claim on seeds 1–3 against its control (see learning.ts). */
-import { learningTest } from './learning';
-
-learningTest('ppo-copy');
