@@ -13,16 +13,19 @@ import {
   checkedValue,
   metricCheckPassed,
   windowMean,
-  type Check,
+  type MetricCheck,
 } from '../../src/lessons/checks';
 import { LESSONS } from '../../src/lessons/catalog';
 import { lessonBlocks, lessonWidgets } from '../../src/lessons/lesson';
-import { PRESETS, type LessonPreset, type PresetName } from '../../src/lessons/presets';
+import {
+  presetBudget,
+  PRESETS,
+  type LessonPreset,
+  type PresetName,
+} from '../../src/lessons/presets';
 import { ALGORITHMS } from '../../src/rl/registry';
 import { SHIPPED_MODELS } from '../../src/worker/shipped-models';
 import { runPreset } from './preset-run';
-
-export type MetricCheck = Check & { kind: 'metric' };
 
 /** One run of a preset or of its control on one seed. */
 export interface SeedRun {
@@ -57,15 +60,21 @@ export interface EffectRow {
   backendLine: string;
 }
 
-/** A widget of the lessons that runs `name` with a metric check (the first, or the one asked for). */
+/**
+ * The metric check the lessons hold `name` to — a widget's or a seeds block's: the first, or the
+ * one whose text is `check`.
+ */
 export function widgetCheck(name: PresetName, check?: string): MetricCheck {
-  const widget = LESSONS.flatMap((l) => lessonWidgets(lessonBlocks(l))).find(
-    (b) => b.preset === name && (check === undefined || b.check.text === check),
+  const found = LESSONS.flatMap((l) => lessonWidgets(lessonBlocks(l))).find(
+    (b) =>
+      b.preset === name &&
+      b.check.kind === 'metric' &&
+      (check === undefined || b.check.text === check),
   );
-  if (widget?.kind !== 'widget' || widget.check.kind !== 'metric') {
-    throw new Error(`no widget ${name} with a metric check ${check ?? ''}`);
+  if (found?.check.kind !== 'metric') {
+    throw new Error(`no widget or seeds block runs ${name} with a metric check ${check ?? ''}`);
   }
-  return widget.check;
+  return found.check;
 }
 
 /** Runs one seed: to the check (stopping there) or, for a control, through the whole budget. */
@@ -127,7 +136,7 @@ export async function presetEffect(
   options: EffectOptions,
 ): Promise<EffectRow> {
   const preset: LessonPreset = PRESETS[name];
-  const budget = options.budget ?? preset.budget ?? 30;
+  const budget = options.budget ?? presetBudget(name);
   const log = options.log ?? (() => {});
   const runs: SeedRun[] = [];
   const controls: SeedRun[] = [];

@@ -43,6 +43,8 @@ export type Check =
     }
   | { kind: 'path'; op: CheckOp; value: number; text: string };
 
+export type MetricCheck = Extract<Check, { kind: 'metric' }>;
+
 const PATTERN =
   /^\s*([A-Za-z_][\w/.-]*)(\s+gain)?\s*(>=|<=|>|<)\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?:\s+after\s+(\d+))?\s*$/;
 

@@ -510,6 +510,14 @@ export const PRESETS = {
 
 export type PresetName = keyof typeof PRESETS;
 
+/** Updates a preset's runs train when the preset states no budget. */
+export const DEFAULT_BUDGET = 30;
+
+/** The updates within which a preset claims its check (its control and seeds-block runs train them). */
+export function presetBudget(name: PresetName): number {
+  return (PRESETS[name] as LessonPreset).budget ?? DEFAULT_BUDGET;
+}
+
 export function isPresetName(name: string): name is PresetName {
   return Object.hasOwn(PRESETS, name);
 }

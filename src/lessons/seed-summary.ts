@@ -12,18 +12,7 @@
 import { seedBand } from '../compare/seed-groups';
 import { updateCount, type RunRecord } from '../compare/run-record';
 import { xValues } from '../compare/x-axis';
-import { checkedValue, metricCheckPassed, type Check } from './checks';
-import { PRESETS, type LessonPreset, type PresetName } from './presets';
-
-export type MetricCheck = Extract<Check, { kind: 'metric' }>;
-
-/** Updates a preset's runs train when the preset states no budget (src/lessons/presets.ts). */
-export const DEFAULT_BUDGET = 30;
-
-/** The updates within which a preset claims its check, and which its seeds-block runs train. */
-export function presetBudget(name: PresetName): number {
-  return (PRESETS[name] as LessonPreset).budget ?? DEFAULT_BUDGET;
-}
+import { checkedValue, metricCheckPassed, type MetricCheck } from './checks';
 
 /** Mean ± sample std over n seeds (std 0 when n = 1). */
 export interface SeedStat {

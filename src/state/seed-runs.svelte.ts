@@ -7,13 +7,9 @@
  */
 import { seedBand, type SeedBand } from '../compare/seed-groups';
 import type { SeedsBlock } from '../lessons/lesson';
-import { buildPresetSpec, PRESETS } from '../lessons/presets';
-import {
-  presetBudget,
-  presetSummary,
-  type MetricCheck,
-  type PresetSummary,
-} from '../lessons/seed-summary';
+import type { MetricCheck } from '../lessons/checks';
+import { buildPresetSpec, presetBudget, PRESETS } from '../lessons/presets';
+import { presetSummary, type PresetSummary } from '../lessons/seed-summary';
 import { PROPOSED_METRICS } from '../compare/x-axis';
 import { requestedBackend } from './backend-request';
 import { runRecord } from './compare/run-view';

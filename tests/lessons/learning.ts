@@ -7,28 +7,16 @@
  * the CPU layer's workers share them evenly (scripts/heavy-first-sequencer.ts starts them first).
  */
 import { expect, it } from 'vitest';
-import { presetEffect } from '../../bench/learn/lesson-effects';
-import type { MetricCheck } from '../../src/lessons/seed-summary';
-import { LESSONS } from '../../src/lessons/catalog';
-import { lessonBlocks, lessonWidgets } from '../../src/lessons/lesson';
-import { PRESETS, type PresetName } from '../../src/lessons/presets';
+import { presetEffect, widgetCheck } from '../../bench/learn/lesson-effects';
+import { presetBudget, PRESETS, type PresetName } from '../../src/lessons/presets';
 
 export const LEARNING_SEEDS = [1, 2, 3] as const;
-
-/** The first metric check the lessons hold `name` to: a widget's, or a seeds block's. */
-function widgetCheck(name: PresetName): MetricCheck {
-  const widget = LESSONS.flatMap((l) => lessonWidgets(lessonBlocks(l))).find(
-    (b) => b.preset === name && b.check.kind === 'metric',
-  );
-  if (!widget) throw new Error(`no widget or seeds block runs ${name} with a metric check`);
-  return widget.check as MetricCheck;
-}
 
 export function learningTest(name: PresetName, seed: (typeof LEARNING_SEEDS)[number]): void {
   const preset = PRESETS[name];
   const check = widgetCheck(name);
   it(
-    `${name}: ${check.text} on seed ${seed} within ${'budget' in preset ? preset.budget : 30} updates; ` +
+    `${name}: ${check.text} on seed ${seed} within ${presetBudget(name)} updates; ` +
       `not with ${'control' in preset ? preset.control.what : '(no control)'}`,
     async () => {
       const row = await presetEffect('', name, check, {

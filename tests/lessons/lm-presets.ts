@@ -4,33 +4,19 @@
  * split so that the test workers share them evenly.
  */
 import { describe, expect, it } from 'vitest';
-import { LESSONS } from '../../src/lessons/catalog';
-import { lessonBlocks, lessonWidgets } from '../../src/lessons/lesson';
+import { widgetCheck } from '../../bench/learn/lesson-effects';
+import { runPreset } from '../../bench/learn/preset-run';
 import { metricCheckPassed } from '../../src/lessons/checks';
-import { buildPresetSpec, PRESETS, type PresetName } from '../../src/lessons/presets';
-import { ALGORITHMS } from '../../src/rl/registry';
-import { createRunHost } from '../../src/worker/run-host';
+import type { PresetName } from '../../src/lessons/presets';
 import type { Settings } from '../../src/worker/run-protocol';
-import { readShipped } from '../onnx/shipped';
 
-const defaultsOf = (algo: string): Settings => ALGORITHMS[algo]!.defaults;
-
-/** The widget of the lessons that runs `name` with the metric check `check`. */
-export function widgetCheck(name: PresetName, check: string) {
-  const widget = LESSONS.flatMap((l) => lessonWidgets(lessonBlocks(l))).find(
-    (b) => b.preset === name && b.check.text === check,
-  );
-  if (widget?.kind !== 'widget' || widget.check.kind !== 'metric') {
-    throw new Error(`no widget ${name} with a metric check ${check}`);
-  }
-  return widget.check;
-}
+export { widgetCheck };
 
 /**
  * Drives a language-model preset through the lab's own path (the run host builds the run from the
- * preset's spec, shipped start included, and steps it) for up to `budget` updates, and returns the
- * series of `metrics`. `change` alters settings first (the controls below); `stop` ends the run
- * early once it holds for the series so far.
+ * preset's spec, shipped start included, and steps it; bench/learn/preset-run.ts) on the CPU for
+ * up to `budget` updates, and returns the series of `metrics`. `change` alters settings first (the
+ * controls below); `stop` ends the run early once it holds for the series so far.
  */
 export async function presetSeries(
   name: PresetName,
@@ -39,18 +25,8 @@ export async function presetSeries(
   change: Settings = {},
   stop: (series: Record<string, number[]>) => boolean = () => false,
 ): Promise<Record<string, number[]>> {
-  const preset = buildPresetSpec(name, defaultsOf(PRESETS[name].algo));
-  const spec = { ...preset, config: { ...preset.config, ...change }, backend: 'cpu' as const };
-  const series: Record<string, number[]> = Object.fromEntries(metrics.map((m) => [m, []]));
-  const api = createRunHost({ flushMs: 1, lm: { readShipped: async (file) => readShipped(file) } });
-  await api.createRun(spec, (m) => {
-    if (m.type !== 'update') return;
-    for (const p of m.points)
-      for (const metric of metrics) series[metric]!.push(p.metrics[metric]!);
-  });
-  for (let u = 1; u <= budget && !stop(series); u++) await api.step();
-  await api.dispose();
-  return series;
+  const run = await runPreset(name, { backend: 'cpu', metrics, budget, change, stop });
+  return run.series;
 }
 
 /** The first update at which a metric check passes on a series (Infinity: never). */

@@ -16,8 +16,8 @@ import {
   presetSummary,
   runOutcome,
   seedStat,
-  type MetricCheck,
 } from '../../src/lessons/seed-summary';
+import type { MetricCheck } from '../../src/lessons/checks';
 
 const check = parseCheck('m gain>=0.3') as MetricCheck;
 
