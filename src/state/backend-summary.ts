@@ -3,7 +3,7 @@
  * full sentence (adapter-summary.ts) one click away. Plain functions of the worker's report.
  */
 import type { GpuUnavailableReason } from '../gpu/adapter-summary';
-import type { BackendReport } from '../worker/protocol';
+import type { BackendReport } from '../worker/lab-protocol';
 
 /** Why the CPU, in a few words a newcomer can read; the full message is the details. */
 const CPU_BECAUSE: Record<GpuUnavailableReason['code'], string> = {

@@ -3,7 +3,12 @@ import { proxy, type Remote } from 'comlink';
 import { describeAdapter, describeUnavailable } from '../gpu/adapter-summary';
 import type { BackendChoice } from '../gpu/backend-choice';
 import { machineSentence, shortBackend } from './backend-summary';
-import type { BackendReport, GpuEvent, KernelCheckResult, LabWorkerApi } from '../worker/protocol';
+import type {
+  BackendReport,
+  GpuEvent,
+  KernelCheckResult,
+  LabWorkerApi,
+} from '../worker/lab-protocol';
 
 export class BackendState {
   report = $state.raw<BackendReport | undefined>(undefined);

@@ -1,6 +1,6 @@
 /** Starts workers and returns their typed comlink proxies. */
 import { wrap, type Remote } from 'comlink';
-import type { LabWorkerApi } from './protocol';
+import type { LabWorkerApi } from './lab-protocol';
 import type { RunWorkerApi } from './run-protocol';
 import { watchWorker } from './worker-failure';
 

@@ -14,7 +14,7 @@ import type {
   KernelCheckResult,
   LabWorkerApi,
   ProbeRequest,
-} from './protocol';
+} from './lab-protocol';
 import type { RunSpec } from './run-protocol';
 import { checkRunSpec, runCatalog } from './run-spec';
 
