@@ -67,6 +67,10 @@ export function createRunHost({
   let points: MetricPoint[] = [];
   let sentEvents = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  /** When metrics were last sent (performance.now()). */
+  let lastFlush = -Infinity;
+  /** True while an update runs: a live change that comes in now waits for the one after it. */
+  let updating = false;
   // Work that must not interleave with an update (it may use the model): run between updates.
   let betweenUpdates: (() => Promise<void>)[] = [];
   /** The lab's turns at training (none: train freely, as in Node). */
@@ -102,6 +106,7 @@ export function createRunHost({
   function flush(): void {
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
+    lastFlush = performance.now();
     if (!trainer) return;
     const events = trainer.events.slice(sentEvents);
     if (points.length === 0 && events.length === 0) return;
@@ -112,9 +117,21 @@ export function createRunHost({
   }
 
   async function updateOnce(active: Trainer<Settings>): Promise<void> {
-    const metrics = await timedUpdate(active);
+    updating = true;
+    let metrics;
+    try {
+      metrics = await timedUpdate(active);
+    } finally {
+      updating = false;
+    }
     points.push({ step: active.step, metrics });
-    timer ??= setTimeout(flush, flushMs);
+    // Sent now once flushMs has passed since the last batch. A timer cannot fire while the next
+    // update holds the worker's thread: a language model's second-long update would then reach
+    // the page only after the next one had finished too, and the reader, seeing an update behind,
+    // made live changes that landed two or three updates after the one on the screen.
+    const since = performance.now() - lastFlush;
+    if (since >= flushMs) flush();
+    else timer ??= setTimeout(flush, flushMs - since);
   }
 
   function fail(error: unknown): void {
@@ -312,8 +329,11 @@ export function createRunHost({
 
     async setHyperparams(partial: Settings): Promise<HyperparamResult> {
       try {
-        ready().setHyperparams(partial);
-        return { ok: true };
+        const active = ready();
+        active.setHyperparams(partial);
+        // The update under way (on a GPU, messages come in while it awaits the device) has read
+        // its settings already: the change starts with the one after it.
+        return { ok: true, appliesAt: active.step + (updating ? 2 : 1) };
       } catch (error) {
         return { ok: false, error: errorText(error) };
       }

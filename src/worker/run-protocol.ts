@@ -190,8 +190,11 @@ export type RunMessage =
 
 export type RunListener = (message: RunMessage) => void;
 
-/** The result of a live change: applied at the next update, or refused with the reason. */
-export type HyperparamResult = { ok: true } | { ok: false; error: string };
+/**
+ * The result of a live change: applied from update `appliesAt` (the next one to start; where an
+ * update is under way, the one after it), or refused with the reason.
+ */
+export type HyperparamResult = { ok: true; appliesAt: number } | { ok: false; error: string };
 
 /**
  * A run's turns at training (src/state/training-slots.ts RunTurns, seen from the worker through

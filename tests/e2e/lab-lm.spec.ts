@@ -45,6 +45,9 @@ test('PPO and GRPO side by side: train, change lr live, inspect, reload, export 
   await grpo.getByLabel('lr live', { exact: true }).fill('0.0005');
   await grpo.getByRole('button', { name: 'Apply live changes' }).click();
   await expect(
+    grpo.getByRole('form', { name: /^Hyperparameters of/ }).getByRole('status'),
+  ).toHaveText(/^Applies from update \d+/);
+  await expect(
     page.getByTestId('metric-chart').locator('[data-testid="event-marker"][data-run="run-1"]'),
   ).toHaveCount(1, { timeout: 60_000 });
 

@@ -91,7 +91,7 @@ function fakeWorker(options: WorkerOptions) {
         calls.push('step');
       },
       async setHyperparams() {
-        return { ok: true };
+        return { ok: true, appliesAt: 1 };
       },
       async inspect() {
         return null;

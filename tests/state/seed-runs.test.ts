@@ -33,7 +33,7 @@ function fakeWorker() {
       },
       async step() {},
       async setHyperparams() {
-        return { ok: true };
+        return { ok: true, appliesAt: 1 };
       },
       async inspect() {
         return null;

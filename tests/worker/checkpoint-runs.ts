@@ -70,7 +70,8 @@ export async function straight(spec: RunSpec, total: number, change?: [number, S
   const { api, points, listener } = host();
   await api.createRun(spec, listener);
   for (let u = 1; u <= total; u++) {
-    if (change?.[0] === u) expect(await api.setHyperparams(change[1])).toEqual({ ok: true });
+    if (change?.[0] === u)
+      expect(await api.setHyperparams(change[1])).toEqual({ ok: true, appliesAt: u });
     await api.step();
   }
   const out = points().map((p) => training(p.metrics));
