@@ -17,7 +17,8 @@
  * (CARTPOLE_TUNED, rl-baselines3-zoo's settings) 5 of 5, at 64k–121k steps.
  */
 import { CartPole } from '../../src/envs/cartpole';
-import { CARTPOLE_TUNED, createPpo, DEFAULT_PPO_CONFIG, type PpoConfig } from '../../src/rl/ppo';
+import { createPpo } from '../../src/rl/ppo';
+import { CARTPOLE_TUNED, DEFAULT_PPO_CONFIG, type PpoConfig } from '../../src/rl/ppo-config';
 
 /** gymnasium's CartPole-v1 reward_threshold. */
 export const CARTPOLE_SOLVED_RETURN = 475;

@@ -16,7 +16,8 @@ import type { LanguageModel } from '../models/language-model';
 import type { CharTokenizer } from '../models/tokenizer';
 import { OpInputError } from '../ops/errors';
 import { createDpoTrainer, DEFAULT_DPO_CONFIG, DPO_CONFIG_SPEC } from './dpo';
-import { createGrpoTrainer, DEFAULT_GRPO_CONFIG, GRPO_CONFIG_SPEC } from './grpo';
+import { createGrpoTrainer } from './grpo';
+import { DEFAULT_GRPO_CONFIG, GRPO_CONFIG_SPEC } from './grpo-config';
 import type { ConfigSpec } from '../util/hyperparams';
 import type { CurriculumScheduler } from './curriculum';
 import {
@@ -24,7 +25,8 @@ import {
   DEFAULT_POLICY_ITERATION_CONFIG,
   POLICY_ITERATION_CONFIG_SPEC,
 } from './policy-iteration';
-import { CARTPOLE_TUNED, createPpo, DEFAULT_PPO_CONFIG, PPO_CONFIG_SPEC } from './ppo';
+import { createPpo } from './ppo';
+import { CARTPOLE_TUNED, DEFAULT_PPO_CONFIG, PPO_CONFIG_SPEC } from './ppo-config';
 import { createPpoLmTrainer, DEFAULT_PPO_LM_CONFIG, PPO_LM_CONFIG_SPEC } from './ppo-lm';
 import { createQLearning, DEFAULT_Q_LEARNING_CONFIG, Q_LEARNING_CONFIG_SPEC } from './q-learning';
 import { createReinforce, DEFAULT_REINFORCE_CONFIG, REINFORCE_CONFIG_SPEC } from './reinforce';

@@ -12,7 +12,8 @@ import type { TransformerConfig } from '../../src/models/transformer-config';
 import { transformerLayout } from '../../src/models/transformer-params';
 import { runEpisodes } from '../../src/agents/episode';
 import { seededRandom } from '../../src/util/random';
-import { createGrpoTrainer, DEFAULT_GRPO_CONFIG } from '../../src/rl/grpo';
+import { createGrpoTrainer } from '../../src/rl/grpo';
+import { DEFAULT_GRPO_CONFIG } from '../../src/rl/grpo-config';
 import { createPpoLmTrainer, DEFAULT_PPO_LM_CONFIG } from '../../src/rl/ppo-lm';
 import { DEFAULT_SFT_CONFIG, runSft } from '../../src/rl/sft';
 

@@ -9,7 +9,8 @@ import { CharTokenizer } from '../../src/models/tokenizer';
 import type { TransformerConfig } from '../../src/models/transformer-config';
 import { transformerLayout } from '../../src/models/transformer-params';
 import { evaluateTask } from '../../src/rl/evaluate';
-import { createGrpoTrainer, DEFAULT_GRPO_CONFIG, type GrpoConfig } from '../../src/rl/grpo';
+import { createGrpoTrainer } from '../../src/rl/grpo';
+import { DEFAULT_GRPO_CONFIG, type GrpoConfig } from '../../src/rl/grpo-config';
 import { DEFAULT_SFT_CONFIG, runSft } from '../../src/rl/sft';
 import { OpInputError } from '../../src/ops/errors';
 

@@ -7,7 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CartPole } from '../../src/envs/cartpole';
-import { createPpo, DEFAULT_PPO_CONFIG, type PpoTrainer } from '../../src/rl/ppo';
+import { createPpo, type PpoTrainer } from '../../src/rl/ppo';
+import { DEFAULT_PPO_CONFIG } from '../../src/rl/ppo-config';
 import type { Metrics, TrainerState } from '../../src/rl/trainer';
 
 /** 4 envs × 32 steps, 2 minibatches, 2 epochs; annealed over 8 updates. */

@@ -11,12 +11,11 @@ import { OpInputError } from '../../src/ops/errors';
 import {
   annealedLearningRate,
   createPpo,
-  DEFAULT_PPO_CONFIG,
   ppoAdvantages,
-  type PpoConfig,
   type PpoRollout,
   sampleCategorical,
 } from '../../src/rl/ppo';
+import { DEFAULT_PPO_CONFIG, type PpoConfig } from '../../src/rl/ppo-config';
 import { seededRandom } from '../support/random';
 
 const config = (change: Partial<PpoConfig> = {}): PpoConfig => ({

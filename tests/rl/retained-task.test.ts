@@ -16,7 +16,8 @@ import type { TransformerConfig } from '../../src/models/transformer-config';
 import { transformerLayout } from '../../src/models/transformer-params';
 import { OpInputError } from '../../src/ops/errors';
 import { evaluateTask } from '../../src/rl/evaluate';
-import { createGrpoTrainer, DEFAULT_GRPO_CONFIG, type GrpoConfig } from '../../src/rl/grpo';
+import { createGrpoTrainer } from '../../src/rl/grpo';
+import { DEFAULT_GRPO_CONFIG, type GrpoConfig } from '../../src/rl/grpo-config';
 import { createPpoLmTrainer, DEFAULT_PPO_LM_CONFIG } from '../../src/rl/ppo-lm';
 import {
   checkRetained,

@@ -8,7 +8,8 @@ import { DEFAULT_REWARD_CONFIG, summarizeRewards } from '../../src/envs/token-ta
 import { CpuLanguageModel } from '../../src/models/lm-cpu';
 import { transformerLayout } from '../../src/models/transformer-params';
 import { OpInputError } from '../../src/ops/errors';
-import { createGrpoTrainer, DEFAULT_GRPO_CONFIG } from '../../src/rl/grpo';
+import { createGrpoTrainer } from '../../src/rl/grpo';
+import { DEFAULT_GRPO_CONFIG } from '../../src/rl/grpo-config';
 import {
   collectComparisons,
   DEFAULT_REWARD_MODEL_CONFIG,

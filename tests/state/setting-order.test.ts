@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { GRPO_CONFIG_SPEC } from '../../src/rl/grpo';
-import { PPO_CONFIG_SPEC } from '../../src/rl/ppo';
+import { GRPO_CONFIG_SPEC } from '../../src/rl/grpo-config';
+import { PPO_CONFIG_SPEC } from '../../src/rl/ppo-config';
 import { TD_CONTROL_CONFIG_SPEC } from '../../src/rl/td-control';
 import { arrangeSettings, KEY_SETTINGS } from '../../src/state/setting-order';
 

@@ -18,7 +18,8 @@ import {
 import type { OptimizerConfig } from '../../../src/models/optimizer';
 import { OpInputError } from '../../../src/ops/errors';
 import { CartPole } from '../../../src/envs/cartpole';
-import { createPpo, DEFAULT_PPO_CONFIG } from '../../../src/rl/ppo';
+import { createPpo } from '../../../src/rl/ppo';
+import { DEFAULT_PPO_CONFIG } from '../../../src/rl/ppo-config';
 import { testGpu } from '../../support/gpu';
 import { maxAbsDiff, randomLogits } from '../../support/random';
 

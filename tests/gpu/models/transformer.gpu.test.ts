@@ -24,7 +24,8 @@ import { transformerBackward, transformerForward } from '../../../src/models/tra
 import { TransformerGpu } from '../../../src/models/transformer-gpu';
 import { transformerLayout } from '../../../src/models/transformer-params';
 import { promptTokens } from '../../../src/rl/evaluate';
-import { createGrpoTrainer, DEFAULT_GRPO_CONFIG } from '../../../src/rl/grpo';
+import { createGrpoTrainer } from '../../../src/rl/grpo';
+import { DEFAULT_GRPO_CONFIG } from '../../../src/rl/grpo-config';
 import { packSequences } from '../../../src/models/sequence-batch';
 import { testGpu } from '../../support/gpu';
 import { maxAbsDiff, randomLogits, seededRandom } from '../../support/random';
