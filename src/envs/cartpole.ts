@@ -21,12 +21,19 @@
  * EnvError (gymnasium only warns and pays 0).
  *
  * Observations are Float32Array(4), as gymnasium returns float32 arrays; the state itself is kept
- * in float64 (gymnasium integrates in Python floats), so trajectories match gymnasium's to float32
- * rounding of the observations. The observation space bounds are gymnasium's: ±(2·2.4, float32
- * max, 2·12°, float32 max) rounded to float32. Before the first seeded reset the stream is seed 0.
+ * in float64 as gymnasium's numpy state is, and each step does gymnasium's float64 operations in
+ * gymnasium's order (np.square(θ̇) and np.square(cos θ) rounded on their own) with glibc's sin and
+ * cos (./libm-trig), which numpy calls. Replaying gymnasium's actions from gymnasium's reset state
+ * gives its observations, rewards, end flags and float64 state bit for bit over whole 500-step
+ * episodes (tests/envs/cartpole-gymnasium.test.ts, against episodes recorded from gymnasium's own
+ * code by scripts/record-cartpole-gymnasium.py). Reset draws come from the lab's random stream,
+ * not numpy's PCG64, so a seed gives a different (equally distributed) start than gymnasium's.
+ * The observation space bounds are gymnasium's (≥ 1.0): ±(2·2.4, ∞, 2·12°, ∞) in float32.
+ * Before the first seeded reset the stream is seed 0.
  */
 import { checkInt, checkLength, checkFinite } from '../ops/validate';
 import { randomStream, type RandomStream } from '../util/random';
+import { libmCos, libmSin } from './libm-trig';
 import { SnapshotReader } from './snapshot';
 import {
   EnvError,
@@ -36,9 +43,6 @@ import {
   type Space,
   type StepResult,
 } from './types';
-
-/** numpy's finfo(float32).max = (2 − 2⁻²³)·2¹²⁷. */
-const FLOAT32_MAX = 3.4028234663852886e38;
 
 /** gymnasium's CartPoleEnv constants. */
 export const CARTPOLE = {
@@ -83,13 +87,13 @@ export class CartPole implements Env<Float32Array, number> {
   constructor(options: CartPoleOptions = {}) {
     this.maxEpisodeSteps = options.maxEpisodeSteps ?? CARTPOLE.maxEpisodeSteps;
     checkInt('CartPole', 'maxEpisodeSteps', this.maxEpisodeSteps, 1, 1e6);
-    // gymnasium: high = [2·x_threshold, finfo(float32).max, 2·theta_threshold,
-    // finfo(float32).max] as float32 (its docs print the velocity bounds as ±Inf); low = −high.
+    // gymnasium ≥ 1.0: high = [2·x_threshold, inf, 2·theta_threshold, inf] as float32 (0.x used
+    // finfo(float32).max for the velocities); low = −high.
     const high = [
       Math.fround(CARTPOLE.xThreshold * 2),
-      FLOAT32_MAX,
+      Infinity,
       Math.fround(CARTPOLE.thetaThresholdRadians * 2),
-      FLOAT32_MAX,
+      Infinity,
     ];
     this.observationSpace = { kind: 'box', shape: [4], low: high.map((h) => -h), high };
   }
@@ -182,11 +186,15 @@ export class CartPole implements Env<Float32Array, number> {
     const thetaDot = this.s[3]!;
 
     const force = action === 1 ? forceMag : -forceMag;
-    const cos = Math.cos(theta);
-    const sin = Math.sin(theta);
-    const temp = (force + poleMassLength * thetaDot * thetaDot * sin) / totalMass;
+    // numpy's np.cos/np.sin are glibc's, which differ from Math.cos/Math.sin in the last bit
+    // for about 1% of angles; the unstable pole grows such a bit into a different episode.
+    const cos = libmCos(theta);
+    const sin = libmSin(theta);
+    // gymnasium's order of operations to the rounding: np.square(θ̇) and np.square(cos θ) are
+    // rounded products of their own before the mass factor multiplies them.
+    const temp = (force + poleMassLength * (thetaDot * thetaDot) * sin) / totalMass;
     const thetaAcc =
-      (gravity * sin - cos * temp) / (length * (4 / 3 - (massPole * cos * cos) / totalMass));
+      (gravity * sin - cos * temp) / (length * (4 / 3 - (massPole * (cos * cos)) / totalMass));
     const xAcc = temp - (poleMassLength * thetaAcc * cos) / totalMass;
 
     // Euler: positions advance with the old velocities.
