@@ -1,12 +1,12 @@
 /**
- * A long GRPO run as a lab-run file (src/compare/run-json.ts), for timing the charts at 100k
+ * A long GRPO run as a lab-run file (src/compare/run-file.ts), for timing the charts at 100k
  * points per series: seeded, noisy curves shaped like a run that learns (reward rising along a
  * logistic, entropy decaying, KL to the reference growing, throughput with occasional dips, KL
  * spikes that the outlier option should ignore), plus two live learning-rate changes so event
  * markers are drawn. Pure: the same arguments give the same text.
  */
 import { findAlgorithm, type CompareCatalog } from '../../src/compare/run-record';
-import { exportLabRun, IMPORT_LIMITS } from '../../src/compare/run-json';
+import { writeLabRunFile, IMPORT_LIMITS } from '../../src/compare/run-file';
 import { gaussian, seededRandom } from '../../src/util/random';
 
 /** The metrics written, one series each; all but the first two have charts of their own too. */
@@ -74,7 +74,7 @@ export function bigRunFile(
           changes: { lr: lr / 2 ** (k + 1) },
         }))
       : [];
-  return exportLabRun({
+  return writeLabRunFile({
     algorithm: 'grpo',
     task,
     seed,

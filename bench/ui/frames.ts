@@ -31,7 +31,7 @@ import {
   type Page,
 } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs';
-import { ImportError, parseLabRun } from '../../src/compare/run-json';
+import { ImportError, parseRunFile } from '../../src/compare/run-file';
 import { runCatalog } from '../../src/worker/run-spec';
 import type { BenchOptions, EnvResult, FrameStats, Measurement, SuiteResult } from '../core/types';
 import { BIG_RUN_METRICS, MAX_IMPORT_UPDATES, bigRunFile } from './big-run';
@@ -234,7 +234,7 @@ async function bigRun(
   let updates = TARGET_UPDATES;
   let text = bigRunFile(catalog, updates, 7);
   try {
-    parseLabRun(text, catalog);
+    parseRunFile(text, catalog);
   } catch (error) {
     if (!(error instanceof ImportError)) throw error;
     notes.push(

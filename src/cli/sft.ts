@@ -15,7 +15,7 @@ import { saveLanguageModel } from '../models/lm-checkpoint';
 import { CharTokenizer } from '../models/tokenizer';
 import { TRANSFORMER_LIMITS, type TransformerConfig } from '../models/transformer-config';
 import { transformerLayout } from '../models/transformer-params';
-import { MAX_SEED } from '../compare/run-json';
+import { MAX_SEED } from '../compare/run-file';
 import { DEFAULT_SFT_CONFIG, runSft, type SftConfig } from '../rl/sft';
 import { CliArgs } from './args';
 import { createLanguageModel } from './backend';

@@ -4,7 +4,7 @@
  * (the same ranges: the seed's MAX_SEED, the warm-up's SFT_STEPS, the model's TRANSFORMER_LIMITS,
  * the backends of BACKEND_CHOICES, each setting's FieldSpec).
  */
-import { MAX_SEED } from '../compare/run-json';
+import { MAX_SEED } from '../compare/run-file';
 import {
   createTokenTask,
   TOKEN_TASK_NAMES,

@@ -27,7 +27,14 @@
  */
 import { basename } from 'node:path';
 import { bytesToBase64 } from '../compare/base64';
-import { parseLabRun } from '../compare/run-json';
+import {
+  CLI_RUN_FORMAT,
+  CLI_RUN_VERSION,
+  MetricSeries,
+  parseRunFile,
+  writeCliRunFile,
+  type CliRunFile,
+} from '../compare/run-file';
 import type { LanguageModel } from '../models/language-model';
 import { CharTokenizer } from '../models/tokenizer';
 import type { TransformerConfig } from '../models/transformer-config';
@@ -37,13 +44,6 @@ import { OrtReferenceModel } from '../onnx/ort-reference-model';
 import { readStartingPolicy } from '../onnx/starting-policy';
 import { evaluateTask } from '../rl/evaluate';
 import type { RewardModel, RewardModelConfig, RewardModelReport } from '../rl/reward-model';
-import {
-  MetricSeries,
-  RUN_FILE_FORMAT,
-  RUN_FILE_VERSION,
-  serializeRunFile,
-  type RunFile,
-} from '../rl/run-file';
 import { DEFAULT_SFT_CONFIG, runSft } from '../rl/sft';
 import { timedUpdate, type Trainer } from '../rl/trainer';
 import { buildRewardModel } from '../worker/reward-model-setup';
@@ -91,7 +91,7 @@ interface PreparedRun {
   finish: () => Promise<Record<string, number>>;
   dispose: () => void;
   recorded: Pick<
-    RunFile,
+    CliRunFile,
     'taskOptions' | 'curriculum' | 'rewardModel' | 'retained' | 'sftSteps' | 'init' | 'model'
   >;
 }
@@ -208,9 +208,9 @@ function runFileText(
   series: MetricSeries,
   summary: Record<string, number | string>,
 ): string {
-  return serializeRunFile({
-    format: RUN_FILE_FORMAT,
-    version: RUN_FILE_VERSION,
+  return writeCliRunFile({
+    format: CLI_RUN_FORMAT,
+    version: CLI_RUN_VERSION,
     algorithm: flags.name,
     task: run.label,
     seed: flags.seed,
@@ -227,7 +227,7 @@ function runFileText(
 /** The CLI reads its own file with the lab's importer, so a file the lab would refuse says so. */
 function warnIfLabRefuses(path: string, text: string): void {
   try {
-    parseLabRun(text, runCatalog());
+    parseRunFile(text, runCatalog());
   } catch (error) {
     console.log(`warning: the lab's import refuses ${path}: ${messageOf(error)}`);
   }

@@ -5,7 +5,7 @@
  * ±Infinity is written `Infinity` / `-Infinity`; other numbers in JavaScript's shortest
  * round-trip form, so reading the file back gives the same doubles.
  *
- * Metric names come from the trainers or from a validated import (run-json.ts refuses names that
+ * Metric names come from the trainers or from a validated import (run-file.ts refuses names that
  * start with '=', '+', '-' or '@'), so a spreadsheet does not read a header cell as a formula.
  */
 

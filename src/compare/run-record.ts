@@ -1,7 +1,7 @@
 /**
  * The one shape every compare helper reads: a run as plain data — what it was built from and one
  * value per update of each metric. The lab's runs, an imported lab-run file and the CLI's run file
- * all become this (run-json.ts parses files into it; alignSeries() turns the lab's live series
+ * all become this (run-file.ts parses files into it; alignSeries() turns the lab's live series
  * into it), so the charts, the seed bands, the final table and the exports share one input.
  *
  * Algorithm metadata (config specs, defaults, tasks) comes in as a CompareCatalog — the RunCatalog

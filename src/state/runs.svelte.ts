@@ -10,7 +10,7 @@ import type { CheckpointStorePort } from './checkpoint-store';
 import { COLORBLIND_SAFE_PALETTE } from './palette';
 import { guardApi, WorkerFailure } from '../worker/worker-failure';
 import { PARK_WAIT_MS, resumeText, RunCheckpoints } from './run-checkpoints';
-import { runToJson } from './run-files';
+import { runToJson } from '../compare/run-file';
 import type { RunTurns, TrainingSlots } from './training-slots';
 import {
   runNumber,

@@ -9,8 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/train';
-import { parseLabRun } from '../../src/compare/run-json';
-import { runFromJson } from '../../src/state/run-files';
+import { parseRunFile, runFromJson } from '../../src/compare/run-file';
 import type { Trainer } from '../../src/rl/trainer';
 import { runCatalog } from '../../src/worker/run-spec';
 
@@ -90,7 +89,7 @@ describe('npm run train: the run file on every ending', () => {
     const run = JSON.parse(text);
     expect(run.summary).toMatchObject({ updates: 7, status: 'unhealthy' });
     expect(run.metrics['charts/episodic_return']).toHaveLength(7);
-    const imported = parseLabRun(text, runCatalog());
+    const imported = parseRunFile(text, runCatalog());
     expect(imported.events.at(-1)).toMatchObject({ kind: 'unhealthy', step: 7 });
     expect(log.mock.calls.flat().join('\n')).toContain('stopped (unhealthy) after 7 updates');
   });
@@ -106,7 +105,7 @@ describe('npm run train: the run file on every ending', () => {
       status: 'error',
       reason: 'device lost',
     });
-    expect(parseLabRun(text, runCatalog()).metrics['charts/episodic_return']).toHaveLength(4);
+    expect(parseRunFile(text, runCatalog()).metrics['charts/episodic_return']).toHaveLength(4);
   });
 
   it('saves the run while it trains (--save-every seconds), each save a whole file', async () => {
@@ -146,7 +145,7 @@ describe('npm run train: the run file on every ending', () => {
     quiet();
     const out = join(mkdtempSync(join(tmpdir(), 'train-new-')), 'a', 'b', 'run.json');
     expect(await main([...base, '--seed=0', `--out=${out}`])).toBe(0);
-    const imported = parseLabRun(readFileSync(out, 'utf8'), runCatalog());
+    const imported = parseRunFile(readFileSync(out, 'utf8'), runCatalog());
     expect(imported).toMatchObject({ algorithm: 'q-learning', task: 'cliffwalking', seed: 0 });
     expect(imported.cli?.summary).toMatchObject({ updates: 20 });
     expect('status' in (imported.cli?.summary ?? {})).toBe(false);

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FlagError } from '../../src/cli/args';
 import { MAX_UPDATES, readTrainFlags } from '../../src/cli/train-flags';
-import { MAX_SEED } from '../../src/compare/run-json';
+import { MAX_SEED } from '../../src/compare/run-file';
 import { OpInputError } from '../../src/ops/errors';
 import { SFT_STEPS } from '../../src/worker/run-spec';
 

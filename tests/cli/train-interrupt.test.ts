@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseLabRun } from '../../src/compare/run-json';
+import { parseRunFile } from '../../src/compare/run-file';
 import { runCatalog } from '../../src/worker/run-spec';
 
 describe('npm run train: Ctrl-C and SIGTERM', () => {
@@ -54,7 +54,7 @@ describe('npm run train: Ctrl-C and SIGTERM', () => {
       expect(run.summary.status).toBe('interrupted');
       expect(run.summary.updates).toBeGreaterThanOrEqual(3);
       expect(run.summary.updates).toBeLessThan(100000);
-      const imported = parseLabRun(text, runCatalog());
+      const imported = parseRunFile(text, runCatalog());
       expect(imported.metrics['charts/episodic_return']).toHaveLength(run.summary.updates);
       expect(stdout).toContain(
         `interrupted (${signal}): ending after this update and writing the run file`,

@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/train';
-import { parseLabRun } from '../../src/compare/run-json';
-import { runFromJson } from '../../src/state/run-files';
+import { parseRunFile, runFromJson } from '../../src/compare/run-file';
 import { runCatalog } from '../../src/worker/run-spec';
 
 const quiet = () => vi.spyOn(console, 'log').mockImplementation(() => {});
@@ -60,7 +59,7 @@ describe('npm run train', () => {
     // Where it started: a fresh model and 2 SFT steps, which the lab's import keeps.
     expect(run.sftSteps).toBe(2);
     expect('init' in run).toBe(false);
-    expect(parseLabRun(readFileSync(out, 'utf8'), runCatalog()).sftSteps).toBe(2);
+    expect(parseRunFile(readFileSync(out, 'utf8'), runCatalog()).sftSteps).toBe(2);
     // Its model is not the lab's: the file says so, and the import warns before a replay.
     expect(run.model).toEqual({ width: 16, layers: 1, heads: 2 });
     expect(runFromJson(readFileSync(out, 'utf8'), runCatalog()).note).toBe(
@@ -119,7 +118,7 @@ describe('npm run train', () => {
     expect(run.model).toEqual({ width: 64, layers: 2, heads: 4 });
     expect(runFromJson(readFileSync(out, 'utf8'), runCatalog()).note).toBeUndefined();
     expect('sftSteps' in run).toBe(false);
-    const imported = parseLabRun(readFileSync(out, 'utf8'), runCatalog());
+    const imported = parseRunFile(readFileSync(out, 'utf8'), runCatalog());
     expect(imported.init).toEqual({
       kind: 'file',
       name: 'reverse.onnx',
@@ -213,7 +212,7 @@ describe('npm run train', () => {
     expect(run.metrics['reward/model']).toHaveLength(2);
     expect(run.metrics['reward/model'].every(Number.isFinite)).toBe(true);
     // The lab imports it as a run with that reward model.
-    const imported = parseLabRun(readFileSync(join(dir, 'grpo.json'), 'utf8'), runCatalog());
+    const imported = parseRunFile(readFileSync(join(dir, 'grpo.json'), 'utf8'), runCatalog());
     expect(imported.rewardModel).toEqual(expected);
     expect(imported.taskOptions).toEqual({});
 
@@ -368,7 +367,7 @@ describe('npm run train', () => {
     expect(run.retained).toEqual({ task: 'addition', taskOptions: { maxDigits: 1 } });
     expect(run.metrics['actor/ptx_loss'].every(Number.isFinite)).toBe(true);
     expect(run.metrics['retained/success_rate']).toHaveLength(2);
-    expect(parseLabRun(readFileSync(out, 'utf8'), runCatalog()).retained).toEqual(run.retained);
+    expect(parseRunFile(readFileSync(out, 'utf8'), runCatalog()).retained).toEqual(run.retained);
   });
 
   it('refuses a starting policy too weak to give comparison pairs, naming the count', async () => {

@@ -4,7 +4,7 @@
  * refused with the JSON path of the first bad value.
  */
 import { describe, expect, it } from 'vitest';
-import { exportLabRun, ImportError, parseLabRun } from '../../src/compare/run-json';
+import { writeLabRunFile, ImportError, parseRunFile } from '../../src/compare/run-file';
 import type { RunCheckpoint, Settings } from '../../src/worker/run-protocol';
 import {
   cartPoleSpec,
@@ -19,7 +19,7 @@ import { catalog, defaultsOf } from './fixtures';
 
 /** A lab-run file of `updates` updates of a grpo copy run, carrying `checkpoint`. */
 function fileWith(checkpoint: RunCheckpoint, updates: number, config: Settings): string {
-  return exportLabRun({
+  return writeLabRunFile({
     algorithm: 'grpo',
     task: 'copy',
     seed: 3,
@@ -38,7 +38,7 @@ describe('a lab-run file carries its run’s checkpoint', () => {
     const expected = await straight(spec, 5, change);
     const checkpoint = await checkpointAt(spec, 3, change);
 
-    const back = parseLabRun(fileWith(checkpoint, 3, spec.config), catalog).checkpoint!;
+    const back = parseRunFile(fileWith(checkpoint, 3, spec.config), catalog).checkpoint!;
     expect(back).toEqual(checkpoint);
     expect(back.policy.params).toBeInstanceOf(Float32Array);
     expect(back.reference).toBeInstanceOf(Float32Array);
@@ -57,7 +57,7 @@ describe('a lab-run file carries its run’s checkpoint', () => {
     const spec = cartPoleSpec();
     const expected = await straight(spec, 5);
     const checkpoint = await checkpointAt(spec, 3);
-    const file = exportLabRun({
+    const file = writeLabRunFile({
       algorithm: 'ppo-mlp',
       task: 'cartpole',
       seed: spec.seed,
@@ -66,7 +66,7 @@ describe('a lab-run file carries its run’s checkpoint', () => {
       events: [],
       checkpoint,
     });
-    const back = parseLabRun(file, catalog).checkpoint!;
+    const back = parseRunFile(file, catalog).checkpoint!;
     expect(back).toEqual(checkpoint);
 
     const { api, points, listener } = host();
@@ -98,7 +98,7 @@ describe('a lab-run file carries its run’s checkpoint', () => {
   ])('refuses PPO environments with %s', async (_what, edit, path, message) => {
     const spec = cartPoleSpec();
     const file = JSON.parse(
-      exportLabRun({
+      writeLabRunFile({
         algorithm: 'ppo-mlp',
         task: 'cartpole',
         seed: spec.seed,
@@ -109,9 +109,9 @@ describe('a lab-run file carries its run’s checkpoint', () => {
       }),
     ) as Json;
     edit(obj(obj(obj(file.checkpoint).trainer).env));
-    expect(() => parseLabRun(JSON.stringify(file), catalog)).toThrow(ImportError);
+    expect(() => parseRunFile(JSON.stringify(file), catalog)).toThrow(ImportError);
     try {
-      parseLabRun(JSON.stringify(file), catalog);
+      parseRunFile(JSON.stringify(file), catalog);
     } catch (e) {
       expect((e as ImportError).path).toBe(path);
       expect((e as ImportError).problem).toContain(message);
@@ -121,7 +121,7 @@ describe('a lab-run file carries its run’s checkpoint', () => {
   it('refuses a vector snapshot nested 2e6 deep (10 MB) before parsing it, fast', async () => {
     const spec = cartPoleSpec();
     const file = JSON.parse(
-      exportLabRun({
+      writeLabRunFile({
         algorithm: 'ppo-mlp',
         task: 'cartpole',
         seed: spec.seed,
@@ -139,18 +139,18 @@ describe('a lab-run file carries its run’s checkpoint', () => {
       '{"a":'.repeat(depth) + '{}' + '}'.repeat(depth),
     );
     const started = performance.now();
-    expect(() => parseLabRun(text, catalog)).toThrow(
+    expect(() => parseRunFile(text, catalog)).toThrow(
       /^\(file\): nests deeper than 64 arrays and objects \(at character \d+\)/,
     );
     // JSON.parse alone takes seconds and hundreds of MB on this; the check before it does not.
     expect(performance.now() - started).toBeLessThan(500);
     // A snapshot of a sane depth is still read (the envs check its fields when the run is built).
     obj(obj(obj(file.checkpoint).trainer).env).vector = { a: [[[[1]]]] };
-    expect(parseLabRun(JSON.stringify(file), catalog).checkpoint).toBeDefined();
+    expect(parseRunFile(JSON.stringify(file), catalog).checkpoint).toBeDefined();
   });
 
   it('keeps a reward model and its normalization', () => {
-    const back = parseLabRun(fileWith(withRewardModel(), 2, defaultsOf('grpo')), catalog);
+    const back = parseRunFile(fileWith(withRewardModel(), 2, defaultsOf('grpo')), catalog);
     expect(back.checkpoint!.rewardModel).toEqual({
       params: new Float32Array([0.5, -0.25, 3]),
       mean: -0.1,
@@ -331,7 +331,7 @@ describe('a damaged checkpoint is refused with its path', () => {
     edit(obj(file.checkpoint), file);
     let error: unknown;
     try {
-      parseLabRun(JSON.stringify(file), catalog);
+      parseRunFile(JSON.stringify(file), catalog);
     } catch (e) {
       error = e;
     }
@@ -347,7 +347,7 @@ describe('checkpoint random streams with prototype-named names', () => {
       const file = JSON.parse(fileWith(small(), 2, defaultsOf('grpo'))) as Json;
       const random = obj(obj(obj(file.checkpoint).trainer).random);
       Object.defineProperty(random, name, { value: 5, enumerable: true });
-      const back = parseLabRun(JSON.stringify(file), catalog).checkpoint!;
+      const back = parseRunFile(JSON.stringify(file), catalog).checkpoint!;
       expect(Object.getOwnPropertyDescriptor(back.trainer.random, name)?.value).toBe(5);
       expect(Object.keys(back.trainer.random)).toEqual(['prompts', 'sampler', name]);
     }

@@ -9,7 +9,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bytesToBase64 } from '../../src/compare/base64';
-import { exportLabRun, ImportError, IMPORT_LIMITS, parseLabRun } from '../../src/compare/run-json';
+import {
+  ImportError,
+  IMPORT_LIMITS,
+  parseRunFile,
+  runFromJson,
+  writeLabRunFile,
+} from '../../src/compare/run-file';
 import {
   decodeComparison,
   encodeComparison,
@@ -19,7 +25,6 @@ import {
 import { chartModel } from '../../src/state/compare/chart-model';
 import { finalTableModel } from '../../src/state/compare/final-table-model';
 import { UPDATE_AXIS } from '../../src/state/compare/axes';
-import { runFromJson } from '../../src/state/run-files';
 import type { RunCheckpoint } from '../../src/worker/run-protocol';
 import {
   answer,
@@ -35,7 +40,7 @@ import {
 } from '../support/fuzz';
 import { catalog, defaultsOf } from './fixtures';
 
-const qLearning = exportLabRun({
+const qLearning = writeLabRunFile({
   algorithm: 'q-learning',
   task: 'cliffwalking',
   seed: 4,
@@ -71,7 +76,7 @@ const checkpoint: RunCheckpoint = {
     random: { prompts: 16, sampler: 300 },
   },
 };
-const grpo = exportLabRun({
+const grpo = writeLabRunFile({
   algorithm: 'grpo',
   task: 'copy',
   seed: 3,
@@ -140,7 +145,7 @@ describe('run files (lab-run JSON and the checkpoint in it) under fuzzing', () =
     for (const key of PROTOTYPE_KEYS.filter((k) => k !== '__proto__')) {
       const json = JSON.parse(qLearning) as { metrics: object };
       const text = withKey(json, ['metrics'], key, [1, 2, 3, 4]);
-      expect(Object.hasOwn(parseLabRun(text, catalog).metrics, key)).toBe(true);
+      expect(Object.hasOwn(parseRunFile(text, catalog).metrics, key)).toBe(true);
       importAndDraw(text);
     }
     expect(prototypeSnapshot()).toBe(before);
@@ -161,7 +166,7 @@ describe('run files (lab-run JSON and the checkpoint in it) under fuzzing', () =
       fc.property(fileArb, fc.nat(), (name, pick) => {
         const text = FILES[name];
         const cut = text.slice(0, pick % text.length);
-        expect(answer(() => parseLabRun(cut, catalog), ImportError).ok).toBe(false);
+        expect(answer(() => parseRunFile(cut, catalog), ImportError).ok).toBe(false);
       }),
       { numRuns: 200 },
     );
@@ -178,7 +183,7 @@ describe('run files (lab-run JSON and the checkpoint in it) under fuzzing', () =
           const json = JSON.parse(FILES[name]) as unknown;
           const paths = valuePaths(json);
           const text = withRawValue(json, paths[pick % paths.length]!, nested(depth, kind));
-          const outcome = answer(() => parseLabRun(text, catalog), ImportError, {
+          const outcome = answer(() => parseRunFile(text, catalog), ImportError, {
             ms: 100,
             mb: 16,
           });
@@ -224,7 +229,7 @@ describe('run files (lab-run JSON and the checkpoint in it) under fuzzing', () =
       ],
     ];
     for (const [, text, says] of bombs) {
-      const outcome = answer(() => parseLabRun(text, catalog), ImportError, { ms: 500, mb: 64 });
+      const outcome = answer(() => parseRunFile(text, catalog), ImportError, { ms: 500, mb: 64 });
       expect(outcome.ok || outcome.error.message).toMatch(says);
     }
   });

@@ -1,6 +1,6 @@
 /** Task options travel with a run: in the lab-run file and in a comparison link, checked by the task's spec. */
 import { describe, expect, it } from 'vitest';
-import { exportLabRun, parseLabRun } from '../../src/compare/run-json';
+import { writeLabRunFile, parseRunFile } from '../../src/compare/run-file';
 import { decodeComparison, encodeComparison } from '../../src/compare/url-state';
 import { catalog, defaultsOf } from './fixtures';
 
@@ -15,20 +15,20 @@ const grpo = {
 
 describe('task options', () => {
   it('survive a lab-run export and import', () => {
-    const text = exportLabRun({ ...grpo, taskOptions: { useTools: false, maxDigits: 2 } });
-    expect(parseLabRun(text, catalog).taskOptions).toEqual({ useTools: false, maxDigits: 2 });
+    const text = writeLabRunFile({ ...grpo, taskOptions: { useTools: false, maxDigits: 2 } });
+    expect(parseRunFile(text, catalog).taskOptions).toEqual({ useTools: false, maxDigits: 2 });
   });
 
   it.each([
     [{ bogus: 1 }, 'spec.taskOptions.bogus: is not a setting of multiply'],
     [{ maxDigits: 9 }, 'spec.taskOptions.maxDigits: must be an integer in [1, 6], got 9'],
   ])('a file with task options %o is refused: %s', (taskOptions, message) => {
-    const text = exportLabRun({ ...grpo, taskOptions });
-    expect(() => parseLabRun(text, catalog)).toThrow(message);
+    const text = writeLabRunFile({ ...grpo, taskOptions });
+    expect(() => parseRunFile(text, catalog)).toThrow(message);
   });
 
   it('are refused on an environment run', () => {
-    const text = exportLabRun({
+    const text = writeLabRunFile({
       algorithm: 'q-learning',
       task: 'cliffwalking',
       seed: 1,
@@ -37,7 +37,7 @@ describe('task options', () => {
       events: [],
       taskOptions: { useTools: true },
     });
-    expect(() => parseLabRun(text, catalog)).toThrow(/spec.taskOptions.*only for language-model/);
+    expect(() => parseRunFile(text, catalog)).toThrow(/spec.taskOptions.*only for language-model/);
   });
 
   it('survive a comparison link, and bad ones name the run', () => {

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { writeFileSync } from 'node:fs';
-import { exportLabRun } from '../../src/compare/run-json';
+import { writeLabRunFile } from '../../src/compare/run-file';
 import { DEFAULT_Q_LEARNING_CONFIG } from '../../src/rl/q-learning';
 import { SCREENSHOTS, collectErrors } from './support';
 
@@ -16,7 +16,7 @@ test('metrics named toString and constructor import and chart beside another run
   const file = 'test-output/prototype-metrics.json';
   writeFileSync(
     file,
-    exportLabRun({
+    writeLabRunFile({
       algorithm: 'q-learning',
       task: 'cliffwalking',
       seed: 7,

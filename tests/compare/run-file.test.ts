@@ -1,12 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  exportLabRun,
   ImportError,
-  parseLabRun,
+  MetricSeries,
+  parseRunFile,
+  writeCliRunFile,
+  writeLabRunFile,
   type LabRunExport,
-} from '../../src/compare/run-json';
-import { MetricSeries, serializeRunFile } from '../../src/rl/run-file';
+} from '../../src/compare/run-file';
 import { catalog, defaultsOf } from './fixtures';
 
 /** A valid lab-run file as an object, changed per test. */
@@ -48,9 +49,9 @@ function edited(edit: Edit): string {
   return replaced === undefined ? JSON.stringify(file) : (replaced as string);
 }
 
-describe('parseLabRun', () => {
+describe('parseRunFile', () => {
   it('reads a valid lab-run file', () => {
-    const run = parseLabRun(
+    const run = parseRunFile(
       edited(() => undefined),
       catalog,
     );
@@ -63,7 +64,7 @@ describe('parseLabRun', () => {
 
   it('reads each backend choice', () => {
     for (const backend of ['auto', 'webgpu', 'cpu']) {
-      const run = parseLabRun(
+      const run = parseRunFile(
         edited((f) => void (spec(f).backend = backend)),
         catalog,
       );
@@ -76,7 +77,7 @@ describe('parseLabRun', () => {
       delete config(f).groupSize;
       delete config(f).lengthBonus;
     });
-    const run = parseLabRun(older, catalog);
+    const run = parseRunFile(older, catalog);
     const defaults = catalog.algorithms.find((a) => a.name === 'grpo')!.defaults;
     expect(run.config.groupSize).toBe(defaults.groupSize);
     expect(run.config.lengthBonus).toBe(0);
@@ -435,7 +436,7 @@ describe('parseLabRun', () => {
     const before = JSON.stringify(catalog);
     let error: unknown;
     try {
-      parseLabRun(edited(edit), catalog);
+      parseRunFile(edited(edit), catalog);
     } catch (e) {
       error = e;
     }
@@ -494,7 +495,7 @@ describe('parseLabRun', () => {
               ? { kind: 'file', name: 'start.onnx', bytes: initBytes }
               : { kind: 'shipped', model: 'reverse' },
           };
-          const back = parseLabRun(exportLabRun(run), catalog);
+          const back = parseRunFile(writeLabRunFile(run), catalog);
           expect(back).toEqual({ ...run, source: 'lab-run' });
         },
       ),
@@ -502,7 +503,7 @@ describe('parseLabRun', () => {
   });
 
   it('reads the reward-model settings of a grpo and a ppo file as written', () => {
-    const grpo = parseLabRun(
+    const grpo = parseRunFile(
       edited((f) => withRewardModel(f, rewardModel())),
       catalog,
     );
@@ -514,7 +515,7 @@ describe('parseLabRun', () => {
       pairsPerStep: 16,
       lr: 0.002,
     });
-    const ppo = parseLabRun(
+    const ppo = parseRunFile(
       edited(
         (f) =>
           void Object.assign(spec(f), {
@@ -529,7 +530,7 @@ describe('parseLabRun', () => {
     // A file without the field imports a run without a reward model.
     expect(
       'rewardModel' in
-        parseLabRun(
+        parseRunFile(
           edited(() => undefined),
           catalog,
         ),
@@ -537,7 +538,7 @@ describe('parseLabRun', () => {
   });
 
   it('reads and writes a retained task under spec.retained', () => {
-    const run = parseLabRun(
+    const run = parseRunFile(
       edited(
         (f) =>
           void Object.assign(spec(f), {
@@ -549,17 +550,17 @@ describe('parseLabRun', () => {
     );
     expect(run.retained).toEqual({ task: 'addition', taskOptions: { maxDigits: 2 } });
     expect(run.config.ptxCoef).toBe(0.5);
-    const back = JSON.parse(exportLabRun({ ...run, metrics: {}, events: [] })) as {
+    const back = JSON.parse(writeLabRunFile({ ...run, metrics: {}, events: [] })) as {
       spec: Record<string, unknown>;
     };
     expect(back.spec.retained).toEqual({ task: 'addition', taskOptions: { maxDigits: 2 } });
-    const plain = parseLabRun(
+    const plain = parseRunFile(
       edited((f) => void (spec(f).retained = { task: 'multiply' })),
       catalog,
     );
     expect(plain.retained).toEqual({ task: 'multiply' });
     // A file from before retained tasks existed: no retained task, ptx and the check off.
-    const older = parseLabRun(
+    const older = parseRunFile(
       edited(() => undefined),
       catalog,
     );
@@ -568,7 +569,7 @@ describe('parseLabRun', () => {
   });
 
   it('writes the reward-model settings under spec.rewardModel', () => {
-    const text = exportLabRun({
+    const text = writeLabRunFile({
       algorithm: 'ppo',
       task: 'reverse',
       seed: 1,
@@ -591,7 +592,7 @@ describe('parseLabRun', () => {
     const series = new MetricSeries();
     series.push({ 'reward/mean': 0.25, 'actor/grad_norm': NaN });
     series.push({ 'reward/mean': 0.5, 'actor/grad_norm': Infinity, 'reward/std': 0.1 });
-    const text = serializeRunFile({
+    const text = writeCliRunFile({
       format: 'agent-rl-lab/run',
       version: 1,
       algorithm: 'grpo',
@@ -604,7 +605,7 @@ describe('parseLabRun', () => {
       events: [{ step: 2, kind: 'skipped-update', reason: 'non-finite gradient norm' }],
       summary: { updates: 2, seconds: 1.5 },
     });
-    const run = parseLabRun(text, catalog);
+    const run = parseRunFile(text, catalog);
     expect(run.source).toBe('cli-run');
     expect(run.task).toBe('reverse');
     expect(run.metrics).toEqual({
@@ -633,13 +634,13 @@ describe('parseLabRun', () => {
       events: [] as unknown[],
       summary: {},
     };
-    expect(parseLabRun(JSON.stringify(file), catalog).task).toBe('cliffwalking');
+    expect(parseRunFile(JSON.stringify(file), catalog).task).toBe('cliffwalking');
     file.events = [{ step: 1, kind: 'hyperparams', changes: { alpha: 0.2 } }];
-    expect(() => parseLabRun(JSON.stringify(file), catalog)).toThrow(
+    expect(() => parseRunFile(JSON.stringify(file), catalog)).toThrow(
       'events[0]: a CLI run file records only its final config',
     );
     file.task = 'q-learning on the moon';
-    expect(() => parseLabRun(JSON.stringify(file), catalog)).toThrow(
+    expect(() => parseRunFile(JSON.stringify(file), catalog)).toThrow(
       'task: must name a task of q-learning',
     );
   });
@@ -669,9 +670,9 @@ describe('parseLabRun', () => {
   }
 
   it("reads a CLI run file's warm-up steps and starting file as written", () => {
-    expect(parseLabRun(JSON.stringify(cliFile({ sftSteps: 300 })), catalog).sftSteps).toBe(300);
+    expect(parseRunFile(JSON.stringify(cliFile({ sftSteps: 300 })), catalog).sftSteps).toBe(300);
     const init = { file: 'start.ckpt', bytes: 'AQID' }; // bytes 1, 2, 3
-    expect(parseLabRun(JSON.stringify(cliFile({ init })), catalog).init).toEqual({
+    expect(parseRunFile(JSON.stringify(cliFile({ init })), catalog).init).toEqual({
       kind: 'file',
       name: 'start.ckpt',
       bytes: new Uint8Array([1, 2, 3]),
@@ -679,7 +680,7 @@ describe('parseLabRun', () => {
   });
 
   it("reads a CLI run file's task options, curriculum and reward model as written", () => {
-    const grpo = parseLabRun(JSON.stringify(cliFile()), catalog);
+    const grpo = parseRunFile(JSON.stringify(cliFile()), catalog);
     expect(grpo.source).toBe('cli-run');
     expect(grpo.task).toBe('copy');
     expect(grpo.taskOptions).toEqual({ maxLength: 5 });
@@ -695,7 +696,7 @@ describe('parseLabRun', () => {
     expect(grpo.metrics['reward/model']).toEqual([0.5, -0.25]);
     expect('curriculum' in grpo).toBe(false);
     // A run with a curriculum: the rungs set the options, so the CLI writes none.
-    const ppo = parseLabRun(
+    const ppo = parseRunFile(
       JSON.stringify(
         cliFile({
           algorithm: 'ppo',
@@ -711,7 +712,7 @@ describe('parseLabRun', () => {
     expect(ppo.curriculum).toEqual({ threshold: 0.75, patience: 4 });
     expect('taskOptions' in ppo || 'rewardModel' in ppo).toBe(false);
     // Files from before these fields (still version 1) read as runs without them.
-    const older = parseLabRun(
+    const older = parseRunFile(
       JSON.stringify(
         cliFile({ taskOptions: undefined, rewardModel: undefined, config: defaultsOf('grpo') }),
       ),
@@ -736,7 +737,7 @@ describe('parseLabRun', () => {
         }),
         fc.record({ threshold: unit(1e-9, 1), patience: fc.integer({ min: 1, max: 1000 }) }),
         (rm, curriculum) => {
-          const text = serializeRunFile({
+          const text = writeCliRunFile({
             format: 'agent-rl-lab/run',
             version: 1,
             algorithm: 'ppo',
@@ -751,7 +752,7 @@ describe('parseLabRun', () => {
             events: [],
             summary: {},
           });
-          const run = parseLabRun(text, catalog);
+          const run = parseRunFile(text, catalog);
           expect(run.rewardModel).toEqual(rm);
           expect(run.curriculum).toEqual(curriculum);
         },
@@ -875,7 +876,7 @@ describe('parseLabRun', () => {
     const text = JSON.stringify(cliFile(extra));
     let error: unknown;
     try {
-      parseLabRun(text, catalog);
+      parseRunFile(text, catalog);
     } catch (e) {
       error = e;
     }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { comparisonToken } from '../../src/compare/comparison-token';
 import { decodeComparison } from '../../src/compare/url-state';
-import { runFromJson, runToCsv, runToJson, specsFromLink } from '../../src/state/run-files';
+import { runFromJson, runToCsv, runToJson, specsFromLink } from '../../src/compare/run-file';
 import type { RunSpec } from '../../src/worker/run-protocol';
 import { runCatalog } from '../../src/worker/run-spec';
 

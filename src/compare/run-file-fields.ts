@@ -1,0 +1,315 @@
+/**
+ * The field readers of the run-file parser (run-file.ts): each takes an untrusted JSON value and
+ * its path, and returns the value checked — types, sizes and ranges — or throws an ImportError
+ * naming the path and the valid range. Used only by parseRunFile, for both variants of the file.
+ */
+import type { CurriculumConfig } from '../rl/curriculum';
+import type { RewardModelConfig } from '../rl/reward-model';
+import { TRANSFORMER_LIMITS, type ModelShape } from '../models/transformer-config';
+import type { RetainedTaskSpec, StartFrom } from '../worker/run-protocol';
+import { base64ToBytes } from './base64';
+import {
+  child,
+  describeValue,
+  expectCurriculum,
+  expectInt,
+  expectKeys,
+  expectLanguageModel,
+  expectModelName,
+  expectOneOf,
+  expectRecord,
+  expectRetained,
+  expectRewardModel,
+  expectSettings,
+  expectString,
+  ImportError,
+  IMPORT_LIMITS,
+} from './json-checks';
+import {
+  findAlgorithm,
+  tasksFor,
+  type AlgorithmInfo,
+  type CompareCatalog,
+  type RunEvent,
+} from './run-record';
+
+/** Which variant of the run file a run came from: the lab's export, or the CLI's `--out`. */
+export type RunFileSource = 'lab-run' | 'cli-run';
+
+/** Where a language-model run started. */
+export interface StartFields {
+  sftSteps?: number;
+  init?: StartFrom;
+}
+
+/** A language-model run's optional training groups. */
+export interface TrainingGroups {
+  curriculum?: CurriculumConfig;
+  rewardModel?: RewardModelConfig;
+  retained?: RetainedTaskSpec;
+}
+
+/**
+ * Where a language-model run started, where a file says (a lab-run file under `spec.`, a CLI run
+ * file at its top level): its warm-up's SFT steps, and the weights it started from; refused for
+ * algorithms without them.
+ */
+export function readStart(
+  from: Record<string, unknown>,
+  prefix: string,
+  algo: AlgorithmInfo,
+  catalog: CompareCatalog,
+): StartFields {
+  const out: StartFields = {};
+  for (const key of ['sftSteps', 'init'] as const) {
+    if (from[key] !== undefined) expectLanguageModel(algo, prefix + key);
+  }
+  if (from.sftSteps !== undefined) {
+    const { min, max } = catalog.sftSteps;
+    out.sftSteps = expectInt(from.sftSteps, `${prefix}sftSteps`, min, max);
+  }
+  if (from.init !== undefined) out.init = readInit(from.init, `${prefix}init`);
+  return out;
+}
+
+/**
+ * A language-model run's curriculum, reward-model settings and retained task, where a file holds
+ * them (a lab-run file under `spec.`, a CLI run file at its top level); refused for algorithms
+ * without them.
+ */
+export function readTrainingGroups(
+  from: Record<string, unknown>,
+  prefix: string,
+  algo: AlgorithmInfo,
+  catalog: CompareCatalog,
+): TrainingGroups {
+  const out: TrainingGroups = {};
+  if (from.retained !== undefined) {
+    out.retained = expectRetained(from.retained, `${prefix}retained`, algo, catalog);
+  }
+  if (from.curriculum !== undefined) {
+    if (!algo.curriculum) {
+      throw new ImportError(`${prefix}curriculum`, `is not a setting of ${algo.name}`);
+    }
+    out.curriculum = expectCurriculum(from.curriculum, `${prefix}curriculum`);
+  }
+  if (from.rewardModel !== undefined) {
+    if (!algo.rewardModel) {
+      throw new ImportError(`${prefix}rewardModel`, `is not a setting of ${algo.name}`);
+    }
+    out.rewardModel = expectRewardModel(from.rewardModel, `${prefix}rewardModel`);
+  }
+  return out;
+}
+
+/** A transformer trunk's size, each within the model's limits. */
+export function readModelShape(value: unknown, path: string): ModelShape {
+  const json = expectRecord(value, path);
+  expectKeys(json, path, ['width', 'layers', 'heads']);
+  const [width, layers, heads] = (['width', 'layers', 'heads'] as const).map((key) => {
+    const [min, max] = TRANSFORMER_LIMITS[key];
+    return expectInt(json[key], child(path, key), min, max);
+  }) as [number, number, number];
+  return { width, layers, heads };
+}
+
+export function knownAlgorithm(
+  value: unknown,
+  path: string,
+  catalog: CompareCatalog,
+): AlgorithmInfo {
+  const names = catalog.algorithms.map((a) => a.name);
+  const name = expectOneOf(value, path, names);
+  return findAlgorithm(catalog, name)!;
+}
+
+/**
+ * The CLI writes its progress label as the task: "q-learning on cliffwalking", "grpo on
+ * reverse(2–6)" (the task's name with its options). A bare task name is accepted too.
+ */
+export function cliTask(value: unknown, algo: AlgorithmInfo, catalog: CompareCatalog): string {
+  const text = expectString(value, 'task', IMPORT_LIMITS.maxNameLength);
+  const prefix = `${algo.name} on `;
+  const rest = text.startsWith(prefix) ? text.slice(prefix.length) : text;
+  const name = algo.family === 'lm' ? rest.replace(/\(.*\)$/s, '') : rest;
+  const known = tasksFor(catalog, algo);
+  if (!known.includes(name)) {
+    throw new ImportError(
+      'task',
+      `must name a task of ${algo.name} (${known.join(', ')}), got ${describeValue(text)}`,
+    );
+  }
+  return name;
+}
+
+/** Metric names: printable, not starting with a spreadsheet formula character. */
+const METRIC_NAME = /^[^\s=+\-@\p{Cc}][^\p{Cc}]*$/u;
+
+export function readMetrics(value: unknown): Record<string, number[]> {
+  const object = expectRecord(value, 'metrics');
+  const entries = Object.entries(object);
+  if (entries.length > IMPORT_LIMITS.maxMetrics) {
+    throw new ImportError(
+      'metrics',
+      `must have at most ${IMPORT_LIMITS.maxMetrics} series, got ${entries.length}`,
+    );
+  }
+  // Shapes and the total size first, so a huge file is refused before its values are read.
+  let points = 0;
+  let first: { name: string; length: number } | undefined;
+  for (const [name, series] of entries) {
+    const at = child('metrics', name);
+    if (
+      name.length > IMPORT_LIMITS.maxNameLength ||
+      !METRIC_NAME.test(name) ||
+      name === '__proto__'
+    ) {
+      throw new ImportError(
+        at,
+        `is not a valid metric name (printable, at most ${IMPORT_LIMITS.maxNameLength} characters, ` +
+          `not starting with a space, '=', '+', '-' or '@')`,
+      );
+    }
+    if (!Array.isArray(series)) {
+      throw new ImportError(at, `must be an array of values, got ${describeValue(series)}`);
+    }
+    if (first && series.length !== first.length) {
+      throw new ImportError(
+        at,
+        `has ${series.length} values; every series must have one per update, as ` +
+          `${child('metrics', first.name)} has ${first.length}`,
+      );
+    }
+    first ??= { name, length: series.length };
+    points += series.length;
+    if (points > IMPORT_LIMITS.maxPoints) {
+      throw new ImportError(
+        'metrics',
+        `must hold at most ${IMPORT_LIMITS.maxPoints.toLocaleString('en')} values in all`,
+      );
+    }
+  }
+  const out: [string, number[]][] = [];
+  for (const [name, series] of entries as [string, unknown[]][]) {
+    const at = child('metrics', name);
+    out.push([name, series.map((v, i) => metricValue(v, child(at, i)))]);
+  }
+  return Object.fromEntries(out);
+}
+
+function metricValue(value: unknown, path: string): number {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  if (value === 'NaN') return NaN;
+  if (value === 'Infinity') return Infinity;
+  if (value === '-Infinity') return -Infinity;
+  throw new ImportError(
+    path,
+    `must be a number or "NaN" ("Infinity", "-Infinity"), got ${describeValue(value)}`,
+  );
+}
+
+export function seriesLength(metrics: Record<string, number[]>): number {
+  const first = Object.values(metrics)[0];
+  return first ? first.length : 0;
+}
+
+const EVENT_KINDS = ['hyperparams', 'skipped-update', 'unhealthy', 'curriculum'] as const;
+
+export function readEvents(
+  value: unknown,
+  algo: AlgorithmInfo,
+  updates: number,
+  source: RunFileSource,
+  path = 'events',
+): RunEvent[] {
+  if (!Array.isArray(value)) {
+    throw new ImportError(path, `must be an array, got ${describeValue(value)}`);
+  }
+  if (value.length > IMPORT_LIMITS.maxEvents) {
+    throw new ImportError(
+      path,
+      `must have at most ${IMPORT_LIMITS.maxEvents} events, got ${value.length}`,
+    );
+  }
+  return value.map((item, i): RunEvent => {
+    const at = child(path, i);
+    const event = expectRecord(item, at);
+    const kind = expectOneOf(event.kind, child(at, 'kind'), EVENT_KINDS);
+    // A change is recorded at the update it first applies to, which may not have reported yet.
+    const step = expectInt(event.step, child(at, 'step'), 1, updates + 1);
+    switch (kind) {
+      case 'hyperparams': {
+        expectKeys(event, at, ['step', 'kind', 'changes']);
+        if (source === 'cli-run') {
+          throw new ImportError(
+            at,
+            'a CLI run file records only its final config, so a run with live changes cannot ' +
+              'be rebuilt from it',
+          );
+        }
+        const changes = expectSettings(event.changes, child(at, 'changes'), algo, false);
+        if (Object.keys(changes).length === 0) {
+          throw new ImportError(child(at, 'changes'), 'must change at least one setting');
+        }
+        return { step, kind, changes };
+      }
+      case 'skipped-update':
+      case 'unhealthy': {
+        expectKeys(event, at, ['step', 'kind', 'reason']);
+        const reason = expectString(event.reason, child(at, 'reason'), IMPORT_LIMITS.maxTextLength);
+        return { step, kind, reason };
+      }
+      case 'curriculum': {
+        expectKeys(event, at, ['step', 'kind', 'level', 'task']);
+        const level = expectInt(event.level, child(at, 'level'), 0, 1000);
+        const task = expectString(event.task, child(at, 'task'), IMPORT_LIMITS.maxNameLength);
+        return { step, kind, level, task };
+      }
+    }
+  });
+}
+
+export function readSummary(value: unknown): Record<string, number | string> {
+  const object = expectRecord(value, 'summary');
+  const entries = Object.entries(object);
+  if (entries.length > IMPORT_LIMITS.maxMetrics) {
+    throw new ImportError('summary', `must have at most ${IMPORT_LIMITS.maxMetrics} entries`);
+  }
+  return Object.fromEntries(
+    entries.map(([key, v]) => {
+      const at = child('summary', key);
+      if (key.length > IMPORT_LIMITS.maxNameLength || key === '__proto__') {
+        throw new ImportError(at, `is not a valid summary name`);
+      }
+      if (typeof v === 'number' && Number.isFinite(v)) return [key, v];
+      if (typeof v === 'string' && v.length <= IMPORT_LIMITS.maxTextLength) return [key, v];
+      throw new ImportError(
+        at,
+        `must be a finite number or a short string, got ${describeValue(v)}`,
+      );
+    }),
+  );
+}
+
+/** Shipped names are checked against the catalog when the run starts (the worker's spec check). */
+export function readInit(value: unknown, path: string): StartFrom {
+  const init = expectRecord(value, path);
+  if (Object.hasOwn(init, 'shipped')) {
+    expectKeys(init, path, ['shipped'], []);
+    return { kind: 'shipped', model: expectModelName(init.shipped, child(path, 'shipped')) };
+  }
+  expectKeys(init, path, ['file', 'bytes'], []);
+  const name = expectString(init.file, child(path, 'file'), 256);
+  const text = expectString(init.bytes, child(path, 'bytes'), IMPORT_LIMITS.maxChars);
+  let bytes: Uint8Array;
+  try {
+    bytes = base64ToBytes(text);
+  } catch (error) {
+    throw new ImportError(
+      child(path, 'bytes'),
+      error instanceof Error ? error.message : String(error),
+    );
+  }
+  if (bytes.length === 0) throw new ImportError(child(path, 'bytes'), 'must not be empty');
+  return { kind: 'file', name, bytes };
+}
