@@ -1,4 +1,4 @@
-// Does a Dawn device's speed depend on when it was created? Times kernels/copy_vec4.wgsl on a
+// Does a Dawn device's speed depend on when it was created? Times kernels/copy.wgsl on a
 // 512 MiB buffer (GPU time by timestamps, median of 20 dispatches) on devices created at different
 // moments: the first of the process on an idle GPU, a second created while the first is busy, the
 // first again once the second exists and once it is gone, and a third created after an idle pause.
@@ -12,7 +12,7 @@ Object.assign(globalThis, dawn.globals);
 // Dawn settles promises (mapAsync) from its event loop; a timer keeps Node polling it.
 setInterval(() => {}, 1);
 
-const COPY = readFileSync(new URL('../../kernels/copy_vec4.wgsl', import.meta.url), 'utf8');
+const COPY = readFileSync(new URL('../../kernels/copy.wgsl', import.meta.url), 'utf8');
 const BYTES = Number(process.env.PROBE_MIB ?? 512) * 1024 * 1024;
 const instances = []; // an instance must outlive its devices
 

@@ -49,7 +49,7 @@ function tokenSource(reads, quads) {
   return PRELUDE + lib(`lib/row_reads_${reads}.wgsl`) + body;
 }
 
-const COPY = lib('copy_vec4.wgsl');
+const COPY = lib('copy.wgsl');
 // Read-only ceiling: each thread sums `PER` vec4s (grid-stride, all loaded before use) and writes
 // one float, so time ≈ bytes / read bandwidth.
 const READ_SUM = (per) => `
@@ -244,7 +244,7 @@ async function suite(ctx, cols, tag) {
     results.push(
       await run(
         ctx,
-        `${tag} copy_vec4 wg${wg}`,
+        `${tag} copy wg${wg}`,
         COPY,
         { WORKGROUP_SIZE: wg },
         [input, out],

@@ -1,5 +1,5 @@
 /**
- * The device's bandwidth ceiling for a suite: kernels/copy_vec4.wgsl copying a buffer of the same
+ * The device's bandwidth ceiling for a suite: kernels/copy.wgsl copying a buffer of the same
  * size as the suite's main input. Bytes counted: read + write = 2 · buffer bytes.
  */
 import type { GpuContext } from '../../src/gpu/context';
@@ -13,7 +13,7 @@ import type { Measurement } from '../core/types';
 export const COPY_IMPL = 'copy (ceiling)';
 
 export const COPY_TIMING =
-  'copy (ceiling): kernels/copy_vec4.wgsl on a buffer the size of the logits; wall clock from submit until a 16-byte readback of the copy, recorded in the same submission, arrives; GB/s counts read + write (2·N·V·4 bytes)';
+  'copy (ceiling): kernels/copy.wgsl on a buffer the size of the logits; wall clock from submit until a 16-byte readback of the copy, recorded in the same submission, arrives; GB/s counts read + write (2·N·V·4 bytes)';
 
 /** Measures a copy of `input` (resident, `length` f32 elements) and validates it against `data`. */
 export function measureCopy(

@@ -1,5 +1,5 @@
 /**
- * PPO clipped policy loss with its aggregation and gradient (kernels/policy_loss_rows.wgsl, then
+ * PPO clipped policy loss with its aggregation and gradient (kernels/policy_loss.wgsl, then
  * loss_aggregation_reduce.wgsl and loss_aggregation_scale.wgsl, through encodePolicyLoss) against
  * policyLoss() (src/ops/policy-loss.ts). verl defaults: clip 0.2, dual clip 3, log-ratio clamp 20,
  * 'token-mean'; and 'seq-mean-token-mean' (verl GSPO / Dr. GRPO-style per-sequence averaging).
@@ -84,7 +84,7 @@ export const policyLossSuite: BenchSuite = {
       gpuImpl: GPU,
       cpuImpl: CPU,
       notes: [
-        `${GPU}: encodePolicyLoss (kernels/policy_loss_rows.wgsl, loss_aggregation_reduce.wgsl, loss_aggregation_scale.wgsl) — one workgroup per row (token losses, gradients, row sums), a one-workgroup reduce (loss, stats, row scales), then a per-element gradient scale; one batch.`,
+        `${GPU}: encodePolicyLoss (kernels/policy_loss.wgsl, loss_aggregation_reduce.wgsl, loss_aggregation_scale.wgsl) — one workgroup per row (token losses, gradients, row sums), a one-workgroup reduce (loss, stats, row scales), then a per-element gradient scale; one batch.`,
         `${CPU}: policyLoss() from src/ops/policy-loss.ts, same inputs and options (verl defaults).`,
         'Bytes: logp, oldLogp, advantages, mask read once; token loss and gradient written (6·B·T·4; the gradient scale pass is not counted).',
       ],

@@ -21,7 +21,7 @@
  * inside — are never shown. Any breach is an error naming the file and the region.
  */
 import policyLossTs from '../ops/policy-loss.ts?raw';
-import policyLossWgsl from '../../kernels/policy_loss_rows.wgsl?raw';
+import policyLossWgsl from '../../kernels/policy_loss.wgsl?raw';
 import valueIterationTs from '../rl/value-iteration.ts?raw';
 import policyIterationTs from '../rl/policy-iteration.ts?raw';
 import qLearningTs from '../rl/q-learning.ts?raw';
@@ -50,7 +50,7 @@ import policyStepRequestTs from '../models/policy-step-request.ts?raw';
 
 export const SOURCE_VIEWS: Readonly<Record<string, string>> = {
   'src/ops/policy-loss.ts': policyLossTs,
-  'kernels/policy_loss_rows.wgsl': policyLossWgsl,
+  'kernels/policy_loss.wgsl': policyLossWgsl,
   'src/rl/value-iteration.ts': valueIterationTs,
   'src/rl/policy-iteration.ts': policyIterationTs,
   'src/rl/q-learning.ts': qLearningTs,

@@ -5,7 +5,7 @@
  * the GPU. They write ∂L/∂logp, ∂L/∂entropy and ∂L/∂V for the backward pass and a few loss
  * statistics, which are all that is read back (with the log-probs of the RL rows when asked).
  *
- *   kernels/policy_loss_rows.wgsl (+ loss_aggregation_*)  L_pg, its statistics, ∂L_pg/∂logp
+ *   kernels/policy_loss.wgsl (+ loss_aggregation_*)  L_pg, its statistics, ∂L_pg/∂logp
  *   kernels/kl.wgsl, kl_grad.wgsl (+ loss_aggregation_*)  L_KL, ∂L_KL/∂logp
  *   kernels/loss_aggregation_*.wgsl                       H̄ and its weights ∂H̄/∂H
  *   kernels/value_loss.wgsl (+ loss_aggregation_*)        L_V, its clip fraction, ∂L_V/∂V

@@ -1,6 +1,6 @@
 /**
  * Moving between sequence-level (B) and token-level (B, T) tensors; CPU references for
- * kernels/sum_tokens.wgsl and kernels/broadcast_tokens.wgsl.
+ * kernels/broadcast_sum_tokens.wgsl and kernels/broadcast_tokens.wgsl.
  *
  *   sumOverTokens:     score_b = Σ_t x[b, t]           (verl: token_level_rewards.sum(dim=-1))
  *   broadcastToTokens: out[b, t] = value_b · m[b, t]   (verl: scores.unsqueeze(-1) * response_mask)

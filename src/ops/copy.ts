@@ -1,5 +1,5 @@
 /**
- * Element copy: the CPU twin of kernels/copy_vec4.wgsl. The kernel exists as a bandwidth ceiling:
+ * Element copy: the CPU twin of kernels/copy.wgsl. The kernel exists as a bandwidth ceiling:
  * benchmarks report each kernel's effective bandwidth as a fraction of what a plain copy of the
  * same bytes reaches on the same device.
  *

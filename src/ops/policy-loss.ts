@@ -1,5 +1,5 @@
 /**
- * Policy-gradient losses, the CPU reference for kernels/policy_loss_rows.wgsl (+ the aggregation
+ * Policy-gradient losses, the CPU reference for kernels/policy_loss.wgsl (+ the aggregation
  * kernels). Inputs are (B, T) row-major: logp (current policy), oldLogp (behaviour policy),
  * advantages (per token; broadcast a per-sequence advantage over its row), mask (0/1).
  * With Δ = logp − oldLogp and A the advantage:

@@ -1,6 +1,6 @@
 /**
- * REINFORCE++ advantages; CPU reference for kernels/returns.wgsl (returns-to-go), composed with
- * the whitening, token-sum, group and broadcast ops.
+ * REINFORCE++ advantages; CPU reference for kernels/reinforce_pp_returns.wgsl (returns-to-go),
+ * composed with the whitening, token-sum, group and broadcast ops.
  *
  * discountedReturns, maskMode 'reset' (verl compute_reinforce_plus_plus_outcome_advantage):
  *   running = 0; for t = T−1 … 0: running = r_t + γ·running; ret_t = running; running ← running·m_t

@@ -31,8 +31,7 @@ test('a lesson widget runs to its check, marks the lesson done, and progress sur
   await expect(page.locator('.katex').first()).toBeVisible();
 
   const widget = page.getByTestId('lesson-widget').first();
-  await widget.getByRole('button', { name: 'Open the run' }).click();
-  await expect(widget.getByTestId('widget-status')).toHaveText('idle');
+  // One click opens the run and starts it.
   await widget.getByRole('button', { name: 'Start' }).click();
   await expect(widget.getByTestId('widget-check')).toContainText('passed', { timeout: 30_000 });
   await expect
@@ -46,7 +45,6 @@ test('a lesson widget runs to its check, marks the lesson done, and progress sur
   // Policy iteration on the 4×3 world: at living reward −0.04 the cell left of the −1 exit goes
   // up (AIMA Figure 17.2a); at −2 it dives right into the exit.
   const planner = page.locator('[data-preset="policy-iteration-4x3"]');
-  await planner.getByRole('button', { name: 'Open the run' }).click();
   await planner.getByRole('button', { name: 'Start' }).click();
   await expect(planner.getByTestId('widget-check')).toContainText('passed', { timeout: 30_000 });
   const nextToPit = planner.locator('[data-cell="1,2"]');
@@ -92,7 +90,7 @@ test('the PPO lesson plots the clipped objective from the policy-loss op', async
   await expect(views).toHaveCount(2);
   for (const [i, file, first] of [
     [0, 'src/ops/policy-loss.ts', 'function clippedSurrogate('],
-    [1, 'kernels/policy_loss_rows.wgsl', '// The clipped surrogate of one token'],
+    [1, 'kernels/policy_loss.wgsl', '// The clipped surrogate of one token'],
   ] as const) {
     await expect(views.nth(i)).toHaveAttribute('data-region', 'clipped-surrogate');
     await expect(views.nth(i).locator('figcaption')).toContainText(`— ${file}, lines `);
@@ -273,10 +271,13 @@ test('every lesson renders its math and references, and each widget opens its ru
     await expect(page.locator('.katex-error')).toHaveCount(0);
     await expect(page.getByRole('heading', { name: 'References' })).toBeVisible();
     for (const widget of await page.getByTestId('lesson-widget').all()) {
-      await widget.getByRole('button', { name: 'Open the run' }).click();
-      await expect(widget.getByTestId('widget-status')).toHaveText(/idle|paused/, {
-        timeout: 60_000,
-      });
+      const status = widget.getByTestId('widget-status');
+      await widget.getByRole('button', { name: 'Start' }).click();
+      await expect(status).toHaveText(/running|paused/, { timeout: 60_000 });
+      // Paused at once (a check that passed has paused it already): the runs of every lesson
+      // would otherwise train on together for the rest of the test.
+      await widget.getByRole('button', { name: 'Pause' }).dispatchEvent('click');
+      await expect(status).toHaveText('paused', { timeout: 60_000 });
     }
   }
   expect(errors).toEqual([]);
@@ -306,8 +307,6 @@ test('classroom mode from a link hides the widget settings, runs the preset, and
     'Settings fixed by the lesson (classroom mode)',
   );
   await expect(widget.locator('input, select')).toHaveCount(0);
-  await widget.getByRole('button', { name: 'Open the run' }).click();
-  await expect(widget.getByTestId('widget-status')).toHaveText('idle');
   await widget.getByRole('button', { name: 'Start' }).click();
   // The check pauses the run as soon as it passes, so either state shows it started.
   await expect(widget.getByTestId('widget-status')).toHaveText(/running|paused/);

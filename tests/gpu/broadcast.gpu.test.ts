@@ -1,4 +1,4 @@
-/** Parity of kernels/sum_tokens.wgsl and broadcast_tokens.wgsl with the CPU twins. */
+/** Parity of kernels/broadcast_sum_tokens.wgsl and broadcast_tokens.wgsl with the CPU twins. */
 import { describe, expect, it } from 'vitest';
 import { broadcastToTokensGpu, sumOverTokensGpu } from '../../src/gpu/kernels/broadcast';
 import { OpInputError } from '../../src/ops/errors';
@@ -8,7 +8,7 @@ import { maxAbsDiff, randomLogits, seededRandom } from '../support/random';
 
 const gpu = await testGpu();
 
-describe.skipIf(!gpu)('sum_tokens / broadcast_tokens kernels vs CPU reference', () => {
+describe.skipIf(!gpu)('broadcast_sum_tokens / broadcast_tokens kernels vs CPU reference', () => {
   const device = gpu!;
 
   it.each([

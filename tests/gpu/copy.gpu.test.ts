@@ -1,4 +1,4 @@
-/** Parity of kernels/copy_vec4.wgsl with its CPU twin; runs in Node (Dawn) and in Chromium. */
+/** Parity of kernels/copy.wgsl with its CPU twin; runs in Node (Dawn) and in Chromium. */
 import { describe, expect, it } from 'vitest';
 import { copyByteLength, copyGpu, encodeCopy } from '../../src/gpu/kernels/copy';
 import { OpInputError } from '../../src/ops/errors';
@@ -12,7 +12,7 @@ function bits(x: Float32Array): number[] {
   return Array.from(new Uint32Array(x.buffer, x.byteOffset, x.length));
 }
 
-describe.skipIf(!gpu)('copy_vec4 kernel vs CPU reference', () => {
+describe.skipIf(!gpu)('copy kernel vs CPU reference', () => {
   const device = gpu!;
 
   // Lengths around the vec4 and workgroup edges: 4·256 = 1024 elements per workgroup.

@@ -1,4 +1,6 @@
-/** Parity of kernels/returns.wgsl and the REINFORCE++ compositions with the CPU twins. */
+/**
+ * Parity of kernels/reinforce_pp_returns.wgsl and the REINFORCE++ compositions with the CPU twins.
+ */
 import { describe, expect, it } from 'vitest';
 import {
   discountedReturnsGpu,

@@ -1,9 +1,9 @@
 /**
- * GPU wrappers for kernels/sum_tokens.wgsl (one invocation per row) and
+ * GPU wrappers for kernels/broadcast_sum_tokens.wgsl (one invocation per row) and
  * kernels/broadcast_tokens.wgsl (one invocation per element); CPU twins: src/ops/broadcast.ts.
  */
 import broadcastSource from '../../../kernels/broadcast_tokens.wgsl?raw';
-import sumSource from '../../../kernels/sum_tokens.wgsl?raw';
+import sumSource from '../../../kernels/broadcast_sum_tokens.wgsl?raw';
 import { checkBroadcastInput, checkSumOverTokensInput } from '../../ops/broadcast';
 import { checkInt } from '../../ops/validate';
 import type { CommandBatch } from '../batch';
@@ -17,7 +17,7 @@ const ROW_WORKGROUP_SIZE = 64;
 const ELEMENT_WORKGROUP_SIZE = 256;
 
 export const sumTokensKernel = defineKernel({
-  name: 'sum_tokens',
+  name: 'broadcast_sum_tokens',
   source: INPUT_STATUS_WGSL + sumSource,
   uniforms: [
     { name: 'rows', type: 'u32' },

@@ -1,9 +1,9 @@
 /**
- * GPU wrapper for kernels/copy_vec4.wgsl; CPU twin: src/ops/copy.ts.
+ * GPU wrapper for kernels/copy.wgsl; CPU twin: src/ops/copy.ts.
  * Dispatch: one vec4 per invocation, ceil(L / 4 / workgroupSize) workgroups over (x, y).
  * Used by `npm run bench` as the device's bandwidth ceiling.
  */
-import source from '../../../kernels/copy_vec4.wgsl?raw';
+import source from '../../../kernels/copy.wgsl?raw';
 import { checkCopyInput, COPY_WORKGROUP_SIZES, type CopyOptions } from '../../ops/copy';
 import { OpInputError } from '../../ops/errors';
 import { checkInt, checkOneOf } from '../../ops/validate';
@@ -13,7 +13,7 @@ import { GpuLimitError } from '../errors';
 import { defineKernel } from '../kernel';
 
 export const copyKernel = defineKernel({
-  name: 'copy_vec4',
+  name: 'copy',
   source,
   uniforms: [{ name: 'count', type: 'u32' }],
   storage: [

@@ -1,12 +1,12 @@
 /**
  * GPU wrapper for the policy losses; CPU twin: src/ops/policy-loss.ts. Three dispatches:
- *   1. kernels/policy_loss_rows.wgsl, one workgroup per row: token losses, token-local gradients
+ *   1. kernels/policy_loss.wgsl, one workgroup per row: token losses, token-local gradients
  *      (or the GSPO 'sequence' coupling), per-row sums (B, 9)
  *   2. kernels/loss_aggregation_reduce.wgsl, one workgroup: loss + 7 statistics into `stats`,
  *      per-row aggregation scales
  *   3. kernels/loss_aggregation_scale.wgsl, per element: gradLogp *= row scale
  */
-import source from '../../../kernels/policy_loss_rows.wgsl?raw';
+import source from '../../../kernels/policy_loss.wgsl?raw';
 import {
   POLICY_LOSS_STATS,
   type PolicyLossOptions,
@@ -42,7 +42,7 @@ export interface PolicyLossGpuOptions extends PolicyLossOptions {
 }
 
 export const policyLossRowsKernel = defineKernel({
-  name: 'policy_loss_rows',
+  name: 'policy_loss',
   source: INPUT_STATUS_WGSL + source,
   uniforms: [
     { name: 'rows', type: 'u32' },

@@ -1,9 +1,10 @@
 /**
- * GPU wrappers for REINFORCE++: kernels/returns.wgsl (one invocation per row) followed by the
- * whitening kernels; and REINFORCE++-baseline: sum_tokens → group_advantages (plain centering) →
- * broadcast_tokens → whitening, all in one command batch. CPU twins: src/ops/reinforce-pp.ts.
+ * GPU wrappers for REINFORCE++: kernels/reinforce_pp_returns.wgsl (one invocation per row)
+ * followed by the whitening kernels; and REINFORCE++-baseline: broadcast_sum_tokens →
+ * group_advantages (plain centering) → broadcast_tokens → whitening, all in one command batch.
+ * CPU twins: src/ops/reinforce-pp.ts.
  */
-import source from '../../../kernels/returns.wgsl?raw';
+import source from '../../../kernels/reinforce_pp_returns.wgsl?raw';
 import {
   type ReinforcePPBaselineOptions,
   type ReinforcePPBaselineResult,
@@ -30,7 +31,7 @@ import { WHITEN_STATS_LENGTH, encodeWhiten, whitenChunks, whitenStatsFromBuffer 
 const WORKGROUP_SIZE = 64;
 
 export const returnsKernel = defineKernel({
-  name: 'returns',
+  name: 'reinforce_pp_returns',
   source: INPUT_STATUS_WGSL + source,
   uniforms: [
     { name: 'rows', type: 'u32' },

@@ -1,7 +1,7 @@
 /**
  * Matrix product and column sums: the two primitives of every linear layer (forward y = x·Wᵀ + b,
  * backward dx = dy·W, dW = dyᵀ·x, db = Σ_rows dy). Row-major everywhere. CPU twin of
- * kernels/nn/matmul.wgsl and kernels/nn/column_sums.wgsl.
+ * kernels/nn/matmul.wgsl and kernels/nn/matmul_column_sums.wgsl.
  *
  * Sums run in float64 (JS numbers) and are rounded once into the output precision, so the
  * Float32Array result is the correctly rounded product up to float64 error: the GPU's f32

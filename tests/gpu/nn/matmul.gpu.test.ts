@@ -1,5 +1,5 @@
 /**
- * Parity of kernels/nn/matmul.wgsl and kernels/nn/column_sums.wgsl with their CPU twins
+ * Parity of kernels/nn/matmul.wgsl and kernels/nn/matmul_column_sums.wgsl with their CPU twins
  * (src/ops/nn/matmul.ts); runs in Node (Dawn) and in Chromium.
  *
  * Tolerance. The CPU twin sums in float64 and rounds once; the kernel sums k products in f32, in
@@ -205,7 +205,7 @@ describe.skipIf(!gpu)('matmul kernel vs CPU reference', () => {
   });
 });
 
-describe.skipIf(!gpu)('column_sums kernel vs CPU reference', () => {
+describe.skipIf(!gpu)('matmul_column_sums kernel vs CPU reference', () => {
   const device = gpu!;
 
   /** Same reasoning as matmul with k = rows and |b| = 1. */

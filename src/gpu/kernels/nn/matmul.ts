@@ -1,10 +1,10 @@
 /**
- * GPU wrappers for kernels/nn/matmul.wgsl and kernels/nn/column_sums.wgsl; CPU twins: matmul()
- * and columnSums() in src/ops/nn/matmul.ts.
+ * GPU wrappers for kernels/nn/matmul.wgsl and kernels/nn/matmul_column_sums.wgsl; CPU twins:
+ * matmul() and columnSums() in src/ops/nn/matmul.ts.
  * matmul dispatch: one 16 × 16-thread workgroup per 64 × 64 output tile, grid (⌈n/64⌉, ⌈m/64⌉).
  * column sums dispatch: one 32 × 8-thread workgroup per 32 columns (cols ≤ 2^20: one dimension).
  */
-import columnSumsSource from '../../../../kernels/nn/column_sums.wgsl?raw';
+import columnSumsSource from '../../../../kernels/nn/matmul_column_sums.wgsl?raw';
 import matmulSource from '../../../../kernels/nn/matmul.wgsl?raw';
 import { OpInputError } from '../../../ops/errors';
 import {
@@ -39,7 +39,7 @@ export const matmulKernel = defineKernel({
 });
 
 export const columnSumsKernel = defineKernel({
-  name: 'column_sums',
+  name: 'matmul_column_sums',
   source: columnSumsSource,
   uniforms: [
     { name: 'rows', type: 'u32' },
