@@ -6,9 +6,9 @@
  * For each backend, for each lesson (catalog order, `--lessons=` prefixes), in a fresh browser
  * context (empty IndexedDB and localStorage, so no progress or run is left from before):
  * open `#/learn/<id>`, then for each widget in page order, one after another as a reader would:
- * click "Open the run", wait until the run is ready, click "Start", and time Start → the
- * widget's check showing "passed ✓" (in the page: a click listener and a MutationObserver, so
- * the time does not depend on how often the driver polls). A widget that has not passed after
+ * click "Start" (one click opens the run and starts it), time the set-up until the run trains
+ * ("open s"), then the training until the widget's check shows "passed ✓" (in the page: a click
+ * listener and a MutationObserver, so the time does not depend on how often the driver polls). A widget that has not passed after
  * `--widget-timeout` seconds is paused and recorded as a timeout with the updates it reached.
  *
  * Backends. 'webgpu': Chromium with WebGPU on (scripts/chromium.mjs; SwiftShader on a machine
@@ -189,7 +189,7 @@ function suiteOf(measurements: Measurement[], options: LessonTimesOptions): Suit
     suite: LESSON_SUITE,
     title: `How long a reader waits for each lesson's experiments (per backend; widget timeout ${options.widgetTimeoutS} s)`,
     notes: [
-      'per lesson, a fresh browser context; per widget, one after another: "Open the run", wait until the run is ready (open s), "Start", and the time until the check shows passed (start→pass s: a click listener and a MutationObserver in the page)',
+      'per lesson, a fresh browser context; per widget, one after another: "Start" (one click opens the run and starts it), the set-up until the run trains (open s), and the time from then until the check shows passed (start→pass s: a click listener and a MutationObserver in the page)',
       'updates: what the widget showed when its check passed, or at the timeout; a timed-out run is paused before the next widget',
       'lesson and total rows sum passed widgets only and say what they miss; "stated min" is the reading time the lesson gives',
       `totals: every lesson, and the ${ROUTE_TOTAL} (${TOOL_USE_GOAL} and its prerequisites, as the Lessons page shows it); "one after the other" adds reading, opening and waiting, though a reader may read while a run trains`,
@@ -219,8 +219,9 @@ async function warmUp(
     const t0 = performance.now();
     const page = await openLesson(context.newPage(), baseUrl, backend, lesson, log);
     const widget = page.getByTestId('lesson-widget').first();
-    await widget.getByRole('button', { name: 'Open the run' }).click();
+    await widget.getByRole('button', { name: 'Start' }).click();
     await untilReady(widget, OPEN_TIMEOUT_MS);
+    await widget.getByRole('button', { name: 'Pause' }).dispatchEvent('click');
     const s = (performance.now() - t0) / 1000;
     log(`${backend} warm-up (load ${lesson.id}, open its first run): ${s.toFixed(1)} s`);
     notes.push(`${backend}: warm-up load and first open took ${s.toFixed(1)} s (not counted)`);
@@ -313,9 +314,10 @@ async function timeWidget(
     );
   }
 
+  await page.evaluate(watchWidget, index);
   const t0 = performance.now();
   try {
-    await widget.getByRole('button', { name: 'Open the run' }).click();
+    await widget.getByRole('button', { name: 'Start' }).click();
     await untilReady(widget, OPEN_TIMEOUT_MS);
   } catch (error) {
     return fail('failed', `opening the run: ${message(error)}`);
@@ -333,11 +335,10 @@ async function timeWidget(
     return fail('failed', "the run's backend line was not found in the app's stored runs", known);
   }
   if (runKind !== backend && !(backend === 'webgpu' && cpuByDesign)) {
+    await widget.getByRole('button', { name: 'Pause' }).dispatchEvent('click');
     return fail('skipped', `${backend} asked for, but the run uses: ${runBackend}`, known);
   }
 
-  await page.evaluate(watchWidget, index);
-  await widget.getByRole('button', { name: 'Start' }).click();
   let settled: WidgetWatch;
   try {
     const handle = await page.waitForFunction(widgetSettled, index, {
@@ -366,13 +367,14 @@ async function timeWidget(
       updates: settled.updates,
     });
   }
-  if (settled.startAt === undefined || settled.passAt === undefined) {
+  const trainingFrom = settled.runningAt ?? settled.startAt;
+  if (trainingFrom === undefined || settled.passAt === undefined) {
     return fail('failed', 'the page recorded no Start click or no pass', known);
   }
   return widgetRow(backend, lesson, index, {
     ...known,
     pageBackend,
-    seconds: (settled.passAt - settled.startAt) / 1000,
+    seconds: (settled.passAt - trainingFrom) / 1000,
     updates: settled.updates,
   });
 }
@@ -423,7 +425,7 @@ async function backendLine(page: Page): Promise<{ kind: string; line: string }> 
   return { kind, line: text };
 }
 
-/** Waits until an opened widget's run is ready to start; throws its error if it has one. */
+/** Waits until a started widget's run is set up (it trains, or has paused); throws its error. */
 async function untilReady(widget: Locator, timeoutMs: number): Promise<void> {
   await until(
     'the run to be ready',
@@ -434,7 +436,7 @@ async function untilReady(widget: Locator, timeoutMs: number): Promise<void> {
       if ((await status.count()) === 0) return false;
       const text = ((await status.textContent()) ?? '').trim();
       if (text === 'error') throw new Error('the run is in error');
-      return text === 'idle' || text === 'paused';
+      return text === 'running' || text === 'idle' || text === 'paused';
     },
     timeoutMs,
   );
@@ -481,8 +483,9 @@ function loadAverage(): string {
 // stay self-contained (no imports, no closures over module values).
 
 interface WidgetWatch {
-  /** performance.now() at the Start click and when the check first showed passed. */
+  /** performance.now() at the Start click, when the run first trained, and when it passed. */
   startAt?: number;
+  runningAt?: number;
   passAt?: number;
   updates?: number;
   /** Set when the run ended in error instead (the widget's alert text). */
@@ -509,6 +512,8 @@ function watchWidget(index: number): void {
   const check = widget.querySelector('[data-testid="widget-check"]');
   if (!check) throw new Error(`widget #${index + 1} has no check line`);
   const observer = new MutationObserver(() => {
+    const status = widget.querySelector('[data-testid="widget-status"]')?.textContent?.trim();
+    if (status === 'running') watch.runningAt ??= performance.now();
     if (watch.passAt !== undefined || !(check.textContent ?? '').includes('passed ✓')) return;
     watch.passAt = performance.now();
     watch.updates = Number(/(\d+) updates/.exec(widget.textContent ?? '')?.[1] ?? NaN);
