@@ -2,6 +2,12 @@
 // Layers: cpu (Vitest, Node) · gpu-node (Vitest, Dawn on SwiftShader) · browser (Vitest browser
 // mode in Chromium) · e2e (Playwright against the built app). A failing step does not stop the
 // others; the exit code is non-zero if any failed.
+//
+// The cpu layer keeps both cores busy (one Vitest worker per core), so it runs alone. What
+// follows is mostly one core each — gpu-node and browser run their files one after another, e2e
+// has one Playwright worker, the hygiene checks are single-threaded — so after the cpu layer two
+// lanes run side by side: gpu-node then browser, and e2e then hygiene. The lane that is not
+// streaming prints its output as each of its steps ends.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { ensureChromium } from './chromium.mjs';
@@ -13,20 +19,35 @@ const OUT = 'test-output';
 /** @typedef {Counts & { layer: string, seconds: string, adapter?: string }} LayerRow */
 
 /**
- * Runs a command, streaming its output, and returns its exit code and captured stdout.
+ * Runs a command and returns its exit code and captured stdout. `stream` true: its output goes
+ * to the terminal as it comes; false: stdout and stderr are held and printed, under `title`, when
+ * it ends (so that two lanes' output never interleaves).
  * @param {string} command
  * @param {string[]} args
+ * @param {{ stream: boolean, title: string }} how
  * @returns {Promise<{ code: number, stdout: string }>}
  */
-function run(command, args) {
+function run(command, args, { stream, title }) {
+  if (stream) console.log(`\n=== ${title} ===`);
+  else
+    console.log(`\n=== ${title}: running beside the other lane; its output follows when done ===`);
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
+    let held = '';
+    const take = (/** @type {NodeJS.WriteStream} */ sink) => (/** @type {Buffer} */ chunk) => {
+      if (stream) sink.write(chunk);
+      else held += chunk.toString();
+    };
     child.stdout.on('data', (/** @type {Buffer} */ chunk) => {
       stdout += chunk.toString();
-      process.stdout.write(chunk);
+      take(process.stdout)(chunk);
     });
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout }));
+    child.stderr.on('data', take(process.stderr));
+    child.on('close', (code) => {
+      if (!stream) process.stdout.write(`\n=== ${title} (output) ===\n${held}`);
+      resolve({ code: code ?? 1, stdout });
+    });
   });
 }
 
@@ -59,20 +80,23 @@ function readCounts(read, file) {
 /** @param {number} start */
 const secondsSince = (start) => ((performance.now() - start) / 1000).toFixed(1);
 
-/** @param {string} project @returns {Promise<LayerRow>} */
-async function vitestLayer(project) {
-  console.log(`\n=== ${project} ===`);
+/** @param {string} project @param {boolean} stream @returns {Promise<LayerRow>} */
+async function vitestLayer(project, stream) {
   const report = `${OUT}/vitest-${project}.json`;
   const start = performance.now();
-  const { stdout } = await run('npx', [
-    'vitest',
-    'run',
-    '--project',
-    project,
-    '--reporter=default',
-    '--reporter=json',
-    `--outputFile.json=${report}`,
-  ]);
+  const { stdout } = await run(
+    'npx',
+    [
+      'vitest',
+      'run',
+      '--project',
+      project,
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${report}`,
+    ],
+    { stream, title: project },
+  );
   const adapter = stdout.match(/\[gpu\] running on (.+)/)?.[1];
   return {
     layer: project,
@@ -82,11 +106,10 @@ async function vitestLayer(project) {
   };
 }
 
-/** @returns {Promise<LayerRow>} */
-async function e2eLayer() {
-  console.log('\n=== e2e ===');
+/** @param {boolean} stream @returns {Promise<LayerRow>} */
+async function e2eLayer(stream) {
   const start = performance.now();
-  const { stdout } = await run('npx', ['playwright', 'test']);
+  const { stdout } = await run('npx', ['playwright', 'test'], { stream, title: 'e2e' });
   const adapter = stdout.match(/\[e2e\] backend line: (.+)/)?.[1];
   const counts = readCounts(playwrightCounts, `${OUT}/e2e-results.json`);
   return { layer: 'e2e', ...counts, seconds: secondsSince(start), adapter };
@@ -117,17 +140,26 @@ async function main() {
     process.exit(1);
   }
 
+  const cpu = await vitestLayer('cpu', true);
+  const gpuLane = async () => [
+    await vitestLayer('gpu-node', true),
+    await vitestLayer('browser', true),
+  ];
+  const e2eLane = async () => {
+    const e2e = await e2eLayer(false);
+    /** @type {{ name: string, ok: boolean }[]} */
+    const checks = [];
+    for (const [name, args] of HYGIENE) {
+      checks.push({
+        name,
+        ok: (await run('npx', args, { stream: false, title: name })).code === 0,
+      });
+    }
+    return { e2e, checks };
+  };
+  const [gpuRows, { e2e, checks: hygiene }] = await Promise.all([gpuLane(), e2eLane()]);
   /** @type {LayerRow[]} */
-  const rows = [];
-  for (const project of ['cpu', 'gpu-node', 'browser']) rows.push(await vitestLayer(project));
-  rows.push(await e2eLayer());
-
-  /** @type {{ name: string, ok: boolean }[]} */
-  const hygiene = [];
-  for (const [name, args] of HYGIENE) {
-    console.log(`\n=== ${name} ===`);
-    hygiene.push({ name, ok: (await run('npx', args)).code === 0 });
-  }
+  const rows = [cpu, ...gpuRows, e2e];
 
   console.log(`\nTest summary (${secondsSince(started)} s in all)`);
   for (const row of rows) {
