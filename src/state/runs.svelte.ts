@@ -9,6 +9,7 @@ import { halveSeries } from './chart';
 import type { CheckpointStorePort } from './checkpoint-store';
 import { COLORBLIND_SAFE_PALETTE } from './palette';
 import { guardApi, WorkerFailure } from '../worker/worker-failure';
+import { HangWatch, trackCalls, watchRequests } from '../worker/worker-hang';
 import { PARK_WAIT_MS, resumeText, RunCheckpoints } from './run-checkpoints';
 import { runToJson } from '../compare/run-file';
 import type { RunTurns, TrainingSlots } from './training-slots';
@@ -243,6 +244,8 @@ export class RunManager {
   private readonly checkpoints: RunCheckpoints<LabRun>;
   /** Each worker's turns at training (closed when the worker ends). */
   private readonly turns = new WeakMap<RunPort, RunTurns>();
+  /** Each worker's watch for hanging (worker-hang.ts): its messages are signs of life. */
+  private readonly hangs = new WeakMap<RunPort, HangWatch>();
 
   constructor(private readonly options: RunManagerOptions) {
     this.storageNote = options.store?.unavailable;
@@ -536,20 +539,29 @@ export class RunManager {
   }
 
   /**
-   * Starts a worker for the run. If it dies, its calls (pending or later) reject instead of
-   * hanging, and the run is marked failed (lose).
+   * Starts a worker for the run. If it dies, or hangs (a call to it gets no sign of life for
+   * minutes: worker-hang.ts), its calls (pending or later) reject instead of waiting for ever, and
+   * the run is marked failed (lose).
    */
   private spawnFor(run: LabRun): RunPort {
     const spawned = this.options.spawn();
     const failure = new WorkerFailure();
-    const port: RunPort = {
-      api: guardApi(spawned.api, failure),
-      terminate: () => spawned.terminate(),
-    };
-    spawned.onFailure?.((reason) => {
+    const failed = (reason: string) => {
+      hang.stop();
       if (run.port === port) this.lose(run, port, reason);
+      else spawned.terminate(); // a worker being ended (its dispose hung): end it now
       failure.fail(new Error(run.failure === reason && run.error ? run.error : reason));
-    });
+    };
+    const hang = new HangWatch({ onHang: failed });
+    const port: RunPort = {
+      api: guardApi(trackCalls(spawned.api, hang), failure),
+      terminate: () => {
+        hang.stop();
+        spawned.terminate();
+      },
+    };
+    this.hangs.set(port, hang);
+    spawned.onFailure?.(failed);
     run.port = port;
     run.failure = run.note = undefined; // a new worker says its own
     run.status = 'warming';
@@ -575,7 +587,9 @@ export class RunManager {
   }
 
   private async build(run: LabRun, port: RunPort, plan?: ReplayPlan, checkpoint?: RunCheckpoint) {
+    const hang = this.hangs.get(port);
     const listener = proxy((message: RunMessage) => {
+      hang?.alive();
       // A refused or dead worker's late messages must not touch the run (or its successor).
       if (run.port !== port) return;
       run.receive(message);
@@ -585,7 +599,9 @@ export class RunManager {
     try {
       const turns = this.options.slots?.forRun();
       if (turns) this.turns.set(port, turns);
-      await port.api.createRun(run.spec, listener, plan, checkpoint, turns && proxy(turns));
+      // Its waits for a turn are the page's doing, not silence of its own.
+      const watched = turns && hang ? watchRequests(turns, hang) : turns;
+      await port.api.createRun(run.spec, listener, plan, checkpoint, watched && proxy(watched));
     } catch (error) {
       if (run.status === 'warming') run.status = 'error';
       throw error;

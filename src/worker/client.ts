@@ -3,6 +3,7 @@ import { wrap, type Remote } from 'comlink';
 import type { LabWorkerApi } from './lab-protocol';
 import type { RunWorkerApi } from './run-protocol';
 import { watchWorker } from './worker-failure';
+import { watchedApi } from './worker-hang';
 
 /** A run worker: its API, and how to end it (after dispose(), which frees its GPU buffers). */
 export interface RunWorkerHandle {
@@ -12,12 +13,16 @@ export interface RunWorkerHandle {
   onFailure(listener: (reason: string) => void): void;
 }
 
+/**
+ * Starts the lab worker (backend probe, run catalog, spec checks). If it dies or hangs, every call
+ * to it, pending or later, rejects with the reason (worker-hang.ts) instead of waiting for ever.
+ */
 export function startLabWorker(): Remote<LabWorkerApi> {
   const worker = new Worker(new URL('./lab.worker.ts', import.meta.url), {
     type: 'module',
     name: 'lab',
   });
-  return wrap<LabWorkerApi>(worker);
+  return watchedApi('lab', worker, wrap<LabWorkerApi>(worker));
 }
 
 let runWorkers = 0;
