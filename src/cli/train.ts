@@ -26,7 +26,7 @@
  * --retained-<option> flags of that task's spec (e.g. --retained=multiply --retained-max-digits=2).
  */
 import { basename } from 'node:path';
-import { bytesToBase64 } from '../compare/base64';
+import { bytesToBase64 } from '../util/base64';
 import {
   CLI_RUN_FORMAT,
   CLI_RUN_VERSION,

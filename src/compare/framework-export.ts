@@ -19,7 +19,7 @@ import { GRPO_TABLE } from './framework-export-grpo';
 import { PPO_TABLE } from './framework-export-ppo';
 import { rewardCode } from './framework-export-reward-code';
 import type { FrameworkTable, Line } from './framework-export-table';
-import { expectSettings } from './json-checks';
+import { expectSettings } from '../util/json-checks';
 import type { AlgorithmInfo, Settings } from './run-record';
 
 export type { ExportFile } from './framework-export-files';

@@ -7,24 +7,26 @@ import type { CurriculumConfig } from '../rl/curriculum';
 import type { RewardModelConfig } from '../rl/reward-model';
 import { TRANSFORMER_LIMITS, type ModelShape } from '../models/transformer-config';
 import type { RetainedTaskSpec, StartFrom } from '../worker/run-protocol';
-import { base64ToBytes } from './base64';
+import { base64ToBytes } from '../util/base64';
+import {
+  expectCurriculum,
+  expectLanguageModel,
+  expectModelName,
+  expectRetained,
+  expectRewardModel,
+} from './json-checks';
 import {
   child,
   describeValue,
-  expectCurriculum,
   expectInt,
   expectKeys,
-  expectLanguageModel,
-  expectModelName,
   expectOneOf,
   expectRecord,
-  expectRetained,
-  expectRewardModel,
   expectSettings,
   expectString,
   ImportError,
   IMPORT_LIMITS,
-} from './json-checks';
+} from '../util/json-checks';
 import {
   findAlgorithm,
   tasksFor,

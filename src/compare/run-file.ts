@@ -37,26 +37,29 @@ import { jsonDepthProblem } from '../util/json-depth';
 import {
   copyRetained,
   type RetainedTaskSpec,
-  type RunCheckpoint,
   type RunSpec,
   type StartFrom,
 } from '../worker/run-protocol';
-import { bytesToBase64 } from './base64';
-import { checkpointFromJson, checkpointToJson, type JsonCheckpoint } from './checkpoint-json';
+import {
+  checkpointFromJson,
+  checkpointToJson,
+  type JsonCheckpoint,
+  type RunCheckpoint,
+} from '../worker/run-checkpoint';
+import { bytesToBase64 } from '../util/base64';
 import { metricsToCsv } from './csv';
+import { expectLanguageModel, expectTaskOptions } from './json-checks';
 import {
   describeValue,
   expectInt,
   expectKeys,
-  expectLanguageModel,
   expectOneOf,
   expectRecord,
   expectSettings,
   expectString,
-  expectTaskOptions,
   ImportError,
   IMPORT_LIMITS,
-} from './json-checks';
+} from '../util/json-checks';
 import {
   cliTask,
   knownAlgorithm,
@@ -79,7 +82,7 @@ import {
 } from './run-record';
 import type { LinkedRun } from './url-state';
 
-export { ImportError, IMPORT_LIMITS } from './json-checks';
+export { ImportError, IMPORT_LIMITS } from '../util/json-checks';
 
 export const LAB_RUN_FORMAT = 'agent-rl-lab/lab-run';
 export const LAB_RUN_VERSION = 1;

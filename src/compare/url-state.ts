@@ -17,22 +17,24 @@
  */
 import { jsonDepthProblem } from '../util/json-depth';
 import { splitHash } from '../util/hash-query';
-import { base64ToBytes, bytesToBase64 } from './base64';
+import { base64ToBytes, bytesToBase64 } from '../util/base64';
+import {
+  expectCurriculum,
+  expectLanguageModel,
+  expectModelName,
+  expectRetained,
+  expectRewardModel,
+  expectTaskOptions,
+} from './json-checks';
 import {
   child,
   describeValue,
-  expectCurriculum,
   expectInt,
-  expectLanguageModel,
-  expectModelName,
   expectOneOf,
   expectRecord,
-  expectRetained,
-  expectRewardModel,
   expectSettings,
-  expectTaskOptions,
   ImportError,
-} from './json-checks';
+} from '../util/json-checks';
 import type { CurriculumConfig } from '../rl/curriculum';
 import type { RewardModelConfig } from '../rl/reward-model';
 import type { RetainedTaskSpec } from '../worker/run-protocol';

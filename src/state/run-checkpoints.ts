@@ -4,8 +4,27 @@
  * per run in the store, and which one a stored run may resume from. Nothing here throws or blocks
  * a command on storage: a failure becomes a note, and the run falls back to replaying.
  */
-import type { CheckpointStorePort } from './checkpoint-store';
-import type { RunCheckpoint, RunStatus, RunWorkerApi } from '../worker/run-protocol';
+import type { RunCheckpoint } from '../worker/run-checkpoint';
+import type { RunStatus, RunWorkerApi } from '../worker/run-protocol';
+
+/**
+ * Where language-model runs keep their latest checkpoint (RunCheckpoint, ~1–2 MB for the lab's
+ * model), so that a stored run resumes from it instead of replaying every update. One per run,
+ * keyed by the run's id; the IndexedDB implementation lives beside the runs' in run-store.ts (the
+ * same database), and reads its records with checkpointFromRecord.
+ */
+export interface CheckpointStorePort {
+  /** Keeps `checkpoint` as the run's only one (an older one is replaced). */
+  saveCheckpoint(id: string, checkpoint: RunCheckpoint): Promise<void>;
+  /** The run's checkpoint; undefined when it has none, or one of another version or shape. */
+  loadCheckpoint(id: string): Promise<RunCheckpoint | undefined>;
+  removeCheckpoint(id: string): Promise<void>;
+  /**
+   * Run id → step of its checkpoint (this version's only), read without the weights: what the lab
+   * says of a stored run before it is started.
+   */
+  checkpointSteps(): Promise<Map<string, number>>;
+}
 
 /** How often a training run is checkpointed, in ms. */
 export const CHECKPOINT_EVERY_MS = 30_000;

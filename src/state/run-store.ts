@@ -1,17 +1,13 @@
 /**
  * Runs kept across page loads, in IndexedDB: each run's spec, metric series, events and step
  * count — everything needed to show it again and to bring it back by replay (ReplayPlan) — and,
- * for language-model runs, the latest checkpoint (checkpoint-store.ts), which spares most of that
+ * for language-model runs, the latest checkpoint (run-checkpoint.ts), which spares most of that
  * replay. A browser without IndexedDB (or one that refuses it, as some private modes do) gets a
  * store that keeps nothing and says why, so the lab still works.
  */
-import { readCheckpoint, type CheckpointStorePort } from './checkpoint-store';
-import {
-  RUN_CHECKPOINT_VERSION,
-  type RunEvent,
-  type RunSpec,
-  type Settings,
-} from '../worker/run-protocol';
+import { checkpointFromRecord, RUN_CHECKPOINT_VERSION } from '../worker/run-checkpoint';
+import type { CheckpointStorePort } from './run-checkpoints';
+import { type RunEvent, type RunSpec, type Settings } from '../worker/run-protocol';
 
 /** One metric of one run: x = update number, y = value (only updates that reported it). */
 export interface Series {
@@ -157,7 +153,7 @@ export async function openRunStore(): Promise<RunStore> {
       await request(tx('readwrite', CHECKPOINTS).put(checkpoint, id));
     },
     async loadCheckpoint(id) {
-      return readCheckpoint(await request(tx('readonly', CHECKPOINTS).get(id)));
+      return checkpointFromRecord(await request(tx('readonly', CHECKPOINTS).get(id)));
     },
     async removeCheckpoint(id) {
       await request(tx('readwrite', CHECKPOINTS).delete(id));

@@ -6,11 +6,15 @@
 import { proxy } from 'comlink';
 import { own } from '../util/own';
 import { halveSeries } from './chart';
-import type { CheckpointStorePort } from './checkpoint-store';
 import { COLORBLIND_SAFE_PALETTE } from './palette';
 import { guardApi, WorkerFailure } from '../worker/worker-failure';
 import { HangWatch, trackCalls, watchRequests } from '../worker/worker-hang';
-import { PARK_WAIT_MS, resumeText, RunCheckpoints } from './run-checkpoints';
+import {
+  PARK_WAIT_MS,
+  resumeText,
+  RunCheckpoints,
+  type CheckpointStorePort,
+} from './run-checkpoints';
 import { runToJson } from '../compare/run-file';
 import type { RunTurns, TrainingSlots } from './training-slots';
 import {
@@ -30,11 +34,11 @@ import type {
   RunSpec,
   RunStatus,
   ReplayPlan,
-  RunCheckpoint,
   RunWorkerApi,
   Settings,
   TrainingTurns,
 } from '../worker/run-protocol';
+import type { RunCheckpoint } from '../worker/run-checkpoint';
 
 /** What the manager needs of a run worker (the comlink proxy in the app, a fake in tests). */
 export interface RunPort {

@@ -7,7 +7,8 @@
  * about 90 s.
  */
 import type { Trainer } from '../rl/trainer';
-import { RUN_CHECKPOINT_VERSION, type RunCheckpoint, type Settings } from './run-protocol';
+import { RUN_CHECKPOINT_VERSION, type RunCheckpoint } from './run-checkpoint';
+import type { Settings } from './run-protocol';
 
 /** The checkpoint taker of `trainer`, or undefined when it has no checkpoints. */
 export function envCheckpointTaker(

@@ -19,14 +19,8 @@ import { transformerLayout } from '../models/transformer-params';
 import type { LmAlgorithm } from '../rl/registry';
 import { DEFAULT_SFT_CONFIG, runSft } from '../rl/sft';
 import type { Trainer } from '../rl/trainer';
-import {
-  RUN_CHECKPOINT_VERSION,
-  type RunCheckpoint,
-  type RunMessage,
-  type RunSpec,
-  type Settings,
-  type StartFrom,
-} from './run-protocol';
+import { RUN_CHECKPOINT_VERSION, type RunCheckpoint } from './run-checkpoint';
+import type { RunMessage, RunSpec, Settings, StartFrom } from './run-protocol';
 import { fetchShippedModel, shippedModel } from './shipped-models';
 import { SFT_STEPS } from './run-spec';
 import { curriculumSetup, runTasks } from './run-tasks';

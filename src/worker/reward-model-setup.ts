@@ -17,7 +17,8 @@ import {
   type RewardModelConfig,
 } from '../rl/reward-model';
 import { counterHash } from '../util/counter-rng';
-import type { RunCheckpoint, RunMessage } from './run-protocol';
+import type { RunCheckpoint } from './run-checkpoint';
+import type { RunMessage } from './run-protocol';
 
 export interface RewardModelSetup {
   config: RewardModelConfig;

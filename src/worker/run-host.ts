@@ -5,7 +5,7 @@
  */
 import { algorithm } from '../rl/registry';
 import { timedUpdate, type Trainer } from '../rl/trainer';
-import { checkpointProblem } from './checkpoint-check';
+import { checkpointProblem, type RunCheckpoint } from './run-checkpoint';
 import { envCheckpointTaker, resumeEnvRun } from './env-checkpoint';
 import { envOnnxExporter } from './env-export';
 import { setUpLmRun, type LmRun, type LmRunOptions } from './lm-setup';
@@ -14,7 +14,6 @@ import type {
   HyperparamResult,
   MetricPoint,
   ReplayPlan,
-  RunCheckpoint,
   RunListener,
   RunMessage,
   RunSpec,

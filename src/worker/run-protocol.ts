@@ -16,6 +16,7 @@ import type {
   SampleInspection,
 } from '../rl/inspection';
 import type { Metrics, RunEvent, TrainerState } from '../rl/trainer';
+import type { RunCheckpoint } from './run-checkpoint';
 
 export type {
   CartPoleInspection,
@@ -140,30 +141,6 @@ export interface ReplayPlan {
   /** The run's live changes: applied at update `step` (as 'hyperparams' events record them). */
   changes: { step: number; changes: Settings }[];
 }
-
-/**
- * A language-model run's state between two updates, so that a stored run resumes at once instead
- * of replaying every update: the policy's weights and AdamW moments, the frozen reference's
- * weights (when the run scores one), and the trainer's own state (TrainerState). Environment runs
- * have none: they replay in seconds. Plain data (typed arrays and JSON), for IndexedDB and
- * postMessage alike.
- */
-export interface RunCheckpoint {
-  version: typeof RUN_CHECKPOINT_VERSION;
-  /** Updates done when it was taken. */
-  step: number;
-  /** Where it was taken: resumed on the other backend, the run goes on, but not bit for bit. */
-  backend: 'webgpu' | 'cpu';
-  /** (layout.total) each: weights, AdamW first and second moments; stats as OptimizerSnapshot. */
-  policy: { params: Float32Array; m: Float32Array; v: Float32Array; stats: Float32Array };
-  /** (layout.total) the reference's weights, when the run has a reference. */
-  reference?: Float32Array;
-  /** The trained reward model (its layout has a value head) and its score normalization. */
-  rewardModel?: { params: Float32Array; mean: number; std: number };
-  trainer: TrainerState;
-}
-
-export const RUN_CHECKPOINT_VERSION = 1;
 
 /** 'stored': restored from storage or a file, no worker yet (the UI's own state). */
 export type RunStatus = 'idle' | 'warming' | 'running' | 'paused' | 'error' | 'stored';

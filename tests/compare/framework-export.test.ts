@@ -6,7 +6,7 @@ import {
   type FrameworkArtifact,
 } from '../../src/compare/framework-export';
 import { REWARD_TASKS } from '../../src/compare/framework-export-reward-code';
-import { ImportError } from '../../src/compare/json-checks';
+import { ImportError } from '../../src/util/json-checks';
 import { FLAVOR_RELEASES } from '../../src/ops/flavor-releases';
 import { catalog, defaultsOf } from './fixtures';
 import {

@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bytesToBase64 } from '../../src/compare/base64';
+import { bytesToBase64 } from '../../src/util/base64';
 import {
   ImportError,
   IMPORT_LIMITS,
@@ -25,7 +25,7 @@ import {
 import { chartModel } from '../../src/state/compare/chart-model';
 import { finalTableModel } from '../../src/state/compare/final-table-model';
 import { UPDATE_AXIS } from '../../src/state/compare/axes';
-import type { RunCheckpoint } from '../../src/worker/run-protocol';
+import type { RunCheckpoint } from '../../src/worker/run-checkpoint';
 import {
   answer,
   flipChar,

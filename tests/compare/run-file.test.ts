@@ -415,7 +415,7 @@ describe('parseRunFile', () => {
       'is not a known field here',
     ],
     [
-      'a checkpoint that is not an object (tests/compare/checkpoint-json.test.ts has the rest)',
+      'a checkpoint that is not an object (tests/worker/run-checkpoint.test.ts has the rest)',
       (f) => void (f.checkpoint = 'abc$'),
       'checkpoint',
       'must be an object, got "abc$"',

@@ -1,18 +1,15 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { readCheckpoint, type CheckpointStorePort } from '../../src/state/checkpoint-store';
-import { resumeText } from '../../src/state/run-checkpoints';
+import { resumeText, type CheckpointStorePort } from '../../src/state/run-checkpoints';
 import { memorylessStore } from '../../src/state/run-store';
 import { RunManager, type RunPort } from '../../src/state/runs.svelte';
 import type { RunStorePort, StoredRun } from '../../src/state/run-store';
 import {
+  checkpointFromRecord,
   RUN_CHECKPOINT_VERSION,
-  type ReplayPlan,
-  type RunCatalog,
   type RunCheckpoint,
-  type RunMessage,
-  type RunSpec,
-} from '../../src/worker/run-protocol';
+} from '../../src/worker/run-checkpoint';
+import type { ReplayPlan, RunCatalog, RunMessage, RunSpec } from '../../src/worker/run-protocol';
 
 /** A small, well-formed checkpoint at `step` (4 weights). */
 function checkpointAt(step: number): RunCheckpoint {
@@ -127,7 +124,7 @@ function memoryCheckpoints(initial: Record<string, RunCheckpoint> = {}, saveFail
     },
     async loadCheckpoint(id) {
       log.push(`load ${id}`);
-      return readCheckpoint(kept.get(id));
+      return checkpointFromRecord(kept.get(id));
     },
     async removeCheckpoint(id) {
       log.push(`remove ${id}`);
@@ -256,12 +253,12 @@ describe('resumeText (what a stored run card says)', () => {
   });
 });
 
-describe('readCheckpoint (stored records from earlier visits)', () => {
+describe('checkpointFromRecord (stored records from earlier visits)', () => {
   it('accepts a well-formed checkpoint as it is', () => {
     const good = checkpointAt(3);
-    expect(readCheckpoint(good)).toBe(good);
+    expect(checkpointFromRecord(good)).toBe(good);
     const withReference = { ...good, reference: new Float32Array(4) };
-    expect(readCheckpoint(withReference)).toBe(withReference);
+    expect(checkpointFromRecord(withReference)).toBe(withReference);
   });
 
   const good = checkpointAt(3);
@@ -292,7 +289,7 @@ describe('readCheckpoint (stored records from earlier visits)', () => {
     ['trainer events not a list', { ...good, trainer: { ...good.trainer, events: {} } }],
   ];
   it.each(bad)('ignores %s (no throw, undefined)', (_name, value) => {
-    expect(readCheckpoint(value)).toBeUndefined();
+    expect(checkpointFromRecord(value)).toBeUndefined();
   });
 
   it('ignores every version but the current one', () => {
@@ -301,7 +298,7 @@ describe('readCheckpoint (stored records from earlier visits)', () => {
         fc.oneof(fc.integer(), fc.double(), fc.string(), fc.constant(null)),
         (version) => {
           fc.pre(version !== RUN_CHECKPOINT_VERSION);
-          expect(readCheckpoint({ ...checkpointAt(1), version })).toBeUndefined();
+          expect(checkpointFromRecord({ ...checkpointAt(1), version })).toBeUndefined();
         },
       ),
     );

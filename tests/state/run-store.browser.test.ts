@@ -5,7 +5,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DB_NAME, DB_VERSION, openRunStore, type StoredRun } from '../../src/state/run-store';
-import { RUN_CHECKPOINT_VERSION, type RunCheckpoint } from '../../src/worker/run-protocol';
+import { RUN_CHECKPOINT_VERSION, type RunCheckpoint } from '../../src/worker/run-checkpoint';
 
 function checkpointAt(step: number): RunCheckpoint {
   return {

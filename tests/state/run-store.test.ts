@@ -5,7 +5,7 @@ import {
   openRunStore,
   type RunStore,
 } from '../../src/state/run-store';
-import { RUN_CHECKPOINT_VERSION, type RunCheckpoint } from '../../src/worker/run-protocol';
+import { RUN_CHECKPOINT_VERSION, type RunCheckpoint } from '../../src/worker/run-checkpoint';
 
 const checkpoint: RunCheckpoint = {
   version: RUN_CHECKPOINT_VERSION,

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { Buffer } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
-import { base64ToBytes, bytesToBase64 } from '../../src/compare/base64';
+import { base64ToBytes, bytesToBase64 } from '../../src/util/base64';
 
 describe('base64', () => {
   it('matches RFC 4648 test vectors', () => {

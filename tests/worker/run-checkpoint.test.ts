@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { writeLabRunFile, ImportError, parseRunFile } from '../../src/compare/run-file';
-import type { RunCheckpoint, Settings } from '../../src/worker/run-protocol';
+import type { RunCheckpoint } from '../../src/worker/run-checkpoint';
+import type { Settings } from '../../src/worker/run-protocol';
 import {
   cartPoleSpec,
   checkpointAt,
@@ -15,7 +16,7 @@ import {
   straight,
   training,
 } from '../worker/checkpoint-runs';
-import { catalog, defaultsOf } from './fixtures';
+import { catalog, defaultsOf } from '../compare/fixtures';
 
 /** A lab-run file of `updates` updates of a grpo copy run, carrying `checkpoint`. */
 function fileWith(checkpoint: RunCheckpoint, updates: number, config: Settings): string {

@@ -5,12 +5,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createRunHost } from '../../src/worker/run-host';
-import type {
-  MetricPoint,
-  RunCheckpoint,
-  RunMessage,
-  RunSpec,
-} from '../../src/worker/run-protocol';
+import type { RunCheckpoint } from '../../src/worker/run-checkpoint';
+import type { MetricPoint, RunMessage, RunSpec } from '../../src/worker/run-protocol';
 import { runCatalog } from '../../src/worker/run-spec';
 import { testGpu } from '../support/gpu';
 

@@ -6,7 +6,8 @@
  * refused with the reason.
  */
 import { describe, expect, it } from 'vitest';
-import type { RunCheckpoint, RunSpec, Settings } from '../../src/worker/run-protocol';
+import type { RunCheckpoint } from '../../src/worker/run-checkpoint';
+import type { RunSpec, Settings } from '../../src/worker/run-protocol';
 import { runCatalog } from '../../src/worker/run-spec';
 import {
   cartPoleSpec,
