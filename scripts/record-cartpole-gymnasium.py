@@ -13,14 +13,16 @@ gymnasium imports only to print notices.
 
 The committed fixture was recorded from Gymnasium commit
 3f0476a8cc224dcce2167cc4b6971ae0f04d5cfc (gymnasium 1.4.0, 2026-08-19) with CPython 3.11.7 and
-numpy 2.4.6 on x86-64 Linux (glibc 2.36). The fixture names them too.
+numpy 2.4.6 on x86-64 Linux (glibc 2.36, whose sin/cos numpy calls: another C library, macOS's
+or musl, rounds some of them differently, and its episodes drift from these). The fixture names
+them too.
 
 Episodes: gymnasium's own seeded resets; the actions come from simple controllers that look at
-gymnasium's observations (three balance all 500 steps, one with random pushes mixed in, one
-swings the pole to ±0.15 rad for 500 steps), a random policy and a constant push that end
-early. A replay in the lab starts from the recorded reset
-state (the lab's reset draws from its own random stream, not numpy's PCG64) and must reproduce
-every observation, reward and end flag bit for bit.
+gymnasium's observations (two balance all 500 steps, one more does with random pushes mixed in,
+one swings the pole to ±0.15 rad for 500 steps), a random policy and a constant push that end
+early. A replay in the lab starts from the recorded reset state (the lab's reset draws from its
+own random stream, not numpy's PCG64) and must reproduce every observation, reward and end flag,
+and the final float64 state, bit for bit.
 """
 
 import json
