@@ -165,7 +165,7 @@ test('a run starts from a shipped checkpoint or from an ONNX file, without a war
   const shipped = page.getByRole('article', { name: '#1 grpo on reverse' });
   await expect(shipped.getByTestId('run-status')).toHaveText('idle', { timeout: 60_000 });
   await expect(shipped.getByTestId('run-start')).toHaveText(
-    'Started from the shipped reverse checkpoint',
+    'Starts from the shipped reverse model',
   );
   await expect(shipped.getByText(/SFT steps: greedy success/)).toHaveCount(0);
   await shipped.getByRole('button', { name: 'Step' }).click();
@@ -182,7 +182,7 @@ test('a run starts from a shipped checkpoint or from an ONNX file, without a war
   await form.getByRole('button', { name: 'Create run' }).click();
   const fromFile = page.getByRole('article', { name: '#2 grpo on copy' });
   await expect(fromFile.getByTestId('run-status')).toHaveText('idle', { timeout: 60_000 });
-  await expect(fromFile.getByTestId('run-start')).toHaveText('Started from copy.onnx');
+  await expect(fromFile.getByTestId('run-start')).toHaveText('Starts from copy.onnx');
   expect(errors).toEqual([]);
 });
 
