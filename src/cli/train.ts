@@ -329,6 +329,8 @@ async function setUpLanguageModel(run: LmFlags, seed: number) {
     });
     modelConfig = started.config;
     params = started.params;
+    // The lab shows this note on the run card; the command line must not drop it either.
+    if (started.note) console.warn(`note (--init=${init}): ${started.note}`);
   }
   const { model: policy, description } = await createLanguageModel(
     run.backend,

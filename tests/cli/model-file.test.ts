@@ -1,10 +1,12 @@
 /** A model file's kind from its first bytes, and the refusals `--init` / `--in` give before decoding. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { modelFileKind, readModelFile } from '../../src/cli/model-file';
 import { main } from '../../src/cli/train';
+import { CHECKSUM_KEY } from '../../src/onnx/integrity';
+import { decodeModel, encodeModel } from '../../src/onnx/onnx-proto';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
@@ -46,4 +48,22 @@ describe('model files', () => {
         'export (.onnx) (the lab imports run files on its compare page)',
     );
   });
+
+  it('train --init with an ONNX file without a checksum trains and prints the note', async () => {
+    // The shipped copy model written again without its checksum, as an export from before.
+    const model = decodeModel(new Uint8Array(readFileSync('public/models/copy.onnx')));
+    model.metadataProps = model.metadataProps.filter((e) => e.key !== CHECKSUM_KEY);
+    model.producerVersion = '1';
+    const dir = mkdtempSync(join(tmpdir(), 'model-file-'));
+    const onnx = join(dir, 'unchecked.onnx');
+    writeFileSync(onnx, encodeModel(model));
+    vi.spyOn(console, 'log').mockImplementation(() => {});
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const flags = ['--algo=grpo', '--task=copy', '--backend=cpu', '--updates=1'];
+    expect(await main([...flags, `--init=${onnx}`, `--out=${join(dir, 'run.json')}`])).toBe(0);
+    expect(warn.mock.calls.map((c) => String(c[0])).join('\n')).toContain(
+      `note (--init=${onnx}): This ONNX file has no checksum`,
+    );
+    warn.mockRestore();
+  }, 60_000);
 });
