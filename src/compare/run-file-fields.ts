@@ -3,10 +3,8 @@
  * its path, and returns the value checked — types, sizes and ranges — or throws an ImportError
  * naming the path and the valid range. Used only by parseRunFile, for both variants of the file.
  */
-import type { CurriculumConfig } from '../rl/curriculum';
-import type { RewardModelConfig } from '../rl/reward-model';
 import { TRANSFORMER_LIMITS, type ModelShape } from '../models/transformer-config';
-import type { RetainedTaskSpec, StartFrom } from '../worker/run-protocol';
+import type { StartFrom } from '../worker/run-protocol';
 import { base64ToBytes } from '../util/base64';
 import {
   expectCurriculum,
@@ -34,22 +32,8 @@ import {
   type CompareCatalog,
   type RunEvent,
 } from './run-record';
-
-/** Which variant of the run file a run came from: the lab's export, or the CLI's `--out`. */
-export type RunFileSource = 'lab-run' | 'cli-run';
-
-/** Where a language-model run started. */
-export interface StartFields {
-  sftSteps?: number;
-  init?: StartFrom;
-}
-
-/** A language-model run's optional training groups. */
-export interface TrainingGroups {
-  curriculum?: CurriculumConfig;
-  rewardModel?: RewardModelConfig;
-  retained?: RetainedTaskSpec;
-}
+// Types only: the parser's result type, which these readers fill field by field.
+import type { ImportedRun } from './run-file';
 
 /**
  * Where a language-model run started, where a file says (a lab-run file under `spec.`, a CLI run
@@ -61,8 +45,8 @@ export function readStart(
   prefix: string,
   algo: AlgorithmInfo,
   catalog: CompareCatalog,
-): StartFields {
-  const out: StartFields = {};
+): Pick<ImportedRun, 'sftSteps' | 'init'> {
+  const out: Pick<ImportedRun, 'sftSteps' | 'init'> = {};
   for (const key of ['sftSteps', 'init'] as const) {
     if (from[key] !== undefined) expectLanguageModel(algo, prefix + key);
   }
@@ -84,8 +68,8 @@ export function readTrainingGroups(
   prefix: string,
   algo: AlgorithmInfo,
   catalog: CompareCatalog,
-): TrainingGroups {
-  const out: TrainingGroups = {};
+): Pick<ImportedRun, 'curriculum' | 'rewardModel' | 'retained'> {
+  const out: Pick<ImportedRun, 'curriculum' | 'rewardModel' | 'retained'> = {};
   if (from.retained !== undefined) {
     out.retained = expectRetained(from.retained, `${prefix}retained`, algo, catalog);
   }
@@ -221,7 +205,7 @@ export function readEvents(
   value: unknown,
   algo: AlgorithmInfo,
   updates: number,
-  source: RunFileSource,
+  source: ImportedRun['source'],
   path = 'events',
 ): RunEvent[] {
   if (!Array.isArray(value)) {

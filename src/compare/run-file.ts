@@ -70,7 +70,6 @@ import {
   readSummary,
   readTrainingGroups,
   seriesLength,
-  type RunFileSource,
 } from './run-file-fields';
 import {
   alignSeries,
@@ -171,7 +170,7 @@ export interface LabRunExport extends RunRecord, RunFileExtras {}
 /** A read run: a RunRecord for the compare view, plus what the file carried beside it. */
 export interface ImportedRun extends RunRecord, RunFileExtras {
   /** Which variant it came from. */
-  source: RunFileSource;
+  source: 'lab-run' | 'cli-run';
   /** CLI run files only: the backend description, creation time and summary the CLI wrote. */
   cli?: {
     backend: string;
