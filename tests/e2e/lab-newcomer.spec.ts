@@ -27,7 +27,14 @@ test("a seeds link's runs start with one click; the page never scrolls sideways 
   await expect(table.locator('tbody tr')).toHaveCount(6, { timeout: 60_000 });
   const first = cards.first();
   await first.getByText('Hyperparameters').click();
-  await expect(first.getByRole('spinbutton', { name: 'lr live' })).toBeVisible();
+  // A live change puts a marked cell in the table, with screen-reader text that once escaped the
+  // table's box and widened the page. Paused and stepped: the change lands at once.
+  await first.getByRole('button', { name: 'Pause' }).dispatchEvent('click');
+  await expect(first.getByTestId('run-status')).toHaveText('paused', { timeout: 30_000 });
+  await first.getByRole('spinbutton', { name: 'lr live' }).fill('0.0005');
+  await first.getByRole('button', { name: 'Apply live changes' }).click();
+  await first.getByRole('button', { name: 'Step' }).click();
+  await expect(table.locator('.changed')).toHaveCount(1, { timeout: 30_000 });
 
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 900 });
