@@ -1,19 +1,18 @@
 /**
  * Reads a model file named by a flag (`--init`, `--in`) and tells its kind from its first bytes
- * before any decoder sees it: a checkpoint starts with CHECKPOINT_MAGIC, a JSON file (a run file
- * given by mistake) with `{` or `[`. A JSON file fed to the ONNX reader fails with a protobuf
- * message that names neither the file nor the mistake; this names both.
+ * before any decoder sees it: a checkpoint starts with its magic (isCheckpointFile), a JSON file
+ * (a run file given by mistake) with `{` or `[`. A JSON file fed to the ONNX reader fails with a
+ * protobuf message that names neither the file nor the mistake; this names both.
  */
 import { readFileSync } from 'node:fs';
-import { CHECKPOINT_MAGIC } from '../models/checkpoint';
+import { isCheckpointFile } from '../models/checkpoint';
 import { FlagError } from './args';
 
 export type ModelFileKind = 'checkpoint' | 'json' | 'empty' | 'other';
 
 export function modelFileKind(bytes: Uint8Array): ModelFileKind {
   if (bytes.length === 0) return 'empty';
-  const head = String.fromCharCode(...bytes.subarray(0, CHECKPOINT_MAGIC.length));
-  if (head === CHECKPOINT_MAGIC) return 'checkpoint';
+  if (isCheckpointFile(bytes)) return 'checkpoint';
   const first = String.fromCharCode(...bytes.subarray(0, 64)).trimStart()[0];
   return first === '{' || first === '[' ? 'json' : 'other';
 }

@@ -83,6 +83,15 @@ export interface CheckpointExpectation {
 
 export const CHECKPOINT_MAGIC = 'ARLCKPT1';
 export const CHECKPOINT_VERSION = 1;
+
+/** Whether `bytes` start as a checkpoint file does (its magic), before any decoding. */
+export function isCheckpointFile(bytes: Uint8Array): boolean {
+  if (bytes.length < CHECKPOINT_MAGIC.length) return false;
+  for (let i = 0; i < CHECKPOINT_MAGIC.length; i++) {
+    if (bytes[i] !== CHECKPOINT_MAGIC.charCodeAt(i)) return false;
+  }
+  return true;
+}
 /** Bytes before the header: magic, version, header length, header CRC. */
 const PREAMBLE_BYTES = 20;
 

@@ -10,7 +10,7 @@
  * initializer with the layout's shape and finite values; no other initializer is there.
  * Failures are OnnxError with a reason and the field (tensor name, metadata key) at fault.
  */
-import { CHECKPOINT_MAGIC } from '../models/checkpoint';
+import { CHECKPOINT_MAGIC, isCheckpointFile } from '../models/checkpoint';
 import { TRANSFORMER_KIND } from '../models/lm-checkpoint';
 import { ACTOR_CRITIC_KIND } from '../models/mlp-checkpoint';
 import { checkMlpConfig, type MlpConfig } from '../models/mlp-params';
@@ -102,7 +102,7 @@ export function importOnnx(bytes: Uint8Array): ImportedModel {
 
 /** Bytes → ModelProto, with a friendlier word for our own checkpoint files. */
 function decodeOnnx(bytes: Uint8Array): ModelProto {
-  if (bytes instanceof Uint8Array && startsWithAscii(bytes, CHECKPOINT_MAGIC)) {
+  if (bytes instanceof Uint8Array && isCheckpointFile(bytes)) {
     throw new OnnxError(
       'foreign',
       'bytes',
@@ -329,10 +329,4 @@ function readFloats(t: TensorProto, out: Float32Array, field: string): void {
     );
   }
   out.set(data);
-}
-
-function startsWithAscii(bytes: Uint8Array, text: string): boolean {
-  if (bytes.length < text.length) return false;
-  for (let i = 0; i < text.length; i++) if (bytes[i] !== text.charCodeAt(i)) return false;
-  return true;
 }

@@ -11,7 +11,7 @@
  *     on a model without one gets a fresh head (initialized from the run's seed, every other
  *     weight copied by name); GRPO and DPO on a model with one drop it.
  */
-import { CHECKPOINT_MAGIC } from '../models/checkpoint';
+import { isCheckpointFile } from '../models/checkpoint';
 import { loadLanguageModel } from '../models/lm-checkpoint';
 import type { TokenizerSpec } from '../models/tokenizer';
 import type { TransformerConfig } from '../models/transformer-config';
@@ -42,7 +42,7 @@ export interface StartingPolicyNeeds {
 
 /** Bytes of a checkpoint or an ONNX export → weights ready for the run (see the file comment). */
 export function readStartingPolicy(bytes: Uint8Array, needs: StartingPolicyNeeds): StartingPolicy {
-  const source = isCheckpoint(bytes) ? 'checkpoint' : 'onnx';
+  const source = isCheckpointFile(bytes) ? 'checkpoint' : 'onnx';
   const { config, params, tokenizer, note } =
     source === 'checkpoint' ? fromCheckpoint(bytes) : fromOnnx(bytes);
   if (JSON.stringify(tokenizer) !== JSON.stringify(needs.tokenizer)) {
@@ -66,14 +66,6 @@ export function readStartingPolicy(bytes: Uint8Array, needs: StartingPolicyNeeds
     ...withValueHead(config, params, needs.valueHead, needs.seed),
     ...(note === undefined ? {} : { note }),
   };
-}
-
-function isCheckpoint(bytes: Uint8Array): boolean {
-  if (bytes.length < CHECKPOINT_MAGIC.length) return false;
-  for (let i = 0; i < CHECKPOINT_MAGIC.length; i++) {
-    if (bytes[i] !== CHECKPOINT_MAGIC.charCodeAt(i)) return false;
-  }
-  return true;
 }
 
 function fromCheckpoint(bytes: Uint8Array) {

@@ -7,6 +7,7 @@ import {
   CheckpointError,
   decodeCheckpoint,
   encodeCheckpoint,
+  isCheckpointFile,
   type Checkpoint,
   type CheckpointTensor,
 } from '../../src/models/checkpoint';
@@ -258,6 +259,18 @@ describe('checkpoint round trip', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('isCheckpointFile', () => {
+  it('knows an encoded file by its first 8 bytes, and nothing shorter or else', () => {
+    const bytes = encodeCheckpoint(sample());
+    expect(isCheckpointFile(bytes)).toBe(true);
+    expect(isCheckpointFile(bytes.subarray(0, 8))).toBe(true);
+    expect(isCheckpointFile(bytes.subarray(0, 7))).toBe(false);
+    expect(isCheckpointFile(new Uint8Array())).toBe(false);
+    expect(isCheckpointFile(ascii('ARLCKPT2'))).toBe(false);
+    expect(isCheckpointFile(ascii('{"format": "agent-rl-lab/run"}'))).toBe(false);
   });
 });
 
