@@ -18,6 +18,7 @@ test("a seeds link's runs start with one click; the page never scrolls sideways 
   const cards = page.locator('.run-card');
   await expect(cards).toHaveCount(6);
   await expect(cards.getByTestId('run-status')).toHaveText(Array(6).fill('stored'));
+  await expect(page.getByTestId('import-message')).toHaveText('Added 6 runs from the link.');
 
   await page.getByRole('button', { name: 'Start all 6 stopped runs' }).click();
   // Every run leaves "stored"; the runs take turns at training, each then reaches an update.
