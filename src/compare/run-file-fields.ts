@@ -183,7 +183,8 @@ export function readMetrics(value: unknown): Record<string, number[]> {
   return Object.fromEntries(out);
 }
 
-function metricValue(value: unknown, path: string): number {
+/** A number, or a non-finite one spelled as a string ("NaN", "Infinity", "-Infinity"). */
+export function metricValue(value: unknown, path: string): number {
   if (typeof value === 'number' && Number.isFinite(value)) return value;
   if (value === 'NaN') return NaN;
   if (value === 'Infinity') return Infinity;

@@ -11,7 +11,8 @@
  *                                      pairsPerStep, lr },
  *                      retained?: { task, taskOptions? } },
  *              metrics, events,
- *              checkpoint?: the run's latest checkpoint (src/worker/run-checkpoint.ts) }
+ *              checkpoint?: the run's latest checkpoint (src/worker/run-checkpoint.ts),
+ *              inspection?: its last update's samples, grid or episode (run-file-inspection.ts) }
  *   cli-run  { format: 'agent-rl-lab/run', version: 1, algorithm, task, seed, backend, createdAt,
  *              config, taskOptions?, curriculum?, rewardModel?, retained?, sftSteps?,
  *              init?: { file, bytes }, model?: { width, layers, heads },
@@ -36,6 +37,7 @@ import type { Metrics } from '../rl/trainer';
 import { jsonDepthProblem } from '../util/json-depth';
 import {
   copyRetained,
+  type Inspection,
   type RetainedTaskSpec,
   type RunSpec,
   type StartFrom,
@@ -60,6 +62,7 @@ import {
   ImportError,
   IMPORT_LIMITS,
 } from '../util/json-checks';
+import { inspectionToJson, readInspection } from './run-file-inspection';
 import {
   cliTask,
   knownAlgorithm,
@@ -116,6 +119,8 @@ interface RunFileExtras {
   checkpoint?: RunCheckpoint;
   /** ISO time; left out when not given (keeps exports reproducible in tests). */
   exportedAt?: string;
+  /** The last update's samples (or grid, or episode) the run kept, for the inspector. */
+  inspection?: Inspection;
 }
 
 /** The training groups both variants hold as the lab keeps them. */
@@ -141,6 +146,8 @@ export interface LabRunFile {
   metrics: Record<string, JsonMetricValue[]>;
   events: RunEvent[];
   checkpoint?: JsonCheckpoint;
+  /** inspectionToJson's copy (non-finite numbers as strings). */
+  inspection?: unknown;
 }
 
 /** The CLI's variant, as written: metrics as number[] (writeCliRunFile spells non-finite ones). */
@@ -238,6 +245,7 @@ export function writeLabRunFile(run: LabRunExport): string {
     ),
     events: run.events,
     ...(run.checkpoint === undefined ? {} : { checkpoint: checkpointToJson(run.checkpoint) }),
+    ...(run.inspection === undefined ? {} : { inspection: inspectionToJson(run.inspection) }),
   };
   return JSON.stringify(file);
 }
@@ -295,7 +303,7 @@ function readLabRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
     root,
     '',
     ['format', 'version', 'spec', 'metrics', 'events'],
-    ['exportedAt', 'label', 'checkpoint'],
+    ['exportedAt', 'label', 'checkpoint', 'inspection'],
   );
   const spec = expectRecord(root.spec, 'spec');
   expectKeys(
@@ -352,6 +360,9 @@ function readLabRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
       updates: seriesLength(run.metrics),
       readEvents: (value, path, updates) => readEvents(value, algo, updates, 'lab-run', path),
     });
+  }
+  if (root.inspection !== undefined) {
+    run.inspection = readInspection(root.inspection, 'inspection', seriesLength(run.metrics));
   }
   return run;
 }
@@ -422,6 +433,8 @@ export interface ShareableRun {
   spec: RunSpec;
   series: Record<string, Series>;
   events: RunEvent[];
+  /** The last update's inspection the run kept, if any. */
+  inspection?: Inspection | undefined;
 }
 
 /**
@@ -454,6 +467,7 @@ export function runToJson(
     ...(spec.taskOptions ? { taskOptions: spec.taskOptions } : {}),
     ...(exportedAt ? { exportedAt } : {}),
     ...(checkpoint ? { checkpoint } : {}),
+    ...(run.inspection ? { inspection: run.inspection } : {}),
   });
 }
 
@@ -467,7 +481,14 @@ export function runToCsv(run: Pick<ShareableRun, 'series'>): string {
 export interface ImportedLabRun {
   spec: RunSpec;
   label: string;
-  data: { series: Record<string, Series>; events: RunEvent[]; config: Settings; steps: number };
+  data: {
+    series: Record<string, Series>;
+    events: RunEvent[];
+    config: Settings;
+    steps: number;
+    /** The last update's inspection the file carried. */
+    inspection?: Inspection;
+  };
   /** The checkpoint the file carried (at or before its last update). */
   checkpoint?: RunCheckpoint;
   /** What the reader should know before starting it here (e.g. a model the lab does not build). */
@@ -488,6 +509,7 @@ export function runFromJson(text: string, catalog: CompareCatalog): ImportedLabR
       events: imported.events,
       config: configAfter(imported.config, imported.events),
       steps: Math.max(0, ...Object.values(imported.metrics).map((v) => v.length)),
+      ...(imported.inspection ? { inspection: imported.inspection } : {}),
     },
     ...(imported.checkpoint ? { checkpoint: imported.checkpoint } : {}),
     ...shapeNote(imported),
