@@ -106,7 +106,7 @@ test('PPO and GRPO side by side: train, change lr live, inspect, reload, export 
   // The GRPO run was checkpointed when it paused, so it resumes where it stopped instead of
   // replaying its updates: the next update is steps + 1, with no replay on the way.
   await expect(storedGrpo.getByTestId('run-backend')).toContainText(
-    `starting it resumes from its checkpoint at update ${steps}, then trains on`,
+    `Start resumes from its checkpoint at update ${steps} and trains on`,
   );
   await storedGrpo.screenshot({ path: `${SCREENSHOTS}/lab-resume-card.png` });
   await storedGrpo.getByRole('button', { name: 'Step' }).click();
@@ -125,7 +125,7 @@ test('PPO and GRPO side by side: train, change lr live, inspect, reload, export 
   const imported = page.getByRole('article', { name: /^#3 .*grpo on reverse.*\(imported\)/ });
   await expect(imported.getByTestId('run-status')).toHaveText('stored');
   await expect(imported.getByTestId('run-backend')).toContainText(
-    `starting it resumes from its checkpoint at update ${steps}, then trains on`,
+    `Start resumes from its checkpoint at update ${steps} and trains on`,
   );
   await page.getByTestId('import-message').scrollIntoViewIfNeeded();
   await page.screenshot({ path: `${SCREENSHOTS}/lab-imported.png` });

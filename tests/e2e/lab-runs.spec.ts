@@ -123,7 +123,7 @@ test('reset asks first, then takes a run back to update 0 with its first setting
   await expect(run.getByTestId('run-steps')).toContainText('Update 3');
   await reset.click();
   const confirm = run.getByRole('group', { name: 'Confirm reset' });
-  await expect(confirm).toContainText('Its 3 updates and live changes are discarded');
+  await expect(confirm).toContainText('Its 3 updates and live changes are lost');
   await confirm.getByRole('button', { name: 'Cancel' }).click();
   await expect(run.getByTestId('run-steps')).toContainText('Update 3');
   await reset.click();
@@ -153,7 +153,7 @@ test('PPO on CartPole keeps a checkpoint: after a reload it resumes from it, not
   await expect.poll(() => stored(page), { timeout: 15_000 }).toEqual({ steps, checkpoint: steps });
   await page.reload();
   await expect(run.getByTestId('run-backend')).toContainText(
-    `starting it resumes from its checkpoint at update ${steps}, then trains on`,
+    `Start resumes from its checkpoint at update ${steps} and trains on`,
   );
   await expect(run.getByTestId('run-status')).toHaveText('stored');
   await run.getByRole('button', { name: 'Step' }).click();
