@@ -130,7 +130,9 @@ export function metricCheckPassed(check: Check & { kind: 'metric' }, values: rea
 
 /**
  * One line for a widget while its check is not yet met: where the run stands against the target,
- * e.g. "start 0.27, last 10: 0.49 — gain +0.22 of +0.30", or "last 10: 0.41 of ≥ 0.5".
+ * e.g. "start 0.27, last 10: 0.49 — gain +0.22, target >= +0.30", or "last 10: 0.41, target >=
+ * 0.50"; before the check has its updates, the latest value and the target, so the wait for the
+ * first updates already says what the run is aiming at.
  */
 export function checkStanding(
   check: Check & { kind: 'metric' },
@@ -139,7 +141,13 @@ export function checkStanding(
   const fmt = (x: number) => (Math.abs(x) >= 100 ? x.toFixed(0) : x.toFixed(2));
   const signed = (x: number) => (x >= 0 ? `+${fmt(x)}` : fmt(x));
   const need = check.gain ? BASELINE + WINDOW : WINDOW;
-  if (values.length < need) return `${values.length} of the ${need} updates the check needs`;
+  if (values.length < need) {
+    const latest = values.length ? `latest ${fmt(values.at(-1)!)} — ` : '';
+    const target = check.gain
+      ? `gain ${check.op} ${signed(check.value)}`
+      : `${check.op} ${fmt(check.value)}`;
+    return `${latest}${values.length} of the ${need} updates the check needs, target ${target}`;
+  }
   const mean = windowMean(values)!;
   if (!check.gain) return `last ${WINDOW}: ${fmt(mean)}, target ${check.op} ${fmt(check.value)}`;
   const start = baselineMean(values)!;

@@ -196,6 +196,7 @@ export function createDpoTrainer(setup: DpoSetup, initial: DpoConfig): DpoTraine
 
   async function update(): Promise<Metrics> {
     const cfg = control.beginUpdate();
+    control.phase('generating');
     const started = performance.now();
     const K = cfg.samplesPerPrompt;
     const samples: TokenTaskSample[] = [];
@@ -226,6 +227,7 @@ export function createDpoTrainer(setup: DpoSetup, initial: DpoConfig): DpoTraine
       completions.push(completionText(tokenizer, generation, b));
       scores[b] = task.verify(samples[b]!, completions[b]!);
     }
+    control.phase('updating');
     const generated = generation.mask.reduce((s, m) => s + m, 0);
     const meanReward = scores.reduce((s, r) => s + r, 0) / B;
     const sampling: Metrics = {

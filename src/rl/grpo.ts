@@ -150,6 +150,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
 
   async function update(): Promise<Metrics> {
     const cfg = control.beginUpdate();
+    control.phase('generating');
     if (cfg.klCoef > 0 && !setup.reference) {
       throw new Error('grpo: klCoef > 0 needs a reference model in the setup');
     }
@@ -186,6 +187,7 @@ export function createGrpoTrainer(setup: GrpoSetup, initial: GrpoConfig): GrpoTr
     // Topped up with uninformative groups when the rounds ran out (their advantages are 0).
     kept = [...kept, ...spare].slice(0, cfg.promptsPerUpdate);
     // #endregion rollout
+    control.phase('updating');
     const rows = kept.flatMap((g) => g.rows);
     const badReward = nonFiniteReward(rows);
     if (badReward) {

@@ -332,6 +332,7 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
 
   async function update(): Promise<Metrics> {
     const cfg = control.beginUpdate();
+    control.phase('generating');
     if (cfg.klCoef > 0 && !setup.reference) {
       throw new Error('ppo: klCoef > 0 needs a reference model in the setup');
     }
@@ -354,6 +355,7 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
       ...(setup.rewardModel ? { rewardModel: setup.rewardModel } : {}),
       seed: counterHash(setup.seed, control.step, 0),
     });
+    control.phase('updating');
     const badReward = nonFiniteReward(rows);
     if (badReward) {
       control.endUpdate({ skipped: badReward });

@@ -58,7 +58,15 @@ export interface Trainer<C> {
   loadState?(state: TrainerState): void;
   /** The network an environment trainer owns (PPO's actor-critic), for its checkpoints. */
   readonly network?: CheckpointNetwork;
+  /**
+   * Told when an update moves on to its next part (language models: generating, then updating),
+   * so the lab can say what a slow update is doing. Set by the run host; unset: nobody listens.
+   */
+  onPhase?: ((phase: UpdatePhase) => void) | undefined;
 }
+
+/** The parts of a language-model update the lab names while the reader waits for it. */
+export type UpdatePhase = 'generating' | 'updating';
 
 /** An actor-critic to write as ONNX: its layout, its joint parameters, the file's metadata. */
 export interface ActorCriticExport {
@@ -112,7 +120,7 @@ export interface TrainerState {
 }
 
 /** The Trainer fields RunControl.expose() reads live from the control. */
-type LiveFields = 'config' | 'step' | 'events' | 'health';
+type LiveFields = 'config' | 'step' | 'events' | 'health' | 'onPhase';
 
 /**
  * The bookkeeping every trainer shares: pending hyperparameter changes, events, health. An
@@ -124,6 +132,8 @@ export class RunControl<C extends object> {
   step = 0;
   private pending: Partial<C> = {};
   private skippedInARow = 0;
+  /** Trainer.onPhase: who is told of an update's parts (none by default). */
+  onPhase: ((phase: UpdatePhase) => void) | undefined;
 
   constructor(
     public config: C,
@@ -141,6 +151,11 @@ export class RunControl<C extends object> {
       step: { get: () => this.step, enumerable: true },
       events: { get: () => this.events, enumerable: true },
       health: { get: () => this.health, enumerable: true },
+      onPhase: {
+        get: () => this.onPhase,
+        set: (listener: ((phase: UpdatePhase) => void) | undefined) => (this.onPhase = listener),
+        enumerable: true,
+      },
     };
     return Object.defineProperties(members, properties) as T;
   }
@@ -195,6 +210,11 @@ export class RunControl<C extends object> {
     }
     this.pending = {};
     return this.config;
+  }
+
+  /** Says which part of the update is under way (Trainer.onPhase). */
+  phase(phase: UpdatePhase): void {
+    this.onPhase?.(phase);
   }
 
   /** Ends an update: counts it, or records the skip (and marks the run unhealthy after too many). */

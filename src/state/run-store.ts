@@ -7,7 +7,12 @@
  */
 import { checkpointFromRecord, RUN_CHECKPOINT_VERSION } from '../worker/run-checkpoint';
 import type { CheckpointStorePort } from './run-checkpoints';
-import { type RunEvent, type RunSpec, type Settings } from '../worker/run-protocol';
+import {
+  type Inspection,
+  type RunEvent,
+  type RunSpec,
+  type Settings,
+} from '../worker/run-protocol';
 
 /** One metric of one run: x = update number, y = value (only updates that reported it). */
 export interface Series {
@@ -31,6 +36,13 @@ export interface StoredRun {
   steps: number;
   /** The backend line it last trained on ('CPU — …', the WebGPU adapter), if it ever started. */
   backendLine?: string;
+  /**
+   * The lesson widget that opened it ('lesson-id#widget-id'), if one did: the widget shows this
+   * run again when the reader comes back, after a reload too.
+   */
+  origin?: string;
+  /** Its last update's samples (kept-inspection.ts, bounded), for the inspector once stored. */
+  inspection?: Inspection;
   savedAt: string;
 }
 

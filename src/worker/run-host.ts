@@ -295,6 +295,9 @@ export function createRunHost({
       }
       // A replay's metrics and events are the saved run's: the UI has them already.
       sentEvents = trainer.events.length;
+      // From here on, each update says when it generates and when it updates (not the replay's).
+      const built = trainer;
+      built.onPhase = (phase) => emit({ type: 'phase', phase, update: built.step + 1 });
       emit({ type: 'update', points: [], events: [], config: { ...trainer.config } });
       emit({ type: 'status', status: 'idle' });
     },

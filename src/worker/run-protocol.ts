@@ -15,7 +15,7 @@ import type {
   Inspection,
   SampleInspection,
 } from '../rl/inspection';
-import type { Metrics, RunEvent, TrainerState } from '../rl/trainer';
+import type { Metrics, RunEvent, TrainerState, UpdatePhase } from '../rl/trainer';
 import type { RunCheckpoint } from './run-checkpoint';
 
 export type {
@@ -29,6 +29,7 @@ export type {
   RunEvent,
   SampleInspection,
   TrainerState,
+  UpdatePhase,
 };
 
 /** A setting's value as it crosses the worker boundary. */
@@ -162,6 +163,11 @@ export type RunMessage =
   | { type: 'backend'; kind: 'webgpu' | 'cpu'; line: string }
   | { type: 'update'; points: MetricPoint[]; events: RunEvent[]; config: Settings }
   | { type: 'status'; status: RunStatus; error?: string }
+  /**
+   * Which part of update `update` (1-based) is under way (language models), so that a slow update
+   * is not a silence. Sent at once, while the metrics of the update before may still be batched.
+   */
+  | { type: 'phase'; phase: UpdatePhase; update: number }
   /** Something the reader should know of the run's set-up (a starting file that was not checked). */
   | { type: 'note'; text: string };
 

@@ -4,6 +4,7 @@ import { MAX_POINTS, RunManager, type RunPort } from '../../src/state/runs.svelt
 import type { RunStorePort, StoredRun } from '../../src/state/run-store';
 import type {
   FieldError,
+  Inspection,
   RunCatalog,
   RunMessage,
   RunSpec,
@@ -15,7 +16,13 @@ import { checkRunSpec, runCatalog } from '../../src/worker/run-spec';
 
 /** A run worker stand-in: records calls, answers like run-host.ts, lets the test push messages. */
 function fakeWorker(
-  options: { refuse?: string; disposeThrows?: boolean; pauseHangs?: boolean } = {},
+  options: {
+    refuse?: string;
+    disposeThrows?: boolean;
+    pauseHangs?: boolean;
+    /** What inspect() answers (default null: nothing to show). */
+    inspection?: Inspection;
+  } = {},
 ) {
   const calls: string[] = [];
   const failures: ((reason: string) => void)[] = [];
@@ -57,7 +64,7 @@ function fakeWorker(
       },
       async inspect() {
         calls.push('inspect');
-        return null;
+        return options.inspection ?? null;
       },
       async exportOnnx() {
         calls.push('exportOnnx');
@@ -719,6 +726,86 @@ describe('RunManager: keeping runs', () => {
     // Parking a run without a worker does nothing.
     await manager.park(runs[1]!);
     expect(runs[1]!.status).toBe('stored');
+  });
+
+  it("keeps a lesson widget's run by its origin: parked, reloaded, it is still the widget's", async () => {
+    const { store, runs: saved } = memoryStore();
+    const first = setUp({}, store);
+    const run = await first.manager.create(spec, 'lesson', undefined, 'lesson-a#w1');
+    await first.manager.create({ ...spec, seed: 2 }, 'lesson', undefined, 'lesson-b#w1');
+    expect(first.manager.forOrigin('lesson-a#w1')).toBe(run);
+    first.workers[0]!.send(oneUpdate(-70));
+    await first.manager.park(run);
+    expect(first.manager.forOrigin('lesson-a#w1')).toBe(run); // parked, still found
+    await wait(10);
+    expect(saved.get(run.id)).toMatchObject({ origin: 'lesson-a#w1', steps: 1 });
+    // A reload: a new manager finds it among the stored runs, with its updates.
+    const second = setUp({}, store);
+    await second.manager.restore();
+    const back = second.manager.forOrigin('lesson-a#w1');
+    expect(back).toMatchObject({ id: run.id, status: 'stored', steps: 1, origin: 'lesson-a#w1' });
+    expect(back!.series['charts/episodic_return']).toEqual({ x: [1], y: [-70] });
+    expect(second.manager.forOrigin('lesson-c#w1')).toBeUndefined();
+  });
+
+  it("keeps the last update's inspection with a parked run, saved, and shows it once stored", async () => {
+    const inspection: Inspection = {
+      kind: 'grid',
+      algorithm: 'q-learning',
+      step: 1,
+      rows: 1,
+      cols: 2,
+      cells: ['floor', 'goal'],
+      start: 0,
+      values: [0.5, 0],
+      moves: [
+        [0, 1],
+        [0, 0],
+      ],
+    };
+    const { store, runs: saved } = memoryStore();
+    const first = setUp({ inspection }, store);
+    const run = await first.manager.create(spec);
+    first.workers[0]!.send(oneUpdate(-70));
+    await first.manager.park(run); // reads the last update before ending the worker
+    expect(first.workers[0]!.calls.slice(-3)).toEqual(['inspect', 'dispose', 'terminate']);
+    expect(run.inspection).toEqual(inspection);
+    expect(await first.manager.inspect(run)).toEqual(inspection); // stored: what it kept
+    await wait(10);
+    expect(saved.get(run.id)!.inspection).toEqual(inspection);
+    const second = setUp({}, store);
+    await second.manager.restore();
+    expect(await second.manager.inspect(second.manager.runs[0]!)).toEqual(inspection);
+    // Back to update 0: nothing of the old history is kept.
+    await second.manager.reset(second.manager.runs[0]!);
+    expect(second.manager.runs[0]!.inspection).toBeUndefined();
+  });
+
+  it('parks the oldest idle lesson run when a lesson opens one at the limit', async () => {
+    const { manager, workers } = setUp();
+    const lessonRuns = [];
+    for (let n = 1; n <= 3; n++) {
+      lessonRuns.push(await manager.create({ ...spec, seed: n }, 'lesson', undefined, `l#w${n}`));
+    }
+    await manager.start(lessonRuns[0]!); // trains on: an idle one goes first
+    await manager.create({ ...spec, seed: 9 }); // the lab's own run: never parked for a lesson
+    await expect(manager.create(spec)).rejects.toThrow('at most 4 runs at once');
+    const opened = await manager.create(spec, 'lesson', undefined, 'l#w9');
+    expect(opened.status).toBe('idle');
+    expect(lessonRuns.map((r) => r.status)).toEqual(['running', 'stored', 'idle']);
+    expect(workers[1]!.calls.slice(-2)).toEqual(['dispose', 'terminate']);
+  });
+
+  it('shows which part of an update is under way, cleared when the run stops', async () => {
+    const { manager, workers } = setUp();
+    const run = await manager.create(spec);
+    await manager.start(run);
+    workers[0]!.send({ type: 'phase', phase: 'generating', update: 1 });
+    expect(run.phase).toEqual({ phase: 'generating', update: 1 });
+    workers[0]!.send({ type: 'phase', phase: 'updating', update: 1 });
+    expect(run.phase).toEqual({ phase: 'updating', update: 1 });
+    await manager.pause(run);
+    expect(run.phase).toBeUndefined();
   });
 
   it('says why runs are not kept when storage is unavailable', () => {

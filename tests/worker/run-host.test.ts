@@ -154,7 +154,13 @@ describe('run host: language models', () => {
     expect(warmups[0]).toEqual({ type: 'warmup', done: 0, total: 2 });
     expect(warmups.at(-1)).toMatchObject({ done: 2, total: 2, successRate: expect.any(Number) });
     expect(await api.inspect()).toBeNull();
+    expect(messages.filter((m) => m.type === 'phase')).toEqual([]); // the warm-up is no update
     await api.step();
+    // The update said what it was doing, in order, before its metrics came.
+    expect(messages.filter((m) => m.type === 'phase')).toEqual([
+      { type: 'phase', phase: 'generating', update: 1 },
+      { type: 'phase', phase: 'updating', update: 1 },
+    ]);
     const last = updates().at(-1)!;
     expect(last.type === 'update' && Object.keys(last.points[0]!.metrics)).toContain('reward/mean');
     const inspection = await api.inspect();

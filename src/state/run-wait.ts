@@ -1,0 +1,70 @@
+/**
+ * What a lesson widget says while the reader waits on its run: the phase it is in (loading the
+ * model, warm-up, generating, updating), and about how long is left to the lesson's budget of
+ * updates, from the seconds its updates measured. A first language-model update takes seconds on
+ * the CPU; an empty chart with no word of why reads as a hang.
+ */
+import type { RunStatus, UpdatePhase } from '../worker/run-protocol';
+
+/** The parts of a LabRun the phase is read from. */
+export interface WaitingRun {
+  status: RunStatus;
+  phase: { phase: UpdatePhase; update: number } | undefined;
+  steps: number;
+  warmup: { done: number; total: number } | undefined;
+  rewardModel: { done: number; total: number; report?: unknown } | undefined;
+  replay: { done: number; total: number } | undefined;
+}
+
+/**
+ * The run's phase in words (a stored run: where Start goes on from); undefined when there is
+ * nothing to wait for (idle, paused, a stored run with no updates).
+ */
+export function phaseText(run: WaitingRun, languageModel: boolean): string | undefined {
+  if (run.status === 'warming') {
+    const { rewardModel, warmup, replay } = run;
+    if (rewardModel && !rewardModel.report) {
+      return `training the reward model: step ${rewardModel.done} of ${rewardModel.total}`;
+    }
+    if (warmup && warmup.done < warmup.total) {
+      return `warm-up: supervised step ${warmup.done} of ${warmup.total}`;
+    }
+    if (replay && replay.done < replay.total) {
+      return `catching up: update ${replay.done} of ${replay.total} replayed`;
+    }
+    return languageModel ? 'loading the model' : 'building the run';
+  }
+  if (run.status === 'stored' && run.steps > 0) {
+    return `kept from before: Start goes on from update ${run.steps}`;
+  }
+  if (run.status !== 'running') return undefined;
+  if (run.phase?.phase === 'generating') return `update ${run.phase.update}: generating answers`;
+  if (run.phase?.phase === 'updating') return `update ${run.phase.update}: updating the policy`;
+  return run.steps === 0 ? 'starting the first update' : undefined;
+}
+
+/** Updates whose time the estimate averages (the latest ones: a run slows as answers grow). */
+const RECENT = 5;
+
+/** "42 s", "3 min". */
+function duration(seconds: number): string {
+  return seconds < 90 ? `${Math.max(1, Math.round(seconds))} s` : `${Math.round(seconds / 60)} min`;
+}
+
+/**
+ * About how long until update `budget`, from the seconds per update measured so far (the
+ * 'timing_s/step' series); undefined before two updates were measured or once the budget is
+ * reached, where an estimate would be a guess or has no meaning.
+ */
+export function timeLeftText(
+  secondsPerUpdate: readonly number[],
+  steps: number,
+  budget: number,
+): string | undefined {
+  const left = budget - steps;
+  if (secondsPerUpdate.length < 2 || left <= 0) return undefined;
+  const recent = secondsPerUpdate.slice(-RECENT);
+  const each = recent.reduce((sum, s) => sum + s, 0) / recent.length;
+  const updates = left === 1 ? '1 update' : `${left} updates`;
+  return `about ${duration(each * left)} left: ${updates} to ${budget} at ${each.toFixed(1)} s each`;
+}

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { phaseText, timeLeftText, type WaitingRun } from '../../src/state/run-wait';
+
+const waiting = (over: Partial<WaitingRun>): WaitingRun => ({
+  status: 'warming',
+  phase: undefined,
+  steps: 0,
+  warmup: undefined,
+  rewardModel: undefined,
+  replay: undefined,
+  ...over,
+});
+
+describe('phaseText', () => {
+  it.each<[Partial<WaitingRun>, boolean, string | undefined]>([
+    [{}, true, 'loading the model'],
+    [{}, false, 'building the run'],
+    [{ rewardModel: { done: 3, total: 40 } }, true, 'training the reward model: step 3 of 40'],
+    [
+      { rewardModel: { done: 40, total: 40, report: {} }, warmup: { done: 5, total: 100 } },
+      true,
+      'warm-up: supervised step 5 of 100',
+    ],
+    [{ warmup: { done: 100, total: 100 } }, true, 'loading the model'],
+    [{ replay: { done: 7, total: 25 } }, true, 'catching up: update 7 of 25 replayed'],
+    [{ status: 'running' }, true, 'starting the first update'],
+    [
+      { status: 'running', phase: { phase: 'generating', update: 5 }, steps: 4 },
+      true,
+      'update 5: generating answers',
+    ],
+    // The update's own number: the metrics of the one before may not have come yet.
+    [
+      { status: 'running', phase: { phase: 'updating', update: 6 }, steps: 4 },
+      true,
+      'update 6: updating the policy',
+    ],
+    [{ status: 'running', steps: 4 }, false, undefined],
+    [{ status: 'stored', steps: 25 }, true, 'kept from before: Start goes on from update 25'],
+    [{ status: 'stored' }, true, undefined],
+    [{ status: 'idle', steps: 3 }, true, undefined],
+    [{ status: 'paused', phase: { phase: 'updating', update: 4 }, steps: 3 }, true, undefined],
+  ])('%o (language model: %s) → %s', (over, lm, text) => {
+    expect(phaseText(waiting(over), lm)).toBe(text);
+  });
+});
+
+describe('timeLeftText', () => {
+  it('waits for two measured updates', () => {
+    expect(timeLeftText([], 0, 30)).toBeUndefined();
+    expect(timeLeftText([2], 1, 30)).toBeUndefined();
+    expect(timeLeftText([2, 2], 2, 30)).toBe('about 56 s left: 28 updates to 30 at 2.0 s each');
+  });
+
+  it('averages the latest five updates and says minutes past 90 s', () => {
+    // The first two (10 s) are older than the latest five (4 s each).
+    expect(timeLeftText([10, 10, 4, 4, 4, 4, 4], 7, 60)).toBe(
+      'about 4 min left: 53 updates to 60 at 4.0 s each',
+    );
+    expect(timeLeftText([0.2, 0.2], 29, 30)).toBe('about 1 s left: 1 update to 30 at 0.2 s each');
+  });
+
+  it('says nothing once the budget is reached', () => {
+    expect(timeLeftText([1, 1, 1], 30, 30)).toBeUndefined();
+    expect(timeLeftText([1, 1, 1], 45, 30)).toBeUndefined();
+  });
+});
