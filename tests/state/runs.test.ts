@@ -781,6 +781,27 @@ describe('RunManager: keeping runs', () => {
     expect(second.manager.runs[0]!.inspection).toBeUndefined();
   });
 
+  it('keeps the inspection an imported run file carried, saved with the run', async () => {
+    const inspection: Inspection = {
+      kind: 'cartpole',
+      algorithm: 'ppo-mlp',
+      step: 1,
+      x: [0, 0.01],
+      theta: [0.02, 0.03],
+      steps: 1,
+      end: 'fell',
+    };
+    const { store, runs: saved } = memoryStore();
+    const { manager } = setUp({}, store);
+    const data = { series: {}, events: [], config: { ...spec.config }, steps: 1 };
+    const run = manager.addStored(spec, (n) => `#${n} imported`, { ...data, inspection });
+    expect(run.inspection).toEqual(inspection);
+    expect(await manager.inspect(run)).toEqual(inspection); // stored: no worker asked
+    await wait(10);
+    expect(saved.get(run.id)!.inspection).toEqual(inspection);
+    expect(manager.addStored(spec, (n) => `#${n} plain`, data).inspection).toBeUndefined();
+  });
+
   it('parks the oldest idle lesson run when a lesson opens one at the limit', async () => {
     const { manager, workers } = setUp();
     const lessonRuns = [];
