@@ -6,6 +6,7 @@
 import { proxy } from 'comlink';
 import { own } from '../util/own';
 import { halveSeries } from './chart';
+import { keptInspection } from './kept-inspection';
 import { COLORBLIND_SAFE_PALETTE } from './palette';
 import { guardApi, WorkerFailure } from '../worker/worker-failure';
 import { HangWatch, trackCalls, watchRequests } from '../worker/worker-hang';
@@ -37,6 +38,7 @@ import type {
   RunWorkerApi,
   Settings,
   TrainingTurns,
+  UpdatePhase,
 } from '../worker/run-protocol';
 import type { RunCheckpoint } from '../worker/run-checkpoint';
 
@@ -75,6 +77,28 @@ export const MAX_POINTS = 10_000;
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/** A training run's last update is read for keeping (LabRun.inspection) at most this often, in ms. */
+export const INSPECT_EVERY_MS = 5000;
+/** How long keeping an inspection waits for the worker before saving without it, in ms. */
+const INSPECT_WAIT_MS = 2000;
+
+/** `promise`, or undefined once `ms` have passed (a stuck worker must not hold a save back). */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => resolve(undefined), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
 export class LabRun {
   status = $state<RunStatus>('warming');
   error = $state<string | undefined>(undefined);
@@ -100,6 +124,15 @@ export class LabRun {
   note = $state<string | undefined>(undefined);
   /** A command is in flight (buttons wait for it). */
   busy = $state(false);
+  /** Which part of which update is under way while it runs (language models; worker 'phase'). */
+  phase = $state.raw<{ phase: UpdatePhase; update: number } | undefined>(undefined);
+  /**
+   * The last update's samples (or grid, or episode) as last read from the worker, bounded
+   * (kept-inspection.ts): what the inspector shows once the run is stored.
+   */
+  inspection = $state.raw<Inspection | undefined>(undefined);
+  /** The lesson widget that opened the run ('lesson-id#widget-id'): it shows the run again. */
+  origin: string | undefined;
 
   /** The run's worker; undefined while the run is only stored (it starts on the first command). */
   port: RunPort | undefined;
@@ -124,6 +157,8 @@ export class LabRun {
     run.config = stored.config;
     run.steps = stored.steps;
     if (stored.backendLine) run.storedBackend = stored.backendLine;
+    run.origin = stored.origin;
+    run.inspection = stored.inspection;
     return run;
   }
 
@@ -144,6 +179,8 @@ export class LabRun {
       ...((this.backend?.line ?? this.storedBackend)
         ? { backendLine: this.backend?.line ?? this.storedBackend }
         : {}),
+      ...(this.origin !== undefined ? { origin: this.origin } : {}),
+      ...(this.inspection ? { inspection: this.inspection } : {}),
       // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a timestamp, not state
       savedAt: new Date().toISOString(),
     };
@@ -182,7 +219,11 @@ export class LabRun {
         break;
       case 'status':
         this.status = message.status;
+        this.phase = undefined; // the next update says its own
         if (message.error !== undefined) this.error = message.error;
+        break;
+      case 'phase':
+        this.phase = { phase: message.phase, update: message.update };
         break;
       case 'update': {
         const series = this.series;
@@ -250,6 +291,8 @@ export class RunManager {
   private readonly turns = new WeakMap<RunPort, RunTurns>();
   /** Each worker's watch for hanging (worker-hang.ts): its messages are signs of life. */
   private readonly hangs = new WeakMap<RunPort, HangWatch>();
+  /** When each run's last update was last read for keeping (performance.now()). */
+  private readonly inspectedAt = new WeakMap<LabRun, number>();
 
   constructor(private readonly options: RunManagerOptions) {
     this.storageNote = options.store?.unavailable;
@@ -308,17 +351,31 @@ export class RunManager {
     return this.runs.find((run) => run.id === id);
   }
 
+  /** The latest run a lesson widget opened (LabRun.origin), stored or live: the widget shows it. */
+  forOrigin(origin: string): LabRun | undefined {
+    return this.runs.findLast((run) => run.origin === origin);
+  }
+
   /** Starts a worker and builds the run there; a refused spec leaves the run in 'error'. */
   /**
    * Creates a run and builds its worker; resolves once it is ready. `onAdded` gets the run as soon
    * as it exists, so a caller can show its set-up (warm-up, reward model) while it is built.
+   * `origin`: the lesson widget opening it (LabRun.origin); at the limit of runs at once, a lesson
+   * run is parked to make room for it.
    */
-  async create(spec: RunSpec, note = '', onAdded?: (run: LabRun) => void): Promise<LabRun> {
+  async create(
+    spec: RunSpec,
+    note = '',
+    onAdded?: (run: LabRun) => void,
+    origin?: string,
+  ): Promise<LabRun> {
+    if (origin !== undefined) await this.makeRoom();
     const where = spec.env ?? spec.task ?? '';
     const run = this.add(
       (n) => `#${n} ${spec.algo} on ${where}, seed ${spec.seed}${note ? ` (${note})` : ''}`,
       spec,
     );
+    run.origin = origin;
     onAdded?.(run);
     await this.command(run, () => this.ensureWorker(run));
     return run;
@@ -328,7 +385,7 @@ export class RunManager {
   addStored(
     spec: RunSpec,
     label: (n: number) => string,
-    data: Pick<StoredRun, 'series' | 'events' | 'config' | 'steps'>,
+    data: Pick<StoredRun, 'series' | 'events' | 'config' | 'steps' | 'inspection'>,
     checkpoint?: RunCheckpoint,
   ): LabRun {
     const run = this.add(label, spec, true);
@@ -336,6 +393,8 @@ export class RunManager {
     run.events = data.events;
     run.config = data.config;
     run.steps = data.steps;
+    // An imported file's inspection, bounded as a run's own is when kept.
+    if (data.inspection) run.inspection = keptInspection(data.inspection);
     this.scheduleSave(run, 0);
     if (checkpoint && checkpoint.step <= run.steps) {
       run.checkpointStep = checkpoint.step; // shown at once; kept in the background
@@ -383,11 +442,11 @@ export class RunManager {
     });
   }
 
-  /** Pauses the run, then keeps its checkpoint (in the background). */
+  /** Pauses the run, then keeps its checkpoint (in the background) and its last update. */
   pause(run: LabRun): Promise<void> {
     return this.command(run, async () => {
       await run.port?.api.pause();
-      this.scheduleSave(run, 0);
+      this.scheduleSave(run, 0); // reads its last update for keeping first
       void this.checkpoints.take(run);
     });
   }
@@ -409,10 +468,21 @@ export class RunManager {
     }
   }
 
-  /** The run's last update, token by token (null: no worker yet, no update yet, or no LM). */
+  /**
+   * The run's last update, token by token (or its grid, or a CartPole episode): from its worker,
+   * else as the run kept it (a stored run). Null: no update yet, or nothing to inspect.
+   */
   async inspect(run: LabRun): Promise<Inspection | null> {
-    if (!run.port) return null;
-    return run.port.api.inspect();
+    const port = run.port;
+    if (!port) return run.inspection ?? null;
+    const fresh = await port.api.inspect();
+    if (fresh && run.port === port) {
+      run.inspection = keptInspection(fresh);
+      this.inspectedAt.set(run, performance.now());
+      this.scheduleSave(run);
+    }
+    // A worker that has just brought a stored run back may have no update of its own yet.
+    return fresh ?? run.inspection ?? null;
   }
 
   /** A run's policy as ONNX bytes, null if it has none (its worker starts, replaying, if stored). */
@@ -452,6 +522,7 @@ export class RunManager {
       run.replay = undefined;
       run.backend = undefined;
       run.storedBackend = undefined;
+      run.inspection = run.phase = undefined;
       void this.checkpoints.drop(run); // from another history now
       await this.ensureWorker(run);
     });
@@ -459,16 +530,19 @@ export class RunManager {
 
   /**
    * Ends the run's worker but keeps the run, as a stored run: its metrics and events stay, its
-   * checkpoint is taken first, and training it again resumes (or replays) to where it stopped. A
-   * lesson parks its widgets' runs when the reader leaves, so that going through the lessons
-   * never reaches the limit of runs at once.
+   * checkpoint and last update are taken first, and training it again resumes (or replays) to
+   * where it stopped. A lesson parks its widget's run when the reader leaves it not running (a
+   * running one trains on, to be watched in the lab), and makeRoom() parks lesson runs at the
+   * limit of runs at once: each run is a worker (a GPU device for language models).
    */
   park(run: LabRun): Promise<void> {
     return this.command(run, async () => {
       const port = run.port;
       if (!port) return;
       await this.checkpoints.take(run, PARK_WAIT_MS); // a stuck worker is ended all the same
+      await this.keepInspection(run, true);
       run.port = undefined;
+      run.phase = undefined;
       await this.endWorker(port);
       run.status = 'stored';
       this.checkpoints.follow(run);
@@ -485,6 +559,37 @@ export class RunManager {
     void this.options.store?.remove(run.id).catch(() => {});
     void this.checkpoints.forget(run);
     if (run.port) await this.endWorker(run.port);
+  }
+
+  /**
+   * At the limit of runs at once, parks the oldest lesson run that is not training (else the
+   * oldest lesson run): going through the lessons must never stop at the limit.
+   */
+  private async makeRoom(except?: LabRun): Promise<void> {
+    const live = this.runs.filter((r) => r.port);
+    if (live.length < this.maxRuns) return;
+    const lessons = live.filter((r) => r.origin !== undefined && r !== except && !r.busy);
+    const victim = lessons.find((r) => r.status !== 'running') ?? lessons[0];
+    if (victim) await this.park(victim);
+  }
+
+  /**
+   * Reads the run's last update into LabRun.inspection (to be saved with it): at most every
+   * INSPECT_EVERY_MS unless `now`, only when it has an update not yet kept, and never waiting more
+   * than INSPECT_WAIT_MS on its worker.
+   */
+  private async keepInspection(run: LabRun, now = false): Promise<void> {
+    const port = run.port;
+    if (!port || run.steps === 0 || run.inspection?.step === run.steps) return;
+    const last = this.inspectedAt.get(run);
+    if (!now && last !== undefined && performance.now() - last < INSPECT_EVERY_MS) return;
+    this.inspectedAt.set(run, performance.now());
+    try {
+      const fresh = await within(port.api.inspect(), INSPECT_WAIT_MS);
+      if (fresh && run.port === port) run.inspection = keptInspection(fresh);
+    } catch {
+      // Kept as it was; the next save reads it again.
+    }
   }
 
   /** Frees the worker's model and ends it. */
@@ -522,6 +627,7 @@ export class RunManager {
    */
   private async ensureWorker(run: LabRun): Promise<void> {
     if (run.port) return;
+    if (run.origin !== undefined) await this.makeRoom(run);
     if (this.runs.filter((r) => r.port).length >= this.maxRuns) {
       throw new Error(`at most ${this.maxRuns} runs train at once: delete one first`);
     }
@@ -583,6 +689,7 @@ export class RunManager {
     this.turns.delete(port);
     run.failure = reason;
     run.status = 'error';
+    run.phase = undefined;
     run.error =
       `Its worker stopped (${reason}). Its ${run.steps} update${run.steps === 1 ? ' is' : 's are'} ` +
       `kept; Resume brings it back: it ${resumeText(run.steps, run.checkpointStep)}.`;
@@ -624,9 +731,12 @@ export class RunManager {
     }
     const timer = setTimeout(() => {
       this.saveTimers.delete(run);
-      if (!this.runs.includes(run)) return;
-      store.save(run.toStored()).catch((error: unknown) => {
-        this.storageNote = `runs could not be saved: ${errorText(error)}`;
+      // A save asked for at once (a pause, a park) keeps the last update whatever its age.
+      void this.keepInspection(run, delay === 0).then(() => {
+        if (!this.runs.includes(run)) return;
+        store.save(run.toStored()).catch((error: unknown) => {
+          this.storageNote = `runs could not be saved: ${errorText(error)}`;
+        });
       });
     }, delay);
     this.saveTimers.set(run, timer);
