@@ -1,261 +1,42 @@
 /**
- * The lab's runs: each one lives in its own worker (src/worker/run.worker.ts); this rune state
- * holds what the UI shows of it — status, backend, metric series, events — and sends it commands.
- * The main thread never trains.
+ * The lab's runs: each one lives in its own worker (src/worker/run.worker.ts); RunManager holds
+ * the list and the commands (create, start, pause, park, fork, reset, export). The main thread
+ * never trains. Its parts, one file each: lab-run.svelte.ts (a run as the UI shows it),
+ * run-workers.ts (worker lifecycle), run-saves.ts (storage, with the last update),
+ * run-room.ts (the limit of runs at once), run-checkpoints.ts and training-slots.ts.
  */
-import { proxy } from 'comlink';
-import { own } from '../util/own';
-import { halveSeries } from './chart';
-import { keptInspection } from './kept-inspection';
-import { COLORBLIND_SAFE_PALETTE } from './palette';
-import { guardApi, WorkerFailure } from '../worker/worker-failure';
-import { HangWatch, trackCalls, watchRequests } from '../worker/worker-hang';
-import {
-  PARK_WAIT_MS,
-  resumeText,
-  RunCheckpoints,
-  type CheckpointStorePort,
-} from './run-checkpoints';
 import { runToJson } from '../compare/run-file';
-import type { RunTurns, TrainingSlots } from './training-slots';
-import {
-  runNumber,
-  STORED_RUN_VERSION,
-  type RunStorePort,
-  type Series,
-  type StoredRun,
-} from './run-store';
+import { keptInspection } from './kept-inspection';
+import { LabRun } from './lab-run.svelte';
+import { COLORBLIND_SAFE_PALETTE } from './palette';
+import { PARK_WAIT_MS, RunCheckpoints, type CheckpointStorePort } from './run-checkpoints';
+import type { CatalogPort, RunPort } from './run-port';
+import { liveCount, runToPark } from './run-room';
+import { RunSaves } from './run-saves';
+import { runNumber, type RunStorePort, type Series, type StoredRun } from './run-store';
+import { RunWorkers } from './run-workers';
+import type { TrainingSlots } from './training-slots';
 import type {
   FieldError,
   HyperparamResult,
   Inspection,
   RunCatalog,
-  RunEvent,
-  RunMessage,
   RunSpec,
-  RunStatus,
-  ReplayPlan,
-  RunWorkerApi,
   Settings,
-  TrainingTurns,
-  UpdatePhase,
 } from '../worker/run-protocol';
 import type { RunCheckpoint } from '../worker/run-checkpoint';
 
-/** What the manager needs of a run worker (the comlink proxy in the app, a fake in tests). */
-export interface RunPort {
-  api: Omit<RunWorkerApi, 'createRun'> & {
-    createRun(
-      spec: RunSpec,
-      listener: (message: RunMessage) => void,
-      replay?: ReplayPlan,
-      checkpoint?: RunCheckpoint,
-      turns?: TrainingTurns,
-    ): Promise<void>;
-  };
-  terminate(): void;
-  /**
-   * Calls `listener` once if the worker dies (src/worker/worker-failure.ts): its calls would never
-   * settle. None: the worker is not watched.
-   */
-  onFailure?(listener: (reason: string) => void): void;
-}
-
-/** Where the catalog and spec checks come from (the lab worker in the app). */
-export interface CatalogPort {
-  runCatalog(): Promise<RunCatalog>;
-  checkRunSpec(spec: RunSpec): Promise<FieldError[]>;
-}
-
+// The run as the UI shows it, the worker ports and the save interval live in their own files;
+// importers keep reading them from here.
+export { LabRun, MAX_POINTS } from './lab-run.svelte';
+export type { CatalogPort, RunPort } from './run-port';
+export { INSPECT_EVERY_MS } from './run-saves';
 export type { Series };
 
 /** Line colours, one per run in creation order: colour-blind-safe, ≥ 3:1 contrast on white. */
 export const RUN_COLORS: readonly string[] = [...COLORBLIND_SAFE_PALETTE];
 
-/** Points kept per metric of a run; longer histories are halved (neighbours merged). */
-export const MAX_POINTS = 10_000;
-
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-/** A training run's last update is read for keeping (LabRun.inspection) at most this often, in ms. */
-export const INSPECT_EVERY_MS = 5000;
-/** How long keeping an inspection waits for the worker before saving without it, in ms. */
-const INSPECT_WAIT_MS = 2000;
-
-/** `promise`, or undefined once `ms` have passed (a stuck worker must not hold a save back). */
-function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => resolve(undefined), ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
-}
-
-export class LabRun {
-  status = $state<RunStatus>('warming');
-  error = $state<string | undefined>(undefined);
-  backend = $state.raw<{ kind: 'webgpu' | 'cpu'; line: string } | undefined>(undefined);
-  warmup = $state.raw<{ done: number; total: number; successRate?: number } | undefined>(undefined);
-  /** A learned reward model's training before RL: steps so far, and its report once done. */
-  rewardModel = $state.raw<Omit<Extract<RunMessage, { type: 'reward-model' }>, 'type'> | undefined>(
-    undefined,
-  );
-  /** Bringing a stored run back: updates replayed so far. */
-  replay = $state.raw<{ done: number; total: number } | undefined>(undefined);
-  /** Metric name → series. Arrays grow in place; the container is replaced on every batch. */
-  series = $state.raw<Record<string, Series>>({});
-  events = $state.raw<RunEvent[]>([]);
-  /** The config in force, as the worker last reported it. */
-  config = $state.raw<Settings>({});
-  steps = $state(0);
-  /** Its stored checkpoint's update (language models, ppo-mlp), if it has one: where it resumes. */
-  checkpointStep = $state<number | undefined>(undefined);
-  /** Why the run's worker died, if it did: the run keeps its data, and Resume brings it back. */
-  failure = $state<string | undefined>(undefined);
-  /** What the worker said the reader should know of the run's set-up. */
-  note = $state<string | undefined>(undefined);
-  /** A command is in flight (buttons wait for it). */
-  busy = $state(false);
-  /** Which part of which update is under way while it runs (language models; worker 'phase'). */
-  phase = $state.raw<{ phase: UpdatePhase; update: number } | undefined>(undefined);
-  /**
-   * The last update's samples (or grid, or episode) as last read from the worker, bounded
-   * (kept-inspection.ts): what the inspector shows once the run is stored.
-   */
-  inspection = $state.raw<Inspection | undefined>(undefined);
-  /** The lesson widget that opened the run ('lesson-id#widget-id'): it shows the run again. */
-  origin: string | undefined;
-
-  /** The run's worker; undefined while the run is only stored (it starts on the first command). */
-  port: RunPort | undefined;
-
-  constructor(
-    readonly id: string,
-    readonly label: string,
-    readonly color: string,
-    readonly spec: RunSpec,
-    port: RunPort | undefined,
-  ) {
-    this.port = port;
-    this.config = { ...spec.config };
-    if (!port) this.status = 'stored';
-  }
-
-  /** A stored run as the lab shows it before its worker starts. */
-  static fromStored(stored: StoredRun): LabRun {
-    const run = new LabRun(stored.id, stored.label, stored.color, stored.spec, undefined);
-    run.series = stored.series;
-    run.events = stored.events;
-    run.config = stored.config;
-    run.steps = stored.steps;
-    if (stored.backendLine) run.storedBackend = stored.backendLine;
-    run.origin = stored.origin;
-    run.inspection = stored.inspection;
-    return run;
-  }
-
-  /** The backend line of a stored run's last session (shown until its worker reports). */
-  storedBackend: string | undefined;
-
-  toStored(): StoredRun {
-    return {
-      version: STORED_RUN_VERSION,
-      id: this.id,
-      label: this.label,
-      color: this.color,
-      spec: $state.snapshot(this.spec) as RunSpec,
-      series: this.series,
-      events: this.events,
-      config: this.config,
-      steps: this.steps,
-      ...((this.backend?.line ?? this.storedBackend)
-        ? { backendLine: this.backend?.line ?? this.storedBackend }
-        : {}),
-      ...(this.origin !== undefined ? { origin: this.origin } : {}),
-      ...(this.inspection ? { inspection: this.inspection } : {}),
-      // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a timestamp, not state
-      savedAt: new Date().toISOString(),
-    };
-  }
-
-  /** How to bring this run's trainer back to where it stopped: replay its updates and changes. */
-  replayPlan(): ReplayPlan {
-    return {
-      steps: this.steps,
-      changes: this.events.flatMap((e) =>
-        e.kind === 'hyperparams' ? [{ step: e.step, changes: e.changes }] : [],
-      ),
-    };
-  }
-
-  receive(message: RunMessage): void {
-    switch (message.type) {
-      case 'warmup':
-        this.warmup = { ...message };
-        break;
-      case 'replay':
-        this.replay = { done: message.done, total: message.total };
-        break;
-      case 'reward-model':
-        this.rewardModel = {
-          done: message.done,
-          total: message.total,
-          ...(message.report ? { report: message.report } : {}),
-        };
-        break;
-      case 'backend':
-        this.backend = { kind: message.kind, line: message.line };
-        break;
-      case 'note':
-        this.note = message.text;
-        break;
-      case 'status':
-        this.status = message.status;
-        this.phase = undefined; // the next update says its own
-        if (message.error !== undefined) this.error = message.error;
-        break;
-      case 'phase':
-        this.phase = { phase: message.phase, update: message.update };
-        break;
-      case 'update': {
-        const series = this.series;
-        let last = this.steps;
-        for (const { step, metrics } of message.points) {
-          for (const [name, value] of Object.entries(metrics)) {
-            let s = own(series, name);
-            if (!s) {
-              s = { x: [], y: [] };
-              series[name] = s;
-            }
-            s.x.push(step);
-            s.y.push(value);
-            if (s.x.length > MAX_POINTS) halveSeries(s.x, s.y);
-          }
-          last = step;
-        }
-        // One state write per batch (not per point): each write wakes the runes' bookkeeping.
-        this.steps = last;
-        this.series = { ...series };
-        if (message.events.length) this.events = [...this.events, ...message.events];
-        this.config = message.config;
-        break;
-      }
-    }
-  }
-
-  /** Hyperparameter-change events, for chart markers. */
-  get changes() {
-    return this.events.filter((event) => event.kind === 'hyperparams');
-  }
-}
 
 export interface RunManagerOptions {
   catalog: CatalogPort;
@@ -284,18 +65,32 @@ export class RunManager {
   /** Why runs are not kept across page loads, when they are not. */
   storageNote = $state<string | undefined>(undefined);
   private created = 0;
-  // eslint-disable-next-line svelte/prefer-svelte-reactivity -- bookkeeping, never rendered
-  private readonly saveTimers = new Map<LabRun, ReturnType<typeof setTimeout>>();
   private readonly checkpoints: RunCheckpoints<LabRun>;
-  /** Each worker's turns at training (closed when the worker ends). */
-  private readonly turns = new WeakMap<RunPort, RunTurns>();
-  /** Each worker's watch for hanging (worker-hang.ts): its messages are signs of life. */
-  private readonly hangs = new WeakMap<RunPort, HangWatch>();
-  /** When each run's last update was last read for keeping (performance.now()). */
-  private readonly inspectedAt = new WeakMap<LabRun, number>();
+  /** Storage: each run's changes and last update, saved at most every saveEveryMs. */
+  private readonly saves: RunSaves;
+  /** Worker lifecycle: start, build, end, and a dead or hung worker's run marked failed. */
+  private readonly workers: RunWorkers;
 
   constructor(private readonly options: RunManagerOptions) {
     this.storageNote = options.store?.unavailable;
+    this.saves = new RunSaves({
+      store: options.store,
+      everyMs: options.saveEveryMs,
+      kept: (run) => this.runs.includes(run),
+      note: (text) => (this.storageNote = text),
+    });
+    this.workers = new RunWorkers({
+      spawn: options.spawn,
+      slots: options.slots,
+      received: (run, message) => {
+        if (message.type === 'status') this.checkpoints.follow(run);
+        if (message.type === 'update' && message.points.length) this.scheduleSave(run);
+      },
+      lost: (run) => {
+        this.checkpoints.follow(run); // no more periodic checkpoints from a dead worker
+        this.scheduleSave(run, 0);
+      },
+    });
     this.checkpoints = new RunCheckpoints<LabRun>({
       store: options.checkpoints,
       everyMs: options.checkpointEveryMs,
@@ -478,7 +273,7 @@ export class RunManager {
     const fresh = await port.api.inspect();
     if (fresh && run.port === port) {
       run.inspection = keptInspection(fresh);
-      this.inspectedAt.set(run, performance.now());
+      this.saves.inspected(run);
       this.scheduleSave(run);
     }
     // A worker that has just brought a stored run back may have no update of its own yet.
@@ -512,7 +307,7 @@ export class RunManager {
     return this.command(run, async () => {
       const port = run.port;
       run.port = undefined;
-      if (port) await this.endWorker(port);
+      if (port) await this.workers.end(port);
       run.series = {};
       run.events = [];
       run.steps = 0;
@@ -540,10 +335,10 @@ export class RunManager {
       const port = run.port;
       if (!port) return;
       await this.checkpoints.take(run, PARK_WAIT_MS); // a stuck worker is ended all the same
-      await this.keepInspection(run, true);
+      await this.saves.keepInspection(run, true);
       run.port = undefined;
       run.phase = undefined;
-      await this.endWorker(port);
+      await this.workers.end(port);
       run.status = 'stored';
       this.checkpoints.follow(run);
       this.scheduleSave(run, 0);
@@ -553,12 +348,10 @@ export class RunManager {
   /** Stops the run, frees its model, ends its worker and forgets it. */
   async remove(run: LabRun): Promise<void> {
     this.runs = this.runs.filter((r) => r !== run);
-    const timer = this.saveTimers.get(run);
-    if (timer !== undefined) clearTimeout(timer);
-    this.saveTimers.delete(run);
+    this.saves.cancel(run);
     void this.options.store?.remove(run.id).catch(() => {});
     void this.checkpoints.forget(run);
-    if (run.port) await this.endWorker(run.port);
+    if (run.port) await this.workers.end(run.port);
   }
 
   /**
@@ -566,48 +359,12 @@ export class RunManager {
    * oldest lesson run): going through the lessons must never stop at the limit.
    */
   private async makeRoom(except?: LabRun): Promise<void> {
-    const live = this.runs.filter((r) => r.port);
-    if (live.length < this.maxRuns) return;
-    const lessons = live.filter((r) => r.origin !== undefined && r !== except && !r.busy);
-    const victim = lessons.find((r) => r.status !== 'running') ?? lessons[0];
+    const victim = runToPark(this.runs, this.maxRuns, except);
     if (victim) await this.park(victim);
   }
 
-  /**
-   * Reads the run's last update into LabRun.inspection (to be saved with it): at most every
-   * INSPECT_EVERY_MS unless `now`, only when it has an update not yet kept, and never waiting more
-   * than INSPECT_WAIT_MS on its worker.
-   */
-  private async keepInspection(run: LabRun, now = false): Promise<void> {
-    const port = run.port;
-    if (!port || run.steps === 0 || run.inspection?.step === run.steps) return;
-    const last = this.inspectedAt.get(run);
-    if (!now && last !== undefined && performance.now() - last < INSPECT_EVERY_MS) return;
-    this.inspectedAt.set(run, performance.now());
-    try {
-      const fresh = await within(port.api.inspect(), INSPECT_WAIT_MS);
-      if (fresh && run.port === port) run.inspection = keptInspection(fresh);
-    } catch {
-      // Kept as it was; the next save reads it again.
-    }
-  }
-
-  /** Frees the worker's model and ends it. */
-  private async endWorker(port: RunPort): Promise<void> {
-    try {
-      await port.api.dispose();
-    } catch {
-      // The worker may already be gone; terminating it is all that is left.
-    } finally {
-      port.terminate();
-      // A worker ended mid-slice or while waiting: its turn goes to the next run.
-      this.turns.get(port)?.close();
-      this.turns.delete(port);
-    }
-  }
-
   private add(label: (n: number) => string, spec: RunSpec, stored = false): LabRun {
-    const live = this.runs.filter((r) => r.port).length;
+    const live = liveCount(this.runs);
     if (!stored && live >= this.maxRuns) {
       throw new Error(`at most ${this.maxRuns} runs at once: delete one first`);
     }
@@ -628,118 +385,28 @@ export class RunManager {
   private async ensureWorker(run: LabRun): Promise<void> {
     if (run.port) return;
     if (run.origin !== undefined) await this.makeRoom(run);
-    if (this.runs.filter((r) => r.port).length >= this.maxRuns) {
+    if (liveCount(this.runs) >= this.maxRuns) {
       throw new Error(`at most ${this.maxRuns} runs train at once: delete one first`);
     }
     const plan = run.steps > 0 ? run.replayPlan() : undefined;
-    const port = this.spawnFor(run);
+    const port = this.workers.spawn(run);
     const checkpoint = plan ? await this.checkpoints.resumeFrom(run) : undefined;
     try {
-      await this.build(run, port, plan, checkpoint);
+      await this.workers.build(run, port, plan, checkpoint);
     } catch (error) {
       if (!checkpoint || run.port !== port) throw error;
       // Refused (another version or model shape), or it failed with it: the run must come back
       // anyway, so the checkpoint is dropped and every update replayed, in a fresh worker.
       void this.checkpoints.refused(run, error);
-      await this.endWorker(port);
+      await this.workers.end(port);
       run.error = run.warmup = run.rewardModel = run.replay = run.backend = undefined;
-      await this.build(run, this.spawnFor(run), plan);
+      await this.workers.build(run, this.workers.spawn(run), plan);
     }
     this.scheduleSave(run, 0);
   }
 
-  /**
-   * Starts a worker for the run. If it dies, or hangs (a call to it gets no sign of life for
-   * minutes: worker-hang.ts), its calls (pending or later) reject instead of waiting for ever, and
-   * the run is marked failed (lose).
-   */
-  private spawnFor(run: LabRun): RunPort {
-    const spawned = this.options.spawn();
-    const failure = new WorkerFailure();
-    const failed = (reason: string) => {
-      hang.stop();
-      if (run.port === port) this.lose(run, port, reason);
-      else spawned.terminate(); // a worker being ended (its dispose hung): end it now
-      failure.fail(new Error(run.failure === reason && run.error ? run.error : reason));
-    };
-    const hang = new HangWatch({ onHang: failed });
-    const port: RunPort = {
-      api: guardApi(trackCalls(spawned.api, hang), failure),
-      terminate: () => {
-        hang.stop();
-        spawned.terminate();
-      },
-    };
-    this.hangs.set(port, hang);
-    spawned.onFailure?.(failed);
-    run.port = port;
-    run.failure = run.note = undefined; // a new worker says its own
-    run.status = 'warming';
-    return port;
-  }
-
-  /**
-   * The run's worker died: the run keeps its metrics, events and checkpoint, says why it stopped,
-   * and starting it again brings it back in a fresh worker (from its checkpoint where it has one).
-   */
-  private lose(run: LabRun, port: RunPort, reason: string): void {
-    run.port = undefined;
-    port.terminate();
-    this.turns.get(port)?.close();
-    this.turns.delete(port);
-    run.failure = reason;
-    run.status = 'error';
-    run.phase = undefined;
-    run.error =
-      `Its worker stopped (${reason}). Its ${run.steps} update${run.steps === 1 ? ' is' : 's are'} ` +
-      `kept; Resume brings it back: it ${resumeText(run.steps, run.checkpointStep)}.`;
-    this.checkpoints.follow(run); // no more periodic checkpoints from a dead worker
-    this.scheduleSave(run, 0);
-  }
-
-  private async build(run: LabRun, port: RunPort, plan?: ReplayPlan, checkpoint?: RunCheckpoint) {
-    const hang = this.hangs.get(port);
-    const listener = proxy((message: RunMessage) => {
-      hang?.alive();
-      // A refused or dead worker's late messages must not touch the run (or its successor).
-      if (run.port !== port) return;
-      run.receive(message);
-      if (message.type === 'status') this.checkpoints.follow(run);
-      if (message.type === 'update' && message.points.length) this.scheduleSave(run);
-    });
-    try {
-      const turns = this.options.slots?.forRun();
-      if (turns) this.turns.set(port, turns);
-      // Its waits for a turn are the page's doing, not silence of its own.
-      const watched = turns && hang ? watchRequests(turns, hang) : turns;
-      await port.api.createRun(run.spec, listener, plan, checkpoint, watched && proxy(watched));
-    } catch (error) {
-      if (run.status === 'warming') run.status = 'error';
-      throw error;
-    }
-  }
-
-  private scheduleSave(run: LabRun, delay = this.options.saveEveryMs ?? 1000): void {
-    const store = this.options.store;
-    if (!store) return;
-    // A save already waiting covers this one, unless this one is asked for at once (a pause, a
-    // park): then it goes now, so a reload right after a pause still finds the last update.
-    const pending = this.saveTimers.get(run);
-    if (pending !== undefined) {
-      if (delay > 0) return;
-      clearTimeout(pending);
-    }
-    const timer = setTimeout(() => {
-      this.saveTimers.delete(run);
-      // A save asked for at once (a pause, a park) keeps the last update whatever its age.
-      void this.keepInspection(run, delay === 0).then(() => {
-        if (!this.runs.includes(run)) return;
-        store.save(run.toStored()).catch((error: unknown) => {
-          this.storageNote = `runs could not be saved: ${errorText(error)}`;
-        });
-      });
-    }, delay);
-    this.saveTimers.set(run, timer);
+  private scheduleSave(run: LabRun, delay?: number): void {
+    this.saves.schedule(run, delay);
   }
 
   private async command(run: LabRun, action: () => Promise<unknown>): Promise<void> {
