@@ -481,8 +481,21 @@ export const PRESETS = {
     ...FROM_SHIPPED_SHOPPING,
     seed: 1,
     // Measured on CPU (seed 1): multiplication 91% after update 1, 19% at 7, 0% from 12; the check
-    // passes at update 14. Shopping itself collapses too (accuracy 0 from update 9). With klCoef
-    // 0.5 multiplication still falls (22% at update 10, 0% at 22); ptxCoef 1 is the next preset.
+    // passes at update 14. Shopping itself collapses too (accuracy 0 from update 9), so this run
+    // shows the damage of too large a step on both tasks, not yet the forgetting of a run that
+    // still learns its own. Why, measured on seed 2 (bench/results/2026-12-05T13-40-00Z-shopping-
+    // forgetting-collapse-cpu.json): the start already solves most lists (sampled accuracy
+    // 0.84–0.97 over updates 1–2; at lr 1e-9, 50–65% of the groups of 8 are all right or all
+    // wrong), so a batch carries little signal, while AdamW moves every weight by about lr per
+    // update whatever the size of its gradient. From update 3 the calls of both tasks fail
+    // (tools/failure_frequency 0.03 → 1) and shopping reads 0. It breaks the same way with 8
+    // lists × 4 answers, with klCoef 0.5 (actor/kl_loss 1.0 at update 3), and at lr 2e-3 or 1.5e-3
+    // (shopping 0.04 over updates 11–20 at both). Even 16 lists × 4 answers (twice the batch)
+    // lower shopping more than multiplication in 15 updates: at lr 2e-3 0.63 → 0.21 (first 5 →
+    // last 10) against 0.81 → 0.64, at 1.5e-3 0.79 → 0.59 against 0.91 → 0.83. At lr 1e-3
+    // shopping holds (0.68 and 0.73 over updates 16–25 on seeds 1–2) but multiplication falls on
+    // seed 1 only (0.97 → 0.63–0.72 at updates 21–25; seed 2 ends at 0.97). With klCoef 0.5 on
+    // seed 1 multiplication still falls (22% at update 10, 0% at 22); ptxCoef 1 is the next preset.
     config: SHOPPING_FORGETTING_CONFIG,
     free: ['lr', 'ptxCoef', 'ptxBatch', 'klCoef'],
     keyMetric: 'retained/success_rate',
@@ -497,7 +510,9 @@ export const PRESETS = {
     ...FROM_SHIPPED_SHOPPING,
     seed: 1,
     // Measured on CPU (seed 1): multiplication 81–94% through update 20 (check at 20), 72–94%
-    // through 25, while shopping collapses as without ptx (accuracy 0 from update 9).
+    // through 25, while shopping collapses as without ptx (accuracy 0 from update 9): the ptx term
+    // keeps the task it trains on, not the run (see grpo-shopping-forgetting for why shopping
+    // breaks at this learning rate).
     config: { ...SHOPPING_FORGETTING_CONFIG, ptxCoef: 1 },
     free: ['lr', 'ptxCoef', 'ptxBatch', 'klCoef'],
     keyMetric: 'retained/success_rate',
