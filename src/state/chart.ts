@@ -1,14 +1,7 @@
-/** Pure helpers of the metric chart: smoothing, thinning, scales and SVG paths. */
-
-// The smoothers live with the compare view's helpers; re-exported for the chart component.
-export { debiasedEma } from '../compare/smoothing';
-
-/** Indices of at most `max` evenly spread points, the first and last always kept. */
-export function thinIndices(length: number, max: number): number[] {
-  if (length <= max) return Array.from({ length }, (_, i) => i);
-  const stride = (length - 1) / (max - 1);
-  return Array.from({ length: max }, (_, k) => Math.round(k * stride));
-}
+/**
+ * Pure helpers of the charts: value extents, tick labels, and the lab's halving of long series.
+ * Scales are chosen in charts/y-scale.ts; uPlot draws (src/ui/charts/).
+ */
 
 /** [min, max] of the finite values over all arrays; a flat or empty range is widened. */
 export function extent(arrays: readonly (readonly number[])[]): [number, number] {
@@ -38,54 +31,6 @@ export function robustExtent(arrays: readonly (readonly number[])[], q = 0.01): 
   if (all.length < 20) return extent([all]);
   const at = (p: number) => all[Math.min(all.length - 1, Math.floor(p * (all.length - 1)))]!;
   return extent([[at(q), at(1 - q)]]);
-}
-
-/** A linear map from [d0, d1] onto [r0, r1]. */
-export function linear(d0: number, d1: number, r0: number, r1: number): (v: number) => number {
-  const k = d1 === d0 ? 0 : (r1 - r0) / (d1 - d0);
-  return (v) => r0 + (v - d0) * k;
-}
-
-/** "M x y L x y …", starting a new sub-path after every non-finite value. */
-export function linePath(
-  xs: readonly number[],
-  ys: readonly number[],
-  sx: (v: number) => number,
-  sy: (v: number) => number,
-): string {
-  let path = '';
-  let pen = false;
-  for (let i = 0; i < xs.length; i++) {
-    const y = ys[i]!;
-    if (!Number.isFinite(y)) {
-      pen = false;
-      continue;
-    }
-    path += `${pen ? 'L' : 'M'}${sx(xs[i]!).toFixed(1)} ${sy(y).toFixed(1)}`;
-    pen = true;
-  }
-  return path;
-}
-
-/** About `count` round tick values covering [lo, hi] (steps of 1, 2 or 5 × 10^k). */
-export function ticks(lo: number, hi: number, count = 5): number[] {
-  const raw = (hi - lo) / Math.max(1, count);
-  if (!(raw > 0) || !Number.isFinite(raw)) return [lo];
-  const power = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw) ?? raw;
-  const first = Math.ceil(lo / step) * step;
-  // By index, not by `v += step`: a step below the float resolution of v (a nearly flat series
-  // at a large value) would never advance v.
-  const n = Math.floor((hi - first) / step + 1e-9) + 1;
-  if (!(n >= 1) || n > 1000 || first + step === first) return [lo];
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const v = first + i * step;
-    const tick = Math.abs(v) < step * 1e-9 ? 0 : v;
-    // Near float resolution two indices can round to one value: keep ticks distinct (they key lists).
-    if (out.length === 0 || tick !== out[out.length - 1]) out.push(tick);
-  }
-  return out;
 }
 
 /** A short label for an axis value: 1.2k, 0.05, 3e-5. */

@@ -118,7 +118,6 @@ function importAndDraw(text: string): void {
       smoothing: { kind: 'ema', weight: 0.6 },
       ignoreOutliers: false,
       width: 300,
-      height: 200,
     });
   }
   finalTableModel([run, other], [...Object.keys(data.series), ...PROTOTYPE_KEYS], catalog);

@@ -1,8 +1,9 @@
 /**
  * One chart of the compare view as a pure function: each run's points on the chosen x-axis,
  * causal smoothing, thinning to the chart's pixel width (min and max per pixel column, so spikes
- * survive), seed-group bands, live-change markers and a text summary. The Svelte components in
- * src/ui/lab/compare/ only render what this returns, so it is tested without a DOM.
+ * survive), seed-group bands, live-change markers, the y-scale (y-scale.ts: 0–1 for a rate, log
+ * where values span decades) and a text summary, as the PlotSpec that the chart component
+ * (src/ui/charts/Plot.svelte) draws. Tested without a DOM.
  *
  * Cost: smoothing is O(points) per series (a causal smoother has to see every point); everything
  * after it — extents, band, paths, summary — works on the thinned points, at most ≈ 2 per pixel
@@ -12,15 +13,11 @@ import { seedBand } from '../../compare/seed-groups';
 import type { Smoothing } from '../../compare/smoothing';
 import type { XAxis } from '../../compare/x-axis';
 import { own } from '../../util/own';
-import { extent, formatTick, linePath, linear, robustExtent, ticks } from '../chart';
-import type {
-  ChartEntry,
-  ChartInput,
-  ChartLine,
-  ChartMarker,
-  ChartModel,
-  ChartRun,
-} from './chart-types';
+import { formatTick, robustExtent } from '../chart';
+import type { PlotBand, PlotLine, PlotMarker } from '../charts/plot-spec';
+import { extentOf, yScale } from '../charts/y-scale';
+import { X_AXIS_LABELS } from '../../compare/x-axis';
+import type { ChartEntry, ChartInput, ChartLine, ChartModel, ChartRun } from './chart-types';
 import {
   describeSmoothing,
   describeTrend,
@@ -33,7 +30,15 @@ import { preparedSeries, type PreparedSeries } from './prepared-series';
 import { bandGrid, resample } from './resample';
 import { thinnedSeries, thinningEnd } from './thinning';
 
-const MARGIN = { left: 52, right: 12, top: 10, bottom: 28 };
+/** Faint raw lines under the smoothed ones. */
+const RAW_ALPHA = 0.25;
+
+/** An SVG dash array ("6 3") as a canvas dash pattern. */
+const dashOf = (dash: string) =>
+  dash
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map(Number);
 
 interface Member {
   run: ChartRun;
@@ -45,14 +50,8 @@ interface Member {
 
 /** Everything a chart draws, in its own pixel coordinates. */
 export function chartModel(input: ChartInput): ChartModel {
-  const { metric, smoothing, width, height } = input;
-  const plot = {
-    left: MARGIN.left,
-    right: Math.max(MARGIN.left + 1, width - MARGIN.right),
-    top: MARGIN.top,
-    bottom: Math.max(MARGIN.top + 1, height - MARGIN.bottom),
-  };
-  const buckets = Math.max(1, Math.round(plot.right - plot.left));
+  const { metric, smoothing } = input;
+  const buckets = Math.max(1, Math.round(input.width));
   const excluded: ChartModel['excluded'] = [];
   const notes: string[] = [];
   const silent: string[] = [];
@@ -131,32 +130,50 @@ export function chartModel(input: ChartInput): ChartModel {
     ys.push(d.line.y);
     if (d.band) ys.push(d.band.lo, d.band.hi);
   }
-  const [y0, y1] = (input.ignoreOutliers ? robustExtent : extent)(ys);
-  const sx = linear(x0, x1, plot.left, plot.right);
-  const sy = linear(y0, y1, plot.bottom, plot.top);
+  let extent = extentOf(ys);
+  if (input.ignoreOutliers) {
+    const [lo, hi] = robustExtent(ys);
+    extent = { lo, hi, minPositive: lo > 0 ? lo : extent.minPositive };
+  }
+  const y = yScale(metric, extent);
 
-  const lines: ChartLine[] = drawn.map((d) => {
+  const lines: ChartLine[] = [];
+  const plotLines: PlotLine[] = [];
+  const bands: PlotBand[] = [];
+  for (const d of drawn) {
     const runs = d.members.map((m) => m.run);
     const first = runs[0]!;
+    const points = d.members.reduce((n, m) => n + m.x.length, 0);
+    const label = runs.length > 1 ? groupLabel(runs) : first.label;
     const line: ChartLine = {
       id: first.id,
       runIds: runs.map((r) => r.id),
-      label: runs.length > 1 ? groupLabel(runs) : first.label,
+      label,
       color: first.color,
-      dash: first.dash,
-      points: d.members.reduce((n, m) => n + m.x.length, 0),
-      raw: smoothing.kind === 'none' || d.band ? [] : d.raw.map((r) => linePath(r.x, r.y, sx, sy)),
-      smooth: linePath(d.line.x, d.line.y, sx, sy),
+      points,
     };
-    if (d.band) {
-      line.band = bandPath(d.band.x, d.band.lo, d.band.hi, sx, sy);
-      line.caption = d.band.caption;
+    if (d.band) line.caption = d.band.caption;
+    lines.push(line);
+    const style = { id: first.id, color: first.color, dash: dashOf(first.dash), points };
+    if (smoothing.kind !== 'none' && !d.band) {
+      for (const r of d.raw) {
+        plotLines.push({
+          ...style,
+          label,
+          width: 1,
+          alpha: RAW_ALPHA,
+          x: r.x,
+          y: r.y,
+          main: false,
+        });
+      }
     }
-    return line;
-  });
+    plotLines.push({ ...style, label, width: 2, alpha: 1, x: d.line.x, y: d.line.y, main: true });
+    if (d.band) bands.push({ x: d.band.x, lo: d.band.lo, hi: d.band.hi, color: first.color });
+  }
 
   // 5. Live changes, at the x of the update they first applied to.
-  const markers: ChartMarker[] = [];
+  const markers: PlotMarker[] = [];
   for (const d of drawn) {
     const run = d.members[0]!.run;
     for (const event of run.events) {
@@ -167,7 +184,7 @@ export function chartModel(input: ChartInput): ChartModel {
         .map(([k, v]) => `${k} → ${String(v)}`)
         .join(', ');
       markers.push({
-        x: sx(at),
+        x: at,
         runId: run.id,
         color: run.color,
         title: `${shortName(run.label)}: ${changes} at update ${event.step}`,
@@ -175,22 +192,18 @@ export function chartModel(input: ChartInput): ChartModel {
     }
   }
 
-  const xTicks = ticks(x0, x1, Math.max(2, Math.floor((plot.right - plot.left) / 90))).map(
-    (value) => ({ value, at: sx(value), label: formatTick(value) }),
-  );
-  const yTicks = ticks(y0, y1, Math.max(2, Math.floor((plot.bottom - plot.top) / 40))).map(
-    (value) => ({ value, at: sy(value), label: formatTick(value) }),
-  );
-
   return {
     metric,
-    width,
-    height,
-    plot,
+    spec: {
+      xTitle: X_AXIS_LABELS[input.axis],
+      yTitle: metric,
+      x: { min: x0, max: x1 },
+      y,
+      lines: plotLines,
+      bands,
+      markers,
+    },
     lines,
-    markers,
-    xTicks,
-    yTicks,
     excluded,
     notes,
     summary: chartSummary(metric, input.axis, smoothing, drawn, excluded, silent),
@@ -230,28 +243,6 @@ function seedGroupBand(
     hi: band.mean.map((m, i) => m + band.std[i]!),
     caption: band.caption + tail,
   };
-}
-
-/** A closed path: along the upper edge, back along the lower one (finite points only). */
-function bandPath(
-  xs: readonly number[],
-  lo: readonly number[],
-  hi: readonly number[],
-  sx: (v: number) => number,
-  sy: (v: number) => number,
-): string {
-  const keep: number[] = [];
-  for (let i = 0; i < xs.length; i++) {
-    if (Number.isFinite(lo[i]!) && Number.isFinite(hi[i]!)) keep.push(i);
-  }
-  if (keep.length === 0) return '';
-  const at = (i: number, y: number) => `${sx(xs[i]!).toFixed(1)} ${sy(y).toFixed(1)}`;
-  const upper = keep.map((i, k) => `${k === 0 ? 'M' : 'L'}${at(i, hi[i]!)}`).join('');
-  const lower = [...keep]
-    .reverse()
-    .map((i) => `L${at(i, lo[i]!)}`)
-    .join('');
-  return `${upper}${lower}Z`;
 }
 
 function chartSummary(

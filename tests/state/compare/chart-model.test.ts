@@ -3,8 +3,13 @@ import { chartModel } from '../../../src/state/compare/chart-model';
 import { chartRun, tokensAxis } from './helpers';
 
 describe('chartModel', () => {
-  // 164 × 138 px: the plot is x 52…152 and y 10…110 (margins 52, 12, 10, 28), 100 px each way.
-  const size = { width: 164, height: 138 };
+  // A plot 100 px wide: series of up to 200 points are drawn whole.
+  const size = { width: 100 };
+  /** The main (smoothed or mean) lines as [x, y] pairs, y rounded to 3 decimals. */
+  const mainLines = (model: ReturnType<typeof chartModel>) =>
+    model.spec.lines
+      .filter((l) => l.main)
+      .map((l) => l.x.map((x, i) => [x, Number(l.y[i]!.toFixed(3))]));
   const twoRuns = () => [
     chartRun(1, {
       series: { 'reward/mean': { x: [1, 2, 3, 4], y: [0, 10, 20, 30] } },
@@ -22,33 +27,32 @@ describe('chartModel', () => {
       ignoreOutliers: false,
       ...size,
     });
-    // x: [0, 4] → 52 + 25·x. y: [0, 30] → 110 − 100·y/30.
-    // Run 1: (1, 0) → 77, 110; (2, 10) → 102, 76.7; (3, 20) → 127, 43.3; (4, 30) → 152, 10.
-    // Run 2: (1, 5) → 77, 93.3; (2, 15) → 102, 60.
-    expect(model.lines.map((l) => l.smooth)).toEqual([
-      'M77.0 110.0L102.0 76.7L127.0 43.3L152.0 10.0',
-      'M77.0 93.3L102.0 60.0',
+    expect(mainLines(model)).toEqual([
+      [
+        [1, 0],
+        [2, 10],
+        [3, 20],
+        [4, 30],
+      ],
+      [
+        [1, 5],
+        [2, 15],
+      ],
     ]);
     // Not smoothed: no faint copy underneath.
-    expect(model.lines.map((l) => l.raw)).toEqual([[], []]);
+    expect(model.spec.lines.filter((l) => !l.main)).toEqual([]);
     expect(model.lines.map((l) => [l.id, l.points, l.color])).toEqual([
       ['run-1', 4, '#000000'],
       ['run-2', 2, '#D55E00'],
     ]);
-    // The epsilon change at update 3 → x 127.
-    expect(model.markers).toEqual([
-      { x: 127, runId: 'run-1', color: '#000000', title: 'run #1: epsilon → 0.3 at update 3' },
+    // The epsilon change at update 3.
+    expect(model.spec.markers).toEqual([
+      { x: 3, runId: 'run-1', color: '#000000', title: 'run #1: epsilon → 0.3 at update 3' },
     ]);
-    // y ticks: step 20 for a span of 30 in 2 ticks → 0 at 110, 20 at 43.3; x: 0, 2, 4.
-    expect(model.yTicks.map((t) => [t.label, Number(t.at.toFixed(1))])).toEqual([
-      ['0', 110],
-      ['20', 43.3],
-    ]);
-    expect(model.xTicks.map((t) => [t.label, t.at])).toEqual([
-      ['0', 52],
-      ['2', 102],
-      ['4', 152],
-    ]);
+    // One x range for both runs, from 0 to the last update; y spans 0–30 on a linear scale.
+    expect(model.spec.x).toEqual({ min: 0, max: 4 });
+    expect(model.spec.y).toEqual({ kind: 'linear', min: 0, max: 30 });
+    expect([model.spec.xTitle, model.spec.yTitle]).toEqual(['update', 'reward/mean']);
     expect(model.summary).toBe(
       'reward/mean over updates (not smoothed): ' +
         'run #1 rises from 0 to 30; raw values from 0 to 30, 4 points. ' +
@@ -68,9 +72,16 @@ describe('chartModel', () => {
       ignoreOutliers: false,
       ...size,
     });
-    // y: [0, 30] → 110 − 100·y/30: 6.667 → 87.8; 14.286 → 62.4; 22.667 → 34.4.
-    expect(model.lines[0]!.smooth).toBe('M77.0 110.0L102.0 87.8L127.0 62.4L152.0 34.4');
-    expect(model.lines[0]!.raw).toEqual(['M77.0 110.0L102.0 76.7L127.0 43.3L152.0 10.0']);
+    expect(mainLines(model)).toEqual([
+      [
+        [1, 0],
+        [2, 6.667],
+        [3, 14.286],
+        [4, 22.667],
+      ],
+    ]);
+    const raw = model.spec.lines.filter((l) => !l.main);
+    expect(raw.map((l) => [l.y, l.alpha < 1])).toEqual([[[0, 10, 20, 30], true]]);
     expect(model.summary).toMatch(
       /^reward\/mean over updates \(debiased EMA, weight 0.5\): run #1 rises from 0 to 22.67;/,
     );
@@ -99,16 +110,24 @@ describe('chartModel', () => {
     expect(line.runIds).toEqual(['run-1', 'run-2']);
     expect(line.points).toBe(6);
     expect(line.label).toBe('runs #1, #2: q-learning on cliffwalking, seeds 1, 2');
-    // Mean and band only (the members' raw curves would hide the band); the band is closed:
-    // 2 points along the top, 2 back along the bottom.
-    expect(line.raw).toEqual([]);
-    expect(line.band!.match(/[ML]/g)).toHaveLength(4);
-    expect(line.band!.endsWith('Z')).toBe(true);
+    // Mean and band only (the members' raw curves would hide the band): at updates 1 and 2,
+    // mean ∓ std, std = |a − b| / √2 = 5 / √2 · √2 = 7.071 (n − 1 sample std of two values).
+    expect(model.spec.lines.map((l) => l.main)).toEqual([true]);
+    const band = model.spec.bands[0]!;
+    expect(band.x).toEqual([1, 2]);
+    expect(band.lo.map((v) => Number(v.toFixed(3)))).toEqual([-2.071, 7.929]);
+    expect(band.hi.map((v) => Number(v.toFixed(3)))).toEqual([12.071, 22.071]);
     expect(model.summary).toContain(
       'runs #1 and #2 (mean ± 1 std over 2 seeds; drawn up to update 2, where the shortest run ends) rises from 5 to 15',
     );
-    // The x range ends where the band does: x [0, 2] → 52 + 50·x, so the mean spans 102…152.
-    expect(line.smooth).toMatch(/^M102\.0 [\d.]+L152\.0 [\d.]+$/);
+    // The x range ends where the band does.
+    expect(model.spec.x).toEqual({ min: 0, max: 2 });
+    expect(mainLines(model)).toEqual([
+      [
+        [1, 5],
+        [2, 15],
+      ],
+    ]);
   });
 
   it('draws the runs of a group one by one when they share no x range', () => {
@@ -121,10 +140,11 @@ describe('chartModel', () => {
       ignoreOutliers: false,
       ...size,
     });
-    expect(model.lines.map((l) => [l.id, l.band, l.caption])).toEqual([
-      ['run-1', undefined, undefined],
-      ['run-2', undefined, undefined],
+    expect(model.lines.map((l) => [l.id, l.caption])).toEqual([
+      ['run-1', undefined],
+      ['run-2', undefined],
     ]);
+    expect(model.spec.bands).toEqual([]);
   });
 
   it('leaves out a run whose axis is unavailable, with the reason, and notes partial axes', () => {
@@ -178,14 +198,13 @@ describe('chartModel', () => {
       ],
       smoothing: { kind: 'ema', weight: 0.9 },
       ignoreOutliers: false,
-      width: 664, // a 600 px plot: x 52…652
-      height: 238,
+      width: 600,
     });
-    const raw = model.lines[0]!.raw[0]!;
-    expect(raw.split(/[ML]/).length - 1).toBeLessThanOrEqual(2 * 600 + 2);
-    // The spike, update 77 778 of [0, 100 000], is at x 52 + 600 · 0.77778 = 518.7, and it is
-    // the top of the y range: the plot's top edge, y 10.
-    expect(raw).toContain('L518.7 10.0');
+    const raw = model.spec.lines.find((l) => !l.main)!;
+    expect(raw.x.length).toBeLessThanOrEqual(2 * 600 + 2);
+    // The spike at update 77 778 survives thinning and sets the top of the y range.
+    expect(raw.y[raw.x.indexOf(77_778)]).toBe(50);
+    expect(model.spec.y).toEqual({ kind: 'linear', min: -10, max: 50 });
     expect(model.summary).toContain('raw values from -1 to 50, 100000 points');
   });
 });
@@ -202,8 +221,7 @@ describe("chartModel with metrics named after Object.prototype's members", () =>
         ],
         smoothing: { kind: 'none' },
         ignoreOutliers: false,
-        width: 164,
-        height: 138,
+        width: 100,
       });
       expect(model.lines.map((l) => l.id)).toEqual(['run-1']);
       expect(model.summary).toContain(`run #2 did not log ${metric}.`);
