@@ -148,8 +148,20 @@ function tokensPerUpdate(
   if (!lengths) {
     return { ok: false, reason: `this ${run.algorithm} run did not log response_length/mean` };
   }
+  // The count changes only at live changes: worked out once per stretch between them (a config
+  // per update would copy the settings 100k times for a 100k-update run).
+  const steps = [
+    ...new Set(run.events.flatMap((e) => (e.kind === 'hyperparams' ? [e.step] : []))),
+  ].sort((a, b) => a - b);
+  const counts = new Map<number, number>();
+  let applied = 0;
   const perUpdate = Array.from({ length: n }, (_, i) => {
-    const count = completions.count(configAt(run, i + 1));
+    while (applied < steps.length && steps[applied]! <= i + 1) applied++;
+    let count = counts.get(applied);
+    if (count === undefined) {
+      count = completions.count(configAt(run, i + 1));
+      counts.set(applied, count);
+    }
     return (lengths[i] ?? NaN) * count;
   });
   // Dynamic sampling (DAPO) generates extra rounds whose dropped groups are not in

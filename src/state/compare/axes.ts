@@ -93,7 +93,7 @@ const axisMemo = new WeakMap<
 function computeAxis(run: RunView, axis: XAxis): RunAxis {
   let last = 0;
   for (const name of AXIS_SOURCES) last = Math.max(last, run.series[name]?.x.at(-1) ?? 0);
-  if (last <= MAX_POINTS) {
+  if (last <= MAX_POINTS || everyUpdateKept(run, last)) {
     const result = xValues(runRecord(run, AXIS_SOURCES), axis);
     if (!result.ok) return result;
     const { values, source, note } = result;
@@ -108,6 +108,18 @@ function computeAxis(run: RunView, axis: XAxis): RunAxis {
     };
   }
   return blockAxis(run, axis);
+}
+
+/**
+ * Whether each axis source holds every update from 1 to `last` (an imported run, which the lab
+ * never merged): then the per-update path is exact and costs O(updates) with plain arrays,
+ * where the block path would build sets and maps of 100k updates.
+ */
+function everyUpdateKept(run: RunView, last: number): boolean {
+  return AXIS_SOURCES.every((name) => {
+    const x = run.series[name]?.x;
+    return !x || x.length === 0 || (x.length === last && x[0] === 1 && x[last - 1] === last);
+  });
 }
 
 /** runAxis for long runs: one pseudo-update per kept update (see runAxis). */

@@ -55,6 +55,8 @@ describe('runs as records and axes', () => {
     expect(axis.at(10_999)).toBe(10_999);
     expect(axis.at(11_000)).toBeNaN();
     expect(axis.note).toBe('unknown from update 11000 on: that update has no known episode length');
+    // Read per update, not in blocks: its points' x stay put, so a redraw extends them.
+    expect(axis.stable).toBe(true);
   });
 
   it('gives the reason when a long run has no axis', () => {
