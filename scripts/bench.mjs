@@ -10,7 +10,8 @@
 //
 //   npm run bench [-- --quick] [--node-only | --browser-only] [--no-ui]
 //                 [--suites=token-logprobs,log-softmax]
-//                 [--suites=ui-frames [--ui-backend=webgpu] [--ui-profile=four-runs.cpuprofile]]
+//                 [--suites=ui-frames [--ui-backend=webgpu] [--ui-profile=four-runs.cpuprofile]
+//                                     [--ui-scenarios=idle,four-runs,100k,switch]]
 //                 [--suites=lesson-times [--lessons=03-ppo,04-grpo/01] [--backends=cpu,webgpu]
 //                                        [--widget-timeout=180]]
 import { spawn } from 'node:child_process';
@@ -50,6 +51,7 @@ const options = {
   suites: kernelSuites,
   uiBackend,
   uiProfile: value('ui-profile'),
+  uiScenarios: value('ui-scenarios')?.split(',').filter(Boolean),
 };
 
 /** @param {string} prefix */

@@ -144,6 +144,8 @@ export interface BenchOptions {
   uiBackend?: 'cpu' | 'webgpu';
   /** `--ui-profile=FILE`: a main-thread CPU profile of the four-runs window (.cpuprofile). */
   uiProfile?: string;
+  /** `--ui-scenarios=switch,100k`: only these UI scenarios (idle, four-runs, 100k, switch). */
+  uiScenarios?: string[];
 }
 
 /** Everything a suite gets from its environment. */

@@ -12,6 +12,10 @@ export const FRAME_BUDGET_MS = 16.7;
 /** The vsync period headless Chromium draws at (60 Hz). */
 export const VSYNC_MS = 1000 / 60;
 
+/** The longest main-thread task a switch of x-axis or smoothing of a 100k-point run may take. */
+export const SWITCH_TASK_MS = 50;
+/** The switch scenario's row, which carries its longest task (renderUiTarget reads it). */
+export const SWITCH_ROW = '100k: switch x-axis and smoothing';
 /** The baseline row (the lab page with no runs); the target line quotes its p95. */
 export const IDLE_ROW = 'lab page idle';
 

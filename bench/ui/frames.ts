@@ -35,8 +35,18 @@ import { ImportError, parseRunFile } from '../../src/compare/run-file';
 import { runCatalog } from '../../src/worker/run-spec';
 import type { BenchOptions, EnvResult, FrameStats, Measurement, SuiteResult } from '../core/types';
 import { BIG_RUN_METRICS, MAX_IMPORT_UPDATES, bigRunFile } from './big-run';
-import { FRAME_BUDGET_MS, IDLE_ROW, phases, round2, UI_SUITE, windowStats } from './frame-stats';
+import {
+  FRAME_BUDGET_MS,
+  IDLE_ROW,
+  phases,
+  round2,
+  SWITCH_ROW,
+  SWITCH_TASK_MS,
+  UI_SUITE,
+  windowStats,
+} from './frame-stats';
 import { chartShows, markPhase, startRecorder, stopRecorder, watchImport } from './recorder';
+import { longestTraceTasks, TASK_TRACE_CATEGORIES, type TraceEvent } from './task-trace';
 
 /** The issue's target: 100k points per series. */
 export const TARGET_UPDATES = 100_000;
@@ -76,11 +86,14 @@ export async function runUiFrames(
     const gpu = await chromiumGpu(browser);
     notes.push(`Chromium's GPU (compositing): ${gpu.line}`);
     const measurements: Measurement[] = [];
-    for (const [name, scenario] of [
-      [IDLE_ROW, idleLab],
-      ['four runs training', fourRuns],
-      ['100k points per series', bigRun],
-    ] as const) {
+    const scenarios = [
+      ['idle', IDLE_ROW, idleLab],
+      ['four-runs', 'four runs training', fourRuns],
+      ['100k', '100k points per series', bigRun],
+      ['switch', SWITCH_ROW, switchTasks],
+    ] as const;
+    for (const [key, name, scenario] of scenarios) {
+      if (options.uiScenarios && !options.uiScenarios.includes(key)) continue;
       log(`scenario: ${name}`);
       const context = await browser.newContext({ viewport: VIEWPORT });
       try {
@@ -120,6 +133,7 @@ function suiteOf(measurements: Measurement[], options: BenchOptions): SuiteResul
       `four runs training: ${FOUR_RUNS.map(planLabel).join(', ')}, created through the New run form at /?backend=${uiBackend(options)}#/lab (language models with 5 SFT steps), started, then ${warm / 1000} s of streaming before ${record / 1000} s of recording with no input`,
       `100k points: a GRPO lab-run file of ${TARGET_UPDATES.toLocaleString('en')} updates × ${BIG_RUN_METRICS.length} metrics (seeded, bench/ui/big-run.ts) imported through the Share panel. Row "import": from setting the file to 1 s after the primary chart drew every point (importToChartMs: from the file input's change event to then); then one row per kind of redraw forced`,
       `the import takes at most ${MAX_IMPORT_UPDATES.toLocaleString('en')} updates of ${BIG_RUN_METRICS.length} series (IMPORT_LIMITS.maxPoints, values over all series)`,
+      `${SWITCH_ROW}: the same 100k-update file imported, then each switch of smoothing and x-axis followed by a settle window, in 3 rounds (1 with --quick); the phase rows' frames are the first round's; the longest main-thread task of each switch comes from a Chromium trace (bench/ui/task-trace.ts: RunTask events of the renderer's main thread): longestTaskMs its wall time, the worst over all rounds, medianLongestTaskMs the median over the switches; …CpuMs the same in thread time (the CPU the main thread spent, without waits for a core on a busy machine); target ≤ ${SWITCH_TASK_MS} ms`,
       'rows marked · are phases of the row above them',
     ],
     baseline: 'four runs training',
@@ -324,6 +338,116 @@ async function bigRun(
     ),
     ...redraws.map((p) => rowOf(` · ${p.name}`, shape, windowStats(rec, p.from, p.to))),
   ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenario 3: the longest main-thread task of each switch of smoothing and x-axis, 100k points
+
+async function switchTasks(
+  context: BrowserContext,
+  baseUrl: string,
+  options: BenchOptions,
+  log: Log,
+): Promise<Measurement[]> {
+  const catalog = runCatalog();
+  const updates = Math.min(TARGET_UPDATES, MAX_IMPORT_UPDATES);
+  const page = await openLab(context, baseUrl, uiBackend(options), log, []);
+  await page.getByTestId('import-file').setInputFiles({
+    name: 'bench-100k.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(bigRunFile(catalog, updates, 7)),
+  });
+  // Waits on the import's own message, not on a chart's markup, so that any chart code runs it.
+  await page
+    .getByTestId('import-message')
+    .filter({ hasText: `${updates} updates` })
+    .waitFor({ timeout: 180_000 });
+  await sleep(3_000);
+  await page.getByTestId('compare-view').scrollIntoViewIfNeeded();
+  // The selects are found once, before timing: Playwright's locators run their role and label
+  // lookups on the page's main thread, which the trace would count as the page's own work. A
+  // switch then sets the value and fires 'change', as a choice in the select does.
+  const controls = page.getByRole('group', { name: 'Chart settings' });
+  await controls
+    .getByLabel('Smoothing')
+    .evaluate((el) => el.setAttribute('data-bench', 'smoothing'));
+  await controls.getByLabel('X-axis').evaluate((el) => el.setAttribute('data-bench', 'x-axis'));
+  const choose = (select: string, value: string) => () =>
+    page.evaluate(
+      ([select, value]) => {
+        const el = document.querySelector<HTMLSelectElement>(`[data-bench="${select}"]`);
+        if (!el) throw new Error(`no ${select} select`);
+        el.value = value;
+        el.dispatchEvent(new Event('change', { bubbles: true }));
+      },
+      [select, value] as const,
+    );
+  const switches: [string, () => Promise<unknown>][] = [
+    ['smoothing → moving average', choose('smoothing', 'moving-average')],
+    ['smoothing → none', choose('smoothing', 'none')],
+    ['smoothing → EMA', choose('smoothing', 'ema')],
+    ['x-axis → tokens', choose('x-axis', 'tokens')],
+    ['x-axis → wall time', choose('x-axis', 'wall_time')],
+    ['x-axis → update', choose('x-axis', 'update')],
+  ];
+  // Three rounds (one with --quick): on a busy machine one switch can wait on other processes.
+  const rounds = options.quick ? 1 : 3;
+  const settle = options.quick ? 1_000 : 1_500;
+  const browser = context.browser();
+  if (!browser) throw new Error('no browser to trace');
+  await browser.startTracing(page, { categories: TASK_TRACE_CATEGORIES });
+  await page.evaluate(startRecorder);
+  const windows: { name: string; from: number; to: number }[] = [];
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, act] of switches) {
+      await page.evaluate(markPhase, name);
+      const from = await page.evaluate((n) => {
+        console.timeStamp(`start ${n}`);
+        return performance.now();
+      }, name);
+      await act();
+      await sleep(settle);
+      const to = await page.evaluate((n) => {
+        console.timeStamp(`end ${n}`);
+        return performance.now();
+      }, name);
+      windows.push({ name, from, to });
+    }
+  }
+  const rec = await page.evaluate(stopRecorder);
+  const trace = JSON.parse((await browser.stopTracing()).toString()) as {
+    traceEvents: TraceEvent[];
+  };
+  const tasks = longestTraceTasks(trace.traceEvents);
+  if (tasks.length !== windows.length) {
+    throw new Error(`the trace holds ${tasks.length} of ${windows.length} switch windows`);
+  }
+  const shape = { updates, series: BIG_RUN_METRICS.length };
+  const summary = (of: readonly { ms: number; cpuMs: number }[]) => {
+    const wall = of.map((t) => t.ms).sort((a, b) => a - b);
+    const cpu = of.map((t) => t.cpuMs).sort((a, b) => a - b);
+    const median = (v: number[]) => round2(v[Math.floor(v.length / 2)]!);
+    return {
+      longestTaskMs: round2(wall[wall.length - 1]!),
+      medianLongestTaskMs: median(wall),
+      longestTaskCpuMs: round2(cpu[cpu.length - 1]!),
+      medianLongestTaskCpuMs: median(cpu),
+    };
+  };
+  const rows = switches.map(([name]) => {
+    const mine = tasks.filter((t) => t.name === name);
+    const first = windows.find((w) => w.name === name)!;
+    log(
+      `${name}: longest main-thread task per round ${mine.map((t) => `${round2(t.ms)} ms (CPU ${round2(t.cpuMs)})`).join(', ')}`,
+    );
+    return rowOf(` · ${name}`, shape, windowStats(rec, first.from, first.to, summary(mine)));
+  });
+  const all = windowStats(rec, windows[0]!.from, Infinity, {
+    ...summary(tasks),
+    rounds,
+    targetMs: SWITCH_TASK_MS,
+  });
+  return [rowOf(SWITCH_ROW, shape, all), ...rows];
 }
 
 /** Drags the EMA weight slider right then left across most of its track, `moves` moves each way. */

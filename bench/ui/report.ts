@@ -1,7 +1,7 @@
 /** The printed tables of the UI frame bench (env 'chromium-ui'). Pure: no I/O. */
 import { formatMs, formatTable } from '../core/stats';
 import type { EnvResult, SuiteResult } from '../core/types';
-import { FRAME_BUDGET_MS, IDLE_ROW, vsyncsOf } from './frame-stats';
+import { FRAME_BUDGET_MS, IDLE_ROW, SWITCH_ROW, SWITCH_TASK_MS, vsyncsOf } from './frame-stats';
 
 export function renderFrameSuite(suite: SuiteResult): string {
   const footnotes: string[] = [];
@@ -71,6 +71,17 @@ export function renderUiTarget(results: EnvResult[], suiteName: string): string[
   const lines: string[] = [];
   for (const { env, suites } of results) {
     const rows = suites.find((s) => s.suite === suiteName)?.measurements ?? [];
+    const switched = rows.find((m) => m.impl === SWITCH_ROW)?.frames?.details;
+    if (switched?.longestTaskMs !== undefined) {
+      const d = switched;
+      const verdict = (ms: number | undefined) =>
+        ms === undefined ? '?' : ms <= SWITCH_TASK_MS ? 'met' : 'MISSED';
+      lines.push(
+        `${env.name} switching x-axis or smoothing of a 100k-point run, longest main-thread task (target ≤ ${SWITCH_TASK_MS} ms): ` +
+          `thread time ${formatMs(d.longestTaskCpuMs ?? NaN)} ms worst, ${formatMs(d.medianLongestTaskCpuMs ?? NaN)} ms median over the switches (${verdict(d.longestTaskCpuMs)}); ` +
+          `wall time ${formatMs(d.longestTaskMs ?? NaN)} ms worst, ${formatMs(d.medianLongestTaskMs ?? NaN)} ms median (${verdict(d.longestTaskMs)}; counts waits for a core on a busy machine)`,
+      );
+    }
     const row = rows.find((m) => m.impl === 'four runs training');
     if (!row) continue;
     if (row.status !== 'ok' || !row.frames) {
