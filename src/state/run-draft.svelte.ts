@@ -80,12 +80,16 @@ export class RunDraft {
    * turn budget for agent tasks) replace the algorithm's defaults.
    */
   selectTask(task: string): void {
+    // The last task's recommended settings go back to the algorithm's defaults first.
+    const defaults = this.info?.defaults ?? {};
+    for (const field of Object.keys(this.taskInfo?.recommended.settings?.[this.algo] ?? {})) {
+      if (Object.hasOwn(defaults, field)) this.config[field] = defaults[field] ?? null;
+    }
     this.task = task;
     this.start = 'new';
     const info = this.taskInfo;
     this.taskOptions = { ...(info?.defaults ?? {}) };
     const recommended = info?.recommended ?? {};
-    const defaults = this.info?.defaults ?? {};
     if ('maxNewTokens' in this.config) {
       this.config.maxNewTokens = recommended.maxNewTokens ?? defaults.maxNewTokens ?? null;
     }
@@ -94,6 +98,18 @@ export class RunDraft {
     // within 20 updates, where a new model would spend them warming up.
     const start = this.startingModels.find((m) => m.name === recommended.start);
     if (start) this.selectStart(`shipped:${start.name}`);
+    this.applyTaskSettings();
+  }
+
+  /**
+   * The settings the task recommends for this algorithm from its shipped start (e.g. GRPO's two
+   * passes over a batch on copy), over the algorithm's defaults; only fields the algorithm has.
+   */
+  private applyTaskSettings(): void {
+    const settings = this.taskInfo?.recommended.settings?.[this.algo] ?? {};
+    for (const [field, value] of Object.entries(settings)) {
+      if (Object.hasOwn(this.config, field)) this.config[field] = value;
+    }
   }
 
   /** The algorithm can train through a curriculum and the task has more than one rung. */
@@ -213,6 +229,7 @@ export class RunDraft {
     if (info?.family === 'lm' && maxNewTokens !== undefined && 'maxNewTokens' in this.config) {
       this.config.maxNewTokens = maxNewTokens;
     }
+    if (info?.family === 'lm') this.applyTaskSettings();
     if (info?.family === 'env') {
       this.env = env && info.envs.includes(env) ? env : (info.envs[0] ?? '');
     }

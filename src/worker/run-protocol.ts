@@ -273,7 +273,13 @@ export interface TaskInfo {
    * Trainer settings the task needs (applied by the form when the task is picked), and the shipped
    * model a new run starts from by default.
    */
-  recommended: { maxNewTokens?: number; sftSteps?: number; start?: string };
+  recommended: {
+    maxNewTokens?: number;
+    sftSteps?: number;
+    start?: string;
+    /** Per algorithm, settings that make a run from `start` learn visibly. */
+    settings?: Readonly<Record<string, Readonly<Record<string, number>>>>;
+  };
   /** The options of each rung of its curriculum, easiest first. */
   levels: Settings[];
 }

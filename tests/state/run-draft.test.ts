@@ -46,4 +46,18 @@ describe('RunDraft: the start a task recommends', () => {
     expect(draft.start).toBe('new');
     expect(draft.spec.sftSteps).toBeGreaterThan(0);
   });
+
+  it("applies the settings the task recommends for each algorithm's run from its start", () => {
+    const grpo = new RunDraft(catalog, { algo: 'grpo', task: 'copy' });
+    expect(grpo.spec.config).toMatchObject({ iterations: 2, promptsPerUpdate: 8, lr: 1e-3 });
+    grpo.select('ppo');
+    expect(grpo.spec.config).toMatchObject({ promptsPerUpdate: 64, lr: 1e-3 });
+    // DPO has no recommended settings on copy: its defaults as they are.
+    grpo.select('dpo');
+    expect(grpo.spec.config).toMatchObject({ promptsPerUpdate: 8, beta: 0.1 });
+    // Another task without them: the algorithm's own defaults (verl's ppo_epochs 1).
+    grpo.select('grpo');
+    grpo.selectTask('sort');
+    expect(grpo.spec.config).toMatchObject({ iterations: 1 });
+  });
 });
