@@ -12,7 +12,7 @@ import { buildPresetSpec, presetBudget, PRESETS } from '../lessons/presets';
 import { presetSummary, type PresetSummary } from '../lessons/seed-summary';
 import { PROPOSED_METRICS } from '../compare/x-axis';
 import { requestedBackend } from './backend-request';
-import { runRecord } from './compare/run-view';
+import { runRecord } from './compare-view/run-view';
 import type { LabRun, RunManager } from './runs.svelte';
 
 /** What the summary reads of each run besides the charted metric (see x-axis.ts's sources). */

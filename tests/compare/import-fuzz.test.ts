@@ -22,9 +22,9 @@ import {
   URL_STATE_MAX_LENGTH,
   URL_STATE_VERSION,
 } from '../../src/compare/url-state';
-import { chartModel } from '../../src/state/compare/chart-model';
-import { finalTableModel } from '../../src/state/compare/final-table-model';
-import { UPDATE_AXIS } from '../../src/state/compare/axes';
+import { chartModel } from '../../src/state/compare-view/chart-model';
+import { finalTableModel } from '../../src/state/compare-view/final-table-model';
+import { UPDATE_AXIS } from '../../src/state/compare-view/axes';
 import type { RunCheckpoint } from '../../src/worker/run-checkpoint';
 import {
   answer,

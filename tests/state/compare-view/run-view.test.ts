@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runRecord } from '../../../src/state/compare/run-view';
+import { runRecord } from '../../../src/state/compare-view/run-view';
 import { view } from './helpers';
 
 describe('runs as records and axes', () => {

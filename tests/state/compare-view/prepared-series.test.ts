@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { smooth, type Smoothing } from '../../../src/compare/smoothing';
-import { UPDATE_AXIS } from '../../../src/state/compare/axes';
-import { preparedSeries, Smoother } from '../../../src/state/compare/prepared-series';
+import { UPDATE_AXIS } from '../../../src/state/compare-view/axes';
+import { preparedSeries, Smoother } from '../../../src/state/compare-view/prepared-series';
 
 describe('Smoother and preparedSeries', () => {
   const smoothings: fc.Arbitrary<Smoothing> = fc.oneof(

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bandGrid, resample } from '../../../src/state/compare/resample';
+import { bandGrid, resample } from '../../../src/state/compare-view/resample';
 
 describe('resample and bandGrid', () => {
   it('interpolates linearly inside the run and gives NaN outside', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseWindow } from '../../../src/state/compare/window-input';
+import { parseWindow } from '../../../src/state/compare-view/window-input';
 
 describe('parseWindow', () => {
   it('accepts whole numbers in [1, 1000], from the number field or text', () => {

@@ -1,10 +1,10 @@
 /**
- * Runs and axes shared by the compare-view tests (tests/state/compare/*.test.ts): a q-learning run
+ * Runs and axes shared by the compare-view tests (tests/state/compare-view/*.test.ts): a q-learning run
  * as the compare view reads it, the same run as a chart reads it, and axes from given x values.
  */
-import { UPDATE_AXIS, type RunAxis } from '../../../src/state/compare/axes';
-import type { ChartRun } from '../../../src/state/compare/chart-types';
-import type { RunView } from '../../../src/state/compare/run-view';
+import { UPDATE_AXIS, type RunAxis } from '../../../src/state/compare-view/axes';
+import type { ChartRun } from '../../../src/state/compare-view/chart-types';
+import type { RunView } from '../../../src/state/compare-view/run-view';
 import { defaultsOf } from '../../compare/fixtures';
 
 export const UPDATE = UPDATE_AXIS;

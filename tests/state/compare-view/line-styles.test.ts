@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COLORBLIND_SAFE_PALETTE, dashStyle } from '../../../src/state/compare/line-styles';
+import { COLORBLIND_SAFE_PALETTE, dashStyle } from '../../../src/state/compare-view/line-styles';
 
 describe('palette and dash styles', () => {
   // WCAG 2 relative luminance and contrast, written out here so the test does not trust the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chartModel } from '../../../src/state/compare/chart-model';
+import { chartModel } from '../../../src/state/compare-view/chart-model';
 import { chartRun, tokensAxis } from './helpers';
 
 describe('chartModel', () => {

@@ -1,8 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { UPDATE_AXIS } from '../../../src/state/compare/axes';
-import { preparedSeries } from '../../../src/state/compare/prepared-series';
-import { minMaxIndices, thinnedSeries, thinningEnd } from '../../../src/state/compare/thinning';
+import { UPDATE_AXIS } from '../../../src/state/compare-view/axes';
+import { preparedSeries } from '../../../src/state/compare-view/prepared-series';
+import {
+  minMaxIndices,
+  thinnedSeries,
+  thinningEnd,
+} from '../../../src/state/compare-view/thinning';
 
 describe('minMaxIndices', () => {
   it('keeps every point when there are at most 2 per bucket', () => {

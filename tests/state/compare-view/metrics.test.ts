@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chartMetrics, moreMetrics } from '../../../src/state/compare/metrics';
+import { chartMetrics, moreMetrics } from '../../../src/state/compare-view/metrics';
 
 describe('chartMetrics and moreMetrics', () => {
   const present = new Set([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { finalTableModel, sortedRowOrder } from '../../../src/state/compare/final-table-model';
+import { finalTableModel, sortedRowOrder } from '../../../src/state/compare-view/final-table-model';
 import { catalog, defaultsOf } from '../../compare/fixtures';
 import { view } from './helpers';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pointsOnAxis, runAxis } from '../../../src/state/compare/axes';
+import { pointsOnAxis, runAxis } from '../../../src/state/compare-view/axes';
 import { tokensAxis, UPDATE, view } from './helpers';
 
 describe('runs as records and axes', () => {

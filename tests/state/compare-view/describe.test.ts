@@ -5,7 +5,7 @@ import {
   describeTrend,
   groupLabel,
   shortName,
-} from '../../../src/state/compare/describe';
+} from '../../../src/state/compare-view/describe';
 import { tokensAxis, UPDATE } from './helpers';
 
 describe('words', () => {
