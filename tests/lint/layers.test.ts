@@ -14,7 +14,9 @@ async function layerErrors(file: string, code: string): Promise<string[]> {
   return result!.messages.filter((m) => m.ruleId === 'local/layers').map((m) => m.message);
 }
 
-describe('the layer rule', () => {
+// The first lint loads the whole ESLint config (TypeScript and Svelte parsers): about 5 s on a
+// busy 2-core machine, at Vitest's default limit.
+describe('the layer rule', { timeout: 30_000 }, () => {
   it('refuses an import that points up the layer order', async () => {
     const errors = await layerErrors('src/models/x.ts', "export { y } from '../rl/y';\n");
     expect(errors).toEqual(["'../rl/y': src/models may not import src/rl: it is a layer above."]);
