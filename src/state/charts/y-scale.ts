@@ -89,7 +89,9 @@ const powerOfTen = (k: number) => Number(`1e${k}`);
 
 /** [lo, hi] widened to multiples of a round step (1, 2 or 5 × 10^k, at most about eight steps). */
 export function niceRange(lo: number, hi: number): { min: number; max: number } {
-  if (lo === hi) {
+  // A span near the values' float resolution (a nearly flat series at a large value) counts as
+  // flat: ticks stepped by it could not advance (uPlot's splits then never end).
+  if (hi - lo <= 1e-9 * Math.max(Math.abs(lo), Math.abs(hi))) {
     const pad = lo === 0 ? 0.5 : Math.abs(lo) * 0.05;
     return { min: lo - pad, max: hi + pad };
   }
@@ -99,6 +101,5 @@ export function niceRange(lo: number, hi: number): { min: number; max: number } 
   // + 0: −0 (a ceiling of a small negative) labels as "-0".
   const min = Math.floor(lo / step) * step + 0;
   const max = Math.ceil(hi / step) * step + 0;
-  // A step below the values' float resolution (a nearly flat series at a large value).
-  return min < max ? { min, max } : { min: lo, max: hi };
+  return { min, max };
 }

@@ -28,6 +28,20 @@ export function plotData(spec: PlotSpec): uPlot.AlignedData {
 }
 
 /**
+ * [min, max] that uPlot can split into ticks: its splits step from min by an increment until
+ * max, and an increment below the float resolution of the values never gets there (an endless
+ * loop that ends in "Invalid array length"). y-scale.ts already widens such ranges; this guards
+ * every range handed to uPlot, x included.
+ */
+export function safeRange(min: number, max: number): [number, number] {
+  if (!Number.isFinite(min) || !Number.isFinite(max)) return [0, 1];
+  const scale = Math.max(Math.abs(min), Math.abs(max));
+  if (max - min > 1e-9 * scale && max > min) return [min, max];
+  const pad = scale === 0 ? 0.5 : scale * 0.05;
+  return [min - pad, max + pad];
+}
+
+/**
  * A key of what the options depend on beyond the data and ranges: a chart whose key is unchanged
  * only gets new data (setData), otherwise it is built anew.
  */
@@ -104,11 +118,11 @@ export function plotOptions(
       fill: withAlpha(b.color, 0.25),
     })),
     scales: {
-      x: { time: false, range: () => [ranges.current.x.min, ranges.current.x.max] },
+      x: { time: false, range: () => safeRange(ranges.current.x.min, ranges.current.x.max) },
       y: {
         distr: spec.y.kind === 'log' ? 3 : 1,
         log: 10,
-        range: () => [ranges.current.y.min, ranges.current.y.max],
+        range: () => safeRange(ranges.current.y.min, ranges.current.y.max),
       },
     },
     axes: [

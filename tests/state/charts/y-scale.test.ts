@@ -56,5 +56,11 @@ describe('yScale', () => {
   it('widens a flat range around its value', () => {
     expect(niceRange(5, 5)).toEqual({ min: 4.75, max: 5.25 });
     expect(niceRange(0, 0)).toEqual({ min: -0.5, max: 0.5 });
+    // Nearly flat at a large value: a span near float resolution would give ticks that never
+    // advance (an endless loop of axis splits); it is widened like a flat one.
+    expect(niceRange(1123.75, 1123.75 + 1e-12)).toEqual({
+      min: 1123.75 - 56.1875,
+      max: 1123.75 + 1e-12 + 56.1875,
+    });
   });
 });
