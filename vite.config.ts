@@ -52,6 +52,9 @@ export default defineConfig({
           // machine runs every file one after another; these tests are single-threaded and
           // CPU-bound, so a second worker nearly halves the layer.
           maxWorkers: '100%',
+          // Vitest's 5 s default sits near the time of the slower unit tests (model set-up,
+          // ESLint's first lint) when the machine is busy; a hang still fails in 30 s.
+          testTimeout: 30_000,
         },
       },
       {
