@@ -5,6 +5,7 @@
  */
 import { own } from '../util/own';
 import { halveSeries } from './chart';
+import type { GoalStop, LessonGoal } from './lesson-goal';
 import type { RunPort } from './run-port';
 import { STORED_RUN_VERSION, type Series, type StoredRun } from './run-store';
 import type {
@@ -55,6 +56,12 @@ export class LabRun {
   inspection = $state.raw<Inspection | undefined>(undefined);
   /** The lesson widget that opened the run ('lesson-id#widget-id'): it shows the run again. */
   origin: string | undefined;
+  /** A lesson run's check and budget: where it stops by itself (lesson-goal.ts). */
+  goal: LessonGoal | undefined;
+  /** The update at which its goal's check first passed, if it did. */
+  checkPassedAt = $state<number | undefined>(undefined);
+  /** Why its goal paused it, until it trains again. */
+  stoppedBy = $state<GoalStop | undefined>(undefined);
 
   /** The run's worker; undefined while the run is only stored (it starts on the first command). */
   port: RunPort | undefined;
@@ -80,6 +87,8 @@ export class LabRun {
     run.steps = stored.steps;
     if (stored.backendLine) run.storedBackend = stored.backendLine;
     run.origin = stored.origin;
+    run.goal = stored.goal;
+    run.checkPassedAt = stored.checkPassedAt;
     run.inspection = stored.inspection;
     return run;
   }
@@ -102,6 +111,8 @@ export class LabRun {
         ? { backendLine: this.backend?.line ?? this.storedBackend }
         : {}),
       ...(this.origin !== undefined ? { origin: this.origin } : {}),
+      ...(this.goal ? { goal: this.goal } : {}),
+      ...(this.checkPassedAt !== undefined ? { checkPassedAt: this.checkPassedAt } : {}),
       ...(this.inspection ? { inspection: this.inspection } : {}),
       // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a timestamp, not state
       savedAt: new Date().toISOString(),

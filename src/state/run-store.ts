@@ -6,6 +6,7 @@
  * store that keeps nothing and says why, so the lab still works.
  */
 import { checkpointFromRecord, RUN_CHECKPOINT_VERSION } from '../worker/run-checkpoint';
+import type { LessonGoal } from './lesson-goal';
 import type { CheckpointStorePort } from './run-checkpoints';
 import {
   type Inspection,
@@ -41,6 +42,9 @@ export interface StoredRun {
    * run again when the reader comes back, after a reload too.
    */
   origin?: string;
+  /** A lesson run's check and budget (lesson-goal.ts), and the update its check first passed at. */
+  goal?: LessonGoal;
+  checkPassedAt?: number;
   /** Its last update's samples (kept-inspection.ts, bounded), for the inspector once stored. */
   inspection?: Inspection;
   savedAt: string;

@@ -68,3 +68,31 @@ export function timeLeftText(
   const updates = left === 1 ? '1 update' : `${left} updates`;
   return `about ${duration(each * left)} left: ${updates} to ${budget} at ${each.toFixed(1)} s each`;
 }
+
+/** The parts of a LabRun the whole wait line is read from. */
+export interface TimedRun extends WaitingRun {
+  spec: { task?: string };
+  series: Record<string, { y: readonly number[] }>;
+  /** A lesson run's budget (lesson-goal.ts); a lab run has none. */
+  goal: { budget?: number } | undefined;
+  checkPassedAt: number | undefined;
+}
+
+/**
+ * What a lesson widget and a lab run card both say while a run is waited on: its phase, and
+ * about how long is left where the run has a budget — a lesson run of a language model whose
+ * check has not passed yet. A lab run has no budget: its phase alone.
+ */
+export function waitLine(run: TimedRun): { phase?: string; timeLeft?: string } {
+  const languageModel = run.spec.task !== undefined;
+  const phase = phaseText(run, languageModel);
+  const budget = run.goal?.budget;
+  const timeLeft =
+    run.status === 'running' &&
+    languageModel &&
+    budget !== undefined &&
+    run.checkPassedAt === undefined
+      ? timeLeftText(run.series['timing_s/step']?.y ?? [], run.steps, budget)
+      : undefined;
+  return { ...(phase ? { phase } : {}), ...(timeLeft ? { timeLeft } : {}) };
+}

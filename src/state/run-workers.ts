@@ -17,8 +17,11 @@ export interface RunWorkersOptions {
   spawn: () => RunPort;
   /** Turns at training shared by the runs' workers; none: every worker trains freely. */
   slots?: TrainingSlots;
-  /** A message its run has just taken in (the manager saves and checkpoints after it). */
-  received(run: LabRun, message: RunMessage): void;
+  /**
+   * A message its run has just taken in (the manager saves and checkpoints after it, and holds a
+   * lesson run to its goal); `before`: the run's updates before the message.
+   */
+  received(run: LabRun, message: RunMessage, before: number): void;
   /** The run's worker died or hung: the run is marked failed and has no worker any more. */
   lost(run: LabRun): void;
 }
@@ -67,8 +70,9 @@ export class RunWorkers {
       hang?.alive();
       // A refused or dead worker's late messages must not touch the run (or its successor).
       if (run.port !== port) return;
+      const before = run.steps;
       run.receive(message);
-      this.options.received(run, message);
+      this.options.received(run, message, before);
     });
     try {
       const turns = this.options.slots?.forRun();

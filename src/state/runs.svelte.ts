@@ -3,13 +3,16 @@
  * the list and the commands (create, start, pause, park, fork, reset, export). The main thread
  * never trains. Its parts, one file each: lab-run.svelte.ts (a run as the UI shows it),
  * run-workers.ts (worker lifecycle), run-saves.ts (storage, with the last update),
- * run-room.ts (the limit of runs at once), run-checkpoints.ts and training-slots.ts.
+ * run-room.ts (the limit of runs at once), run-goals.ts (where a lesson run stops by itself),
+ * run-checkpoints.ts and training-slots.ts.
  */
 import { runToJson } from '../compare/run-file';
 import { keptInspection } from './kept-inspection';
 import { LabRun } from './lab-run.svelte';
+import { goalMet, type LessonGoal } from './lesson-goal';
 import { COLORBLIND_SAFE_PALETTE } from './palette';
 import { PARK_WAIT_MS, RunCheckpoints, type CheckpointStorePort } from './run-checkpoints';
+import { RunGoals } from './run-goals';
 import type { CatalogPort, RunPort } from './run-port';
 import { liveCount, runToPark } from './run-room';
 import { RunSaves } from './run-saves';
@@ -70,6 +73,8 @@ export class RunManager {
   private readonly saves: RunSaves;
   /** Worker lifecycle: start, build, end, and a dead or hung worker's run marked failed. */
   private readonly workers: RunWorkers;
+  /** Lesson runs held to their check and budget, with or without their widget on the page. */
+  private readonly goals: RunGoals;
 
   constructor(private readonly options: RunManagerOptions) {
     this.storageNote = options.store?.unavailable;
@@ -82,14 +87,21 @@ export class RunManager {
     this.workers = new RunWorkers({
       spawn: options.spawn,
       slots: options.slots,
-      received: (run, message) => {
+      received: (run, message, before) => {
         if (message.type === 'status') this.checkpoints.follow(run);
-        if (message.type === 'update' && message.points.length) this.scheduleSave(run);
+        if (message.type === 'update' && message.points.length) {
+          this.scheduleSave(run);
+          this.goals.updated(run, before);
+        }
       },
       lost: (run) => {
         this.checkpoints.follow(run); // no more periodic checkpoints from a dead worker
         this.scheduleSave(run, 0);
       },
+    });
+    this.goals = new RunGoals({
+      pause: (run) => this.pause(run),
+      inspect: (run) => this.inspect(run),
     });
     this.checkpoints = new RunCheckpoints<LabRun>({
       store: options.checkpoints,
@@ -156,13 +168,15 @@ export class RunManager {
    * Creates a run and builds its worker; resolves once it is ready. `onAdded` gets the run as soon
    * as it exists, so a caller can show its set-up (warm-up, reward model) while it is built.
    * `origin`: the lesson widget opening it (LabRun.origin); at the limit of runs at once, a lesson
-   * run is parked to make room for it.
+   * run is parked to make room for it. `goal`: the widget's check and budget, where the run stops
+   * by itself (lesson-goal.ts).
    */
   async create(
     spec: RunSpec,
     note = '',
     onAdded?: (run: LabRun) => void,
     origin?: string,
+    goal?: LessonGoal,
   ): Promise<LabRun> {
     if (origin !== undefined) await this.makeRoom();
     const where = spec.env ?? spec.task ?? '';
@@ -171,6 +185,7 @@ export class RunManager {
       spec,
     );
     run.origin = origin;
+    run.goal = goal;
     onAdded?.(run);
     await this.command(run, () => this.ensureWorker(run));
     return run;
@@ -231,6 +246,7 @@ export class RunManager {
   }
 
   start(run: LabRun): Promise<void> {
+    run.stoppedBy = undefined;
     return this.command(run, async () => {
       await this.ensureWorker(run);
       await run.port!.api.start();
@@ -247,6 +263,7 @@ export class RunManager {
   }
 
   step(run: LabRun): Promise<void> {
+    run.stoppedBy = undefined;
     return this.command(run, async () => {
       await this.ensureWorker(run);
       await run.port!.api.step();
@@ -318,6 +335,7 @@ export class RunManager {
       run.backend = undefined;
       run.storedBackend = undefined;
       run.inspection = run.phase = undefined;
+      run.checkPassedAt = run.stoppedBy = undefined;
       void this.checkpoints.drop(run); // from another history now
       await this.ensureWorker(run);
     });
@@ -326,9 +344,9 @@ export class RunManager {
   /**
    * Ends the run's worker but keeps the run, as a stored run: its metrics and events stay, its
    * checkpoint and last update are taken first, and training it again resumes (or replays) to
-   * where it stopped. A lesson parks its widget's run when the reader leaves it not running (a
-   * running one trains on, to be watched in the lab), and makeRoom() parks lesson runs at the
-   * limit of runs at once: each run is a worker (a GPU device for language models).
+   * where it stopped. A lesson parks its widget's run when the reader leaves it (see leave), and
+   * makeRoom() parks lesson runs at the limit of runs at once: each run is a worker (a GPU device
+   * for language models).
    */
   park(run: LabRun): Promise<void> {
     return this.command(run, async () => {
@@ -337,12 +355,26 @@ export class RunManager {
       await this.checkpoints.take(run, PARK_WAIT_MS); // a stuck worker is ended all the same
       await this.saves.keepInspection(run, true);
       run.port = undefined;
-      run.phase = undefined;
+      run.phase = run.stoppedBy = undefined;
       await this.workers.end(port);
       run.status = 'stored';
       this.checkpoints.follow(run);
       this.scheduleSave(run, 0);
     });
+  }
+
+  /**
+   * The reader left the lesson that shows this run. A run training toward a goal that has an end
+   * (a language model short of its budget, its check not passed) trains on, to be watched in the
+   * lab (the tool-use lesson sends the reader to its inspector while it trains), and stops by
+   * itself there; any other is parked, so that no lesson run trains on unwatched for ever (one
+   * started again past its goal, or one with no budget) and the lessons' idle runs never fill
+   * the limit of runs at once.
+   */
+  leave(run: LabRun): Promise<void> {
+    const goal = run.goal;
+    const trainsOn = run.status === 'running' && goal?.budget !== undefined && !goalMet(goal, run);
+    return trainsOn ? Promise.resolve() : this.park(run);
   }
 
   /** Stops the run, frees its model, ends its worker and forgets it. */

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { phaseText, timeLeftText, type WaitingRun } from '../../src/state/run-wait';
+import {
+  phaseText,
+  timeLeftText,
+  waitLine,
+  type TimedRun,
+  type WaitingRun,
+} from '../../src/state/run-wait';
 
 const waiting = (over: Partial<WaitingRun>): WaitingRun => ({
   status: 'warming',
@@ -63,5 +69,35 @@ describe('timeLeftText', () => {
   it('says nothing once the budget is reached', () => {
     expect(timeLeftText([1, 1, 1], 30, 30)).toBeUndefined();
     expect(timeLeftText([1, 1, 1], 45, 30)).toBeUndefined();
+  });
+});
+
+describe('waitLine: one line for a lesson widget and a lab run card', () => {
+  const running = (over: Partial<TimedRun>): TimedRun => ({
+    ...waiting({ status: 'running', steps: 2, phase: { phase: 'generating', update: 3 } }),
+    spec: { task: 'copy' },
+    series: { 'timing_s/step': { y: [2, 2] } },
+    goal: undefined,
+    checkPassedAt: undefined,
+    ...over,
+  });
+
+  it('gives a lab run, which has no budget, its phase alone', () => {
+    expect(waitLine(running({}))).toEqual({ phase: 'update 3: generating answers' });
+  });
+
+  it("adds the time left to a lesson run's budget until its check passes", () => {
+    expect(waitLine(running({ goal: { budget: 30 } }))).toEqual({
+      phase: 'update 3: generating answers',
+      timeLeft: 'about 56 s left: 28 updates to 30 at 2.0 s each',
+    });
+    expect(waitLine(running({ goal: { budget: 30 }, checkPassedAt: 2 }))).toEqual({
+      phase: 'update 3: generating answers',
+    });
+  });
+
+  it('says nothing of a paused run, and no time left for a run without a task', () => {
+    expect(waitLine(running({ status: 'paused', goal: { budget: 30 } }))).toEqual({});
+    expect(waitLine(running({ spec: {}, phase: undefined, goal: { budget: 30 } }))).toEqual({});
   });
 });

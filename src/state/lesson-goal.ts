@@ -1,0 +1,65 @@
+/**
+ * Where a lesson run stops by itself, whether or not its widget is on the page: when its widget's
+ * check first passes (a widget always paused its run then), and, for a language model, when it
+ * reaches its preset's budget of updates (presetBudget: the updates within which the lesson claims
+ * its check). Without it a run left training in the background trained on for ever, taking turns
+ * at training from the run on the reader's page. RunManager applies the rule after every batch of
+ * updates (runs.svelte.ts); the widget only shows what it did.
+ */
+import { metricCheckPassed, type Check } from '../lessons/checks';
+import { PRESETS, presetBudget, type LessonPreset, type PresetName } from '../lessons/presets';
+import type { Series } from './run-store';
+
+/** What a lesson run trains toward; kept with the run (StoredRun.goal), so a reload keeps it. */
+export interface LessonGoal {
+  /** The widget's check (the lesson's `check="…"`, else the preset's). */
+  check: Check;
+  /**
+   * Language models only: the preset's budget. Other presets have none — their checks take from
+   * tens to a thousand updates of a second or so (tests/lessons/lessons.test.ts), and
+   * DEFAULT_BUDGET would stop value iteration before it converges.
+   */
+  budget?: number;
+}
+
+/** Why the goal paused a run. */
+export type GoalStop = 'check' | 'budget';
+
+export function lessonGoal(preset: PresetName, check: Check): LessonGoal {
+  const languageModel = (PRESETS[preset] as LessonPreset).task !== undefined;
+  return languageModel ? { check, budget: presetBudget(preset) } : { check };
+}
+
+/**
+ * Whether a batch of updates that took the run from `before` updates to `steps` reached its
+ * budget: once, on the way past it, so that a reader who starts it again trains on.
+ */
+export function budgetReached(goal: LessonGoal, before: number, steps: number): boolean {
+  return goal.budget !== undefined && before < goal.budget && steps >= goal.budget;
+}
+
+/** Whether a metric check passes on the run's series (a path check needs the run's grid). */
+export function metricGoalPassed(goal: LessonGoal, series: Record<string, Series>): boolean {
+  const check = goal.check;
+  return check.kind === 'metric' && metricCheckPassed(check, series[check.metric]?.y ?? []);
+}
+
+/**
+ * Nothing left to train toward: its check passed, or its budget is spent. Such a run is not left
+ * training once the reader leaves its lesson (RunManager.leave).
+ */
+export function goalMet(
+  goal: LessonGoal,
+  run: { steps: number; checkPassedAt: number | undefined },
+): boolean {
+  return run.checkPassedAt !== undefined || (goal.budget !== undefined && run.steps >= goal.budget);
+}
+
+/** What a widget and a run card say of a run its goal paused. */
+export function goalStopText(stop: GoalStop, goal: LessonGoal, checkPassedAt?: number): string {
+  if (stop === 'check') {
+    const at = checkPassedAt === undefined ? '' : ` at update ${checkPassedAt}`;
+    return `Paused by its lesson: the check passed${at}. Start trains on.`;
+  }
+  return `Paused at its lesson's budget of ${goal.budget} updates, the check not passed. Start trains on.`;
+}
