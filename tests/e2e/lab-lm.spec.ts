@@ -39,6 +39,11 @@ test('PPO and GRPO side by side: train, change lr live, inspect, reload, export 
   for (const id of ['run-1', 'run-2']) {
     await expect.poll(() => pointsOf(page, id), { timeout: 90_000 }).toBeGreaterThan(2);
   }
+  // A running language model's card says which part of which update is under way; a lab run
+  // has no budget, so no time left.
+  await expect(grpo.getByTestId('run-phase')).toHaveText(
+    /^update \d+: (generating answers|updating the policy)$/,
+  );
 
   // A live learning-rate change on the GRPO run, marked on its charts.
   await grpo.getByText('Hyperparameters').click();

@@ -31,9 +31,16 @@ test('a lesson run says what it waits on, survives leaving the lesson, and its l
   const before = await steps(widget);
   expect(before).toBeGreaterThanOrEqual(2);
 
-  // Away to the lessons' index and back: the same run, its updates, still training.
-  await page.goto('/?backend=cpu#/learn');
-  await expect(page.getByRole('heading', { level: 1, name: 'Lessons' })).toBeVisible();
+  // Away to the lab and back: the same run, its updates, still training. Its card in the lab
+  // says what the widget says: the phase, and the time left of the lesson's budget.
+  await page.goto('/?backend=cpu#/lab');
+  const card = page.getByRole('article', { name: /lesson/ });
+  await expect(card.getByTestId('run-phase')).toHaveText(
+    /^update \d+: (generating answers|updating the policy) · about \d+ (s|min) left: \d+ updates to 60/,
+    { timeout: 30_000 },
+  );
+  await card.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${SCREENSHOTS}/lab-lesson-run-card.png` });
   await page.goBack();
   await expect(widget.getByTestId('widget-status')).toHaveText('running');
   expect(await steps(widget)).toBeGreaterThanOrEqual(before);
