@@ -18,6 +18,7 @@ import {
 import { LESSONS } from '../../src/lessons/catalog';
 import { lessonBlocks, lessonWidgets } from '../../src/lessons/lesson';
 import {
+  isPresetName,
   presetBudget,
   PRESETS,
   type LessonPreset,
@@ -43,6 +44,8 @@ export interface SeedRun {
   tokens: number;
   /** From asking for the run to its last update (the pass, for a preset run). */
   seconds: number;
+  /** The process's CPU time over the same span (see PresetRun.cpuSeconds). */
+  cpuSeconds: number;
   setupSeconds: number;
 }
 
@@ -110,6 +113,7 @@ async function seedRun(
       end: windowMean(values) ?? null,
       tokens: run.series['perf/generated_tokens']!.reduce((a, b) => a + (b ?? 0), 0),
       seconds: run.seconds,
+      cpuSeconds: run.cpuSeconds,
       setupSeconds: run.setupSeconds,
     },
     backendLine: run.backendLine,
@@ -158,7 +162,7 @@ export async function presetEffect(
     controls.push(control);
     log(
       `${name} seed ${seed}: ${run.passedAt === null ? `not passed in ${run.updates}` : `passed at ${run.passedAt}`} ` +
-        `(${run.seconds.toFixed(1)} s, value ${fmt(run.value)}); control ` +
+        `(${run.seconds.toFixed(1)} s, CPU ${run.cpuSeconds.toFixed(1)} s, value ${fmt(run.value)}); control ` +
         `${control.passedAt === null ? 'failed' : `PASSED at ${control.passedAt}`} (value ${fmt(control.value)})`,
     );
   }
@@ -186,14 +190,21 @@ export async function presetEffect(
 
 /** Every language-model widget of the lessons asked for (all, by default), with its control. */
 export async function lessonEffects(
-  options: EffectOptions & { lessons?: string[] },
+  options: EffectOptions & { lessons?: string[]; presets?: string[] },
 ): Promise<{ rows: EffectRow[]; table: string }> {
+  const unknown = options.presets?.filter((p) => !isPresetName(p)) ?? [];
+  if (unknown.length) {
+    throw new Error(
+      `--presets names no preset: ${unknown.join(', ')} (see src/lessons/presets.ts)`,
+    );
+  }
   const rows: EffectRow[] = [];
   for (const lesson of LESSONS) {
     if (options.lessons && !options.lessons.some((p) => lesson.id.startsWith(p))) continue;
     for (const block of lessonWidgets(lessonBlocks(lesson))) {
       if (block.check.kind !== 'metric') continue;
       if (ALGORITHMS[PRESETS[block.preset].algo]!.family !== 'lm') continue;
+      if (options.presets && !options.presets.includes(block.preset)) continue;
       rows.push(await presetEffect(lesson.id, block.preset, block.check, options));
     }
   }
@@ -222,8 +233,8 @@ function meanSd(xs: readonly number[]): string {
  */
 export function renderEffects(rows: readonly EffectRow[]): string {
   const lines = [
-    '| lesson | preset | check | start pass@1 / pass@G | passed | updates to check (median, range) | s to check (median) | Δ at check | control | control passed | control Δ (max) | holds |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| lesson | preset | check | start pass@1 / pass@G | passed | updates to check (median, range) | s to check (median) | CPU s to check (median) | Δ at check | control | control passed | control Δ (max) | holds |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const r of rows) {
     const passed = r.runs.filter((x) => x.passedAt !== null);
@@ -235,6 +246,7 @@ export function renderEffects(rows: readonly EffectRow[]): string {
       `| ${r.lesson} | ${r.preset} | ${r.check} | ${r.start ? `${fmt(r.start.passAt1)} / ${fmt(r.start.passAtG)} (G ${r.start.groupSize})` : '—'} ` +
         `| ${passed.length}/${r.runs.length} | ${at.length ? `${median(at)} (${Math.min(...at)}–${Math.max(...at)})` : `not in ${r.budget}`} ` +
         `| ${passed.length ? median(passed.map((x) => x.seconds)).toFixed(1) : '—'} ` +
+        `| ${passed.length ? median(passed.map((x) => x.cpuSeconds)).toFixed(1) : '—'} ` +
         `| ${meanSd(passed.flatMap((x) => (x.value === null ? [] : [x.value])))} | ${r.control} ` +
         `| ${controlPassed}/${r.controls.length} | ${meanSd(controlValues)} (${controlValues.length ? fmt(Math.max(...controlValues)) : '—'}) ` +
         `| ${holds ? 'yes' : 'NO'} |`,

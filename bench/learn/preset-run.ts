@@ -43,6 +43,11 @@ export interface PresetRun {
   setupSeconds: number;
   /** From asking for the run until its last update. */
   seconds: number;
+  /**
+   * CPU time this process spent over the same span (user + system, all threads): on a machine
+   * shared with other work, what the run would take alone, where `seconds` counts the waiting.
+   */
+  cpuSeconds: number;
 }
 
 export async function runPreset(name: PresetName, options: PresetRunOptions): Promise<PresetRun> {
@@ -69,6 +74,7 @@ export async function runSpec(
   let backendLine = '(no backend message)';
   const elapsed = (since: number) => (performance.now() - since) / 1000;
   const started = performance.now();
+  const cpuStarted = process.cpuUsage();
   const host = createRunHost({
     flushMs: 1,
     lm: { readShipped: async (file) => new Uint8Array(readFileSync(new URL(file, MODELS_DIR))) },
@@ -92,6 +98,15 @@ export async function runSpec(
     if (options.maxSeconds !== undefined && elapsed(started) > options.maxSeconds) break;
   }
   const seconds = elapsed(started);
+  const cpu = process.cpuUsage(cpuStarted);
   await host.dispose();
-  return { series, updates, stopped, backendLine, setupSeconds, seconds };
+  return {
+    series,
+    updates,
+    stopped,
+    backendLine,
+    setupSeconds,
+    seconds,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+  };
 }

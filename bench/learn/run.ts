@@ -1,5 +1,5 @@
 /**
- * `npm run bench:learn [-- --only=planning,cliff,cartpole,token,agent,forgetting,lessons,defaults] [--backend=cpu|webgpu] [--seeds=1,2,3] [--quick]`
+ * `npm run bench:learn [-- --only=planning,cliff,cartpole,token,agent,forgetting,lessons,defaults] [--backend=cpu|webgpu] [--seeds=1,2,3] [--lessons=…] [--presets=…] [--quick]`
  *
  * Learning benchmarks: does each algorithm learn what it should, how fast, on this machine?
  *   planning  value iteration on GridWorld and FrozenLake 4×4: sweeps to convergence
@@ -11,7 +11,7 @@
  *   lessons   the lessons' language-model widgets as claims: each preset on seeds 1–5 (--seeds)
  *             run headless to its check, beside its matched control run for the whole budget, on
  *             the chosen backend, timed; one table (not in the default set; `--lessons=04-grpo,06`
- *             prefixes; about 25 minutes on 2 cores)
+ *             prefixes, `--presets=grpo-copy-kl,grpo-copy-rm` names; about 25 minutes on 2 cores)
  *   defaults  the lab's new-run form as a newcomer leaves it: each language-model algorithm's
  *             default spec, 20 updates on seeds 1–5 beside lr 1e-9 (not in the default set)
  *   forgetting the tool-use lesson's shopping runs at lr 3e-3 without and with the ptx term,
@@ -131,6 +131,7 @@ export async function main(argv: string[]): Promise<number> {
       backend,
       seeds: seeds ?? (quick ? [1] : [1, 2, 3, 4, 5]),
       lessons: flag('lessons')?.split(','),
+      presets: flag('presets')?.split(','),
       ...(quick ? { budget: 5 } : {}),
       log: console.log,
     });

@@ -245,17 +245,24 @@ export const PRESETS = {
   },
 
   'grpo-copy-collapse': {
-    title: 'GRPO on copy with a learning rate ten times too high',
+    title: 'GRPO on copy with a learning rate six times too high',
     algo: 'grpo',
-    ...FROM_SHIPPED_COPY,
+    ...FROM_SHIPPED_COPY_NOISY,
     seed: 1,
-    // Measured on CPU: answers run to the token limit and frac_reward_zero_std reaches 1 by
-    // update 15.
-    config: { lr: 3e-3 },
+    // grpo-copy's start and batch at lr 6e-3 (grpo-copy: 1e-3), one step per batch. The policy
+    // turns deterministic: each prompt's group comes out all right or all wrong, so the share of
+    // groups with no signal rises by 0.2 or more over the run's first 5 updates (actor/entropy
+    // 0.77 → 0.08–0.17 by update 11 on seed 1, success about 0.2–0.3 throughout). Measured on CPU,
+    // seeds 1–5 (bench:learn --only=lessons): passes at update 15 on all five, the share up by
+    // 0.24–0.39 (4.3–5.9 CPU s); the control (lr 1e-3) −0.17 to +0.11 in 25 updates. At a
+    // threshold of 0.3, seed 4 reached 0.24 in 25 updates.
+    config: { lr: 6e-3 },
     free: ['lr'],
     keyMetric: 'frac_reward_zero_std',
-    check: 'frac_reward_zero_std>=0.9',
-    control: { config: { lr: 3e-4 }, what: 'lr 3e-4, a sane rate' },
+    alsoChart: ['reward/accuracy'],
+    check: 'frac_reward_zero_std gain>=0.2',
+    budget: 25,
+    control: { config: { lr: 1e-3 }, what: "lr 1e-3, grpo-copy's rate" },
     backend: 'auto',
   },
   'grpo-copy-drgrpo': {
@@ -278,20 +285,22 @@ export const PRESETS = {
   'grpo-copy-kl': {
     title: 'GRPO on copy at a learning rate that collapses it, held by a KL to the start',
     algo: 'grpo',
-    ...FROM_SHIPPED_COPY,
+    ...FROM_SHIPPED_COPY_NOISY,
     seed: 1,
-    // grpo-copy-collapse's lr, with verl's GRPO KL: use_kl_loss, kl_loss_type low_var_kl (k3),
-    // kl_loss_coef 0.5. Measured on CPU (seed 1, 30 updates): actor/kl_loss stays between 0.13
-    // and 1.12, frac_reward_zero_std never settles at 1, and the accuracy window reaches 0.25 at
-    // update 14. The check is on accuracy, not on the KL, so that a run started with klCoef 0 (no
-    // reference, a KL of 0) cannot pass it. With klCoef 1e-6 (a reference, no pull) the same run collapses:
-    // kl_loss 0.6–1.7 by update 10 and 1.6–3.7 after it, accuracy 0 from update 12. With k1 it
-    // collapses faster still (accuracy 0 at updates 2–13); k2 holds it but reads 0.7–4.2.
-    config: { lr: 3e-3, klCoef: 0.5, klEstimator: 'k3', klPenalty: 'loss' },
+    // grpo-copy-collapse's start and lr (6e-3), with verl's GRPO KL: use_kl_loss, kl_loss_type
+    // low_var_kl (k3), kl_loss_coef 3. The check is on the groups, not on the KL, so that a run
+    // started with klCoef 0 (no reference, a KL of 0) cannot pass it: at update 20 the share of
+    // groups with no signal has not risen by more than 0.2 over the run's first 5 updates. With
+    // klCoef 1e-6 (a reference, no pull) the run collapses as grpo-copy-collapse does. Measured on
+    // CPU, seeds 1–5 (bench:learn --only=lessons): passes on 4 of 5 (updates 20–23, the share up by
+    // 0.15–0.19; seed 4 +0.36, not within 25); the control rises by 0.24–0.57 and never passes.
+    // The KL slows the collapse without stopping it everywhere; klCoef 10 passed on 1 seed of 5.
+    config: { lr: 6e-3, klCoef: 3, klEstimator: 'k3', klPenalty: 'loss' },
     free: ['lr', 'klCoef', 'klEstimator'],
     keyMetric: 'actor/kl_loss',
-    alsoChart: ['reward/accuracy', 'frac_reward_zero_std'],
-    check: 'reward/accuracy>=0.25',
+    alsoChart: ['frac_reward_zero_std', 'reward/accuracy'],
+    check: 'frac_reward_zero_std gain<=0.2 after 20',
+    budget: 25,
     control: { config: { klCoef: 1e-6 }, what: 'klCoef 1e-6: a reference, no pull' },
     backend: 'auto',
   },
@@ -326,14 +335,17 @@ export const PRESETS = {
     ...FROM_SHIPPED_COPY,
     seed: 1,
     // 0.1 per token and room for 12: a right answer padded to the limit earns 1 + 1.2, the honest
-    // one at most 1 + 0.7. Measured on CPU at lr 1e-3 (the default): strict accuracy is 0 from
-    // update 7, every answer runs to the limit by update 14, and the check passes at update 13–16
-    // (about 15 s), while reward/mean climbs from 1.0 to about 1.6.
+    // one at most 1 + 0.7. The check is the hack itself: the share of answers cut at the 12-token
+    // limit (no <eos>) rises by 0.8 over the run's first 5 updates, where it is 0–0.08. Measured on
+    // CPU, seeds 1–5 (25 updates): strict accuracy 0.23–0.66 at update 1, 0 at every update from
+    // update 10–17 on; cut answers 0.97–1 from update 11–25 on. The check passes at updates 16–29
+    // (median 21, 5.8–9.9 CPU s); the control (lr 1e-9) cuts no answer in 30 (bench:learn).
     config: { maxNewTokens: 12, lengthBonus: 0.1, verifierMatch: 'prefix' },
     free: ['lengthBonus', 'verifierMatch', 'lr'],
     keyMetric: 'reward/strict_accuracy',
-    alsoChart: ['reward/mean', 'response_length/mean'],
-    check: 'reward/strict_accuracy<=0.05',
+    alsoChart: ['response_length/clip_ratio', 'reward/mean'],
+    check: 'response_length/clip_ratio gain>=0.8',
+    budget: 30,
     control: NO_LEARNING,
     backend: 'auto',
   },
@@ -344,9 +356,13 @@ export const PRESETS = {
     seed: 1,
     // Right answers are at most 7 tokens (6 letters and <eos>): L_max 9 with a 2-token buffer
     // charges nothing up to 7, −0.5 at 8 and −1 from 9 on, more than the 0.5 that padding on to
-    // 12 earns. Measured on CPU (30 updates): response_length/mean stays at 5.9–6.9, but strict
-    // accuracy still falls (0.38 → 0.13 by update 20): within the free 7 tokens the prefix
-    // verifier is still gamed. Without the shaping the same run passes 7 tokens by update 7.
+    // 12 earns. The check: at update 25 the share of answers cut at the limit has not risen by
+    // more than 0.05; the control is grpo-copy-gamed itself. Measured on CPU, seeds 1–5
+    // (bench:learn --only=lessons): passes at update 25 on all five (a change of 0.00–0.01,
+    // 7.3–7.9 CPU s); the control's share rises by 0.91–1.00 by update 30. Judged at update 20
+    // instead, the control passed on seed 5, whose gaming starts late. (Seed 1, 30 updates:
+    // response_length/mean 5.9–6.9; strict accuracy still falls, 0.38 → 0.13 by update 20:
+    // within the free 7 tokens the prefix verifier is still gamed.)
     config: {
       maxNewTokens: 12,
       lengthBonus: 0.1,
@@ -356,9 +372,10 @@ export const PRESETS = {
       overlongBuffer: 2,
     },
     free: ['lengthBonus', 'overlongEnable', 'overlongBuffer', 'verifierMatch', 'lr'],
-    keyMetric: 'response_length/mean',
-    alsoChart: ['reward/strict_accuracy', 'reward/overlong_penalty'],
-    check: 'response_length/mean<=7',
+    keyMetric: 'response_length/clip_ratio',
+    alsoChart: ['response_length/mean', 'reward/strict_accuracy', 'reward/overlong_penalty'],
+    check: 'response_length/clip_ratio gain<=0.05 after 25',
+    budget: 30,
     control: { config: { overlongEnable: false }, what: 'overlong shaping off' },
     backend: 'auto',
   },
@@ -386,17 +403,21 @@ export const PRESETS = {
     title: 'GRPO on copy with DAPO dynamic sampling',
     algo: 'grpo',
     ...FROM_SHIPPED_COPY,
-    seed: 4,
+    seed: 1,
     // grpo-copy's run with verl's filter_groups on. Measured on CPU (seed 4, 30 updates): about
     // half of the sampled groups have equal rewards (frac_reward_zero_std 0.4–0.75), so an update
     // takes 2–4 generation rounds (690–1,420 generated tokens against 270–420 without); the
     // trained batch holds none of them. The check is on the trained batch, so that a run with
-    // dynamic sampling off (about half its groups zero-std) cannot pass it.
+    // dynamic sampling off (about half its groups zero-std) cannot pass it; a level, not a gain,
+    // because the mechanism acts from update 1 (no start to move from). Measured on CPU, seeds
+    // 1–5 (bench:learn --only=lessons): passes at update 10 on all five (4.3–5.2 CPU s); the
+    // control's trained batch is 0.42–0.65 zero-std groups over the last 10 of 15 updates.
     config: { lr: 3e-4, dynamicSampling: true },
     free: ['dynamicSampling', 'maxGenerationRounds', 'lr'],
     keyMetric: 'batch/frac_reward_zero_std',
     alsoChart: ['frac_reward_zero_std', 'perf/generated_tokens'],
     check: 'batch/frac_reward_zero_std<=0.05',
+    budget: 15,
     control: { config: { dynamicSampling: false }, what: 'dynamic sampling off' },
     backend: 'auto',
   },
@@ -404,17 +425,19 @@ export const PRESETS = {
     title: 'GRPO on copy against a learned reward model',
     algo: 'grpo',
     ...FROM_SHIPPED_COPY,
-    seed: 4,
-    // The reward is the reward model's score alone. Measured on CPU, seed 4: strict accuracy over
-    // the last 10 updates 0.28 at update 10, 0.04 at 20, 0.00 at 30, while the model's mean score
-    // rose from −0.14 to +0.55; the answers become 'eee…' of about the prompt's length. Seed 1
-    // ends the same way ('eeeee' for 'dedeb').
+    seed: 1,
+    // The reward is the reward model's score alone; the answers become 'eee…' of about the
+    // prompt's length ('eeeee' for 'dedeb'). The check: strict accuracy falls by 0.25 below the
+    // run's first 5 updates (0.28–0.43). Measured on CPU, seeds 1–5 (bench:learn --only=lessons):
+    // passes at updates 15–21 (median 15, 9–12 CPU s), a fall of 0.25–0.32; the control (lr 1e-9)
+    // −0.05 to +0.07 in 30 updates. Seed 1: the model's mean score up by 0.40.
     config: REWARD_MODEL_RUN,
     rewardModel: COPY_REWARD_MODEL,
     free: ['klCoef', 'lr', 'rewardModelWeight', 'correctWeight'],
     keyMetric: 'reward/strict_accuracy',
     alsoChart: ['reward/model'],
-    check: 'reward/strict_accuracy<=0.05',
+    check: 'reward/strict_accuracy gain<=-0.25',
+    budget: 30,
     control: NO_LEARNING,
     backend: 'auto',
   },
@@ -422,17 +445,20 @@ export const PRESETS = {
     title: 'The same run, held near its start by a KL penalty',
     algo: 'grpo',
     ...FROM_SHIPPED_COPY,
-    seed: 4,
-    // grpo-copy-rm with a k3 KL to the starting policy in the loss (klCoef 1). Measured on CPU
-    // (seed 4): strict accuracy over the last 10 updates 0.34 at update 10 and 0.33 at 20, while
-    // grpo-copy-rm's is 0.04 at 20; at klCoef 0.5 it sank to 0.24 by update 30.
+    seed: 1,
+    // grpo-copy-rm with a k3 KL to the starting policy in the loss (klCoef 1). The check: at update
+    // 20 strict accuracy has not fallen by more than 0.1. Measured on CPU, seeds 1–5
+    // (bench:learn --only=lessons): −0.17 to +0.04 at update 20, passing on 4 of 5 (not seed 5);
+    // the control (klCoef 0, grpo-copy-rm itself) −0.23 to −0.38. At klCoef 0.5 (seed 4) strict
+    // accuracy sank to 0.24 by update 30.
     config: { ...REWARD_MODEL_RUN, klCoef: 1 },
     rewardModel: COPY_REWARD_MODEL,
     free: ['klCoef', 'lr', 'rewardModelWeight', 'correctWeight'],
     keyMetric: 'reward/strict_accuracy',
     alsoChart: ['reward/model', 'actor/kl_loss'],
-    check: 'reward/strict_accuracy>=0.25 after 30',
-    control: { config: { klCoef: 0 }, what: 'klCoef 0: no KL penalty' },
+    check: 'reward/strict_accuracy gain>=-0.1 after 20',
+    budget: 20,
+    control: { config: { klCoef: 0 }, what: 'klCoef 0: no KL penalty (grpo-copy-rm)' },
     backend: 'auto',
   },
   'dpo-copy': {

@@ -13,10 +13,12 @@ describe('lessonEffects', () => {
       seeds: [1, 2],
       budget: 2,
       lessons: ['04-grpo/06'],
+      presets: ['grpo-copy', 'grpo-copy-kl'],
     });
-    // The PPO vs GRPO lesson opens two runs, each from the noisy-copy start, each with lr 1e-9 as
-    // its control; a gain check needs 15 updates, so nothing passes in 2.
-    expect(rows.map((r) => r.preset)).toEqual(['ppo-copy', 'grpo-copy']);
+    // The PPO vs GRPO lesson opens two runs, ppo-copy and grpo-copy, each from the noisy-copy
+    // start with lr 1e-9 as its control; the preset filter keeps grpo-copy (grpo-copy-kl is in
+    // another lesson). A gain check needs 15 updates, so nothing passes in 2.
+    expect(rows.map((r) => r.preset)).toEqual(['grpo-copy']);
     for (const row of rows) {
       expect(row.check).toBe('reward/accuracy gain>=0.3');
       expect(row.control).toBe('lr 1e-9');
@@ -35,8 +37,14 @@ describe('lessonEffects', () => {
       expect(table).toContain(`| ${row.lesson} | ${row.preset} | ${row.check} |`);
     }
     // Nothing passed: the claim does not hold in this budget, and the table says so.
-    expect(table.split('\n').filter((l) => l.endsWith('| NO |'))).toHaveLength(2);
+    expect(table.split('\n').filter((l) => l.endsWith('| NO |'))).toHaveLength(1);
   }, 300_000);
+
+  it('refuses a preset name that is not a preset, naming it', async () => {
+    await expect(
+      lessonEffects({ backend: 'cpu', seeds: [1], presets: ['grpo-copy', 'grpo-cpoy'] }),
+    ).rejects.toThrow(/--presets names no preset: grpo-cpoy/);
+  });
 
   it('a claim holds only when every seed passed and no control did', () => {
     const run = (passedAt: number | null) => ({
@@ -48,6 +56,7 @@ describe('lessonEffects', () => {
       end: 0.6,
       tokens: 1000,
       seconds: 1,
+      cpuSeconds: 0.9,
       setupSeconds: 0.1,
     });
     const row = {

@@ -1,6 +1,7 @@
 /**
  * Language-model lesson presets, run as the lab runs them, each to its check — and a control that
- * must not reach the check by the update the preset did. Shared by lm-presets-a … e.test.ts,
+ * must not reach the check by the update the preset did, on the preset's own seed (1). The claims
+ * over seeds 1–5 are `npm run bench:learn -- --only=lessons`'s. Shared by lm-presets-a … j.test.ts,
  * split so that the test workers share them evenly.
  */
 import { describe, expect, it } from 'vitest';
@@ -78,16 +79,41 @@ export function presetTests(rows: PresetRow[]): void {
 }
 
 /**
- * The learned-reward-model lesson's two widgets, each the other's control: the reward model alone
- * collapses strict accuracy; with the KL penalty it still holds at update 30. Each run is made
- * once (lm-presets-f, lm-presets-g) and judged by both checks.
+ * The learned-reward-model lesson's two widgets, each the other's control: against the reward
+ * model alone strict accuracy falls by 0.25 or more; with the KL penalty it has not fallen by 0.1
+ * at update 20. Each run is made once (lm-presets-f, lm-presets-g) and judged by both checks.
  */
 export const REWARD_MODEL_LESSON = {
   strict: 'reward/strict_accuracy',
   model: 'reward/model',
-  collapse: () => widgetCheck('grpo-copy-rm', 'reward/strict_accuracy<=0.05'),
-  holds: () => widgetCheck('grpo-copy-rm-kl', 'reward/strict_accuracy>=0.25 after 30'),
+  collapse: () => widgetCheck('grpo-copy-rm', 'reward/strict_accuracy gain<=-0.25'),
+  holds: () => widgetCheck('grpo-copy-rm-kl', 'reward/strict_accuracy gain>=-0.1 after 20'),
 };
+
+/**
+ * The reward-hacking lesson's two widgets: under the gameable reward the share of answers cut at
+ * the token limit rises by 0.8; with overlong shaping it has not risen by 0.05 at update 25. The
+ * shaped run's control (shaping off) is the gamed run itself, so one run serves both checks
+ * (lm-presets-c).
+ */
+export const REWARD_HACKING_LESSON = {
+  clipped: 'response_length/clip_ratio',
+  gamed: () => widgetCheck('grpo-copy-gamed', 'response_length/clip_ratio gain>=0.8'),
+  capped: () =>
+    widgetCheck('grpo-copy-counterweight', 'response_length/clip_ratio gain<=0.05 after 25'),
+};
+
+/**
+ * Stops a run once `check` has passed on `metric` and the run has at least `least` updates: long
+ * enough to judge a partner widget's `after` check on the same series.
+ */
+export function passedAndAtLeast(
+  check: ReturnType<typeof widgetCheck>,
+  metric: string,
+  least: number,
+): (series: Record<string, number[]>) => boolean {
+  return (s) => s[metric]!.length >= least && metricCheckPassed(check, s[metric]!);
+}
 
 /**
  * The forgetting lesson's two widgets, each the other's control: at lr 3e-3 the shopping run
