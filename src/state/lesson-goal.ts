@@ -38,10 +38,27 @@ export function budgetReached(goal: LessonGoal, before: number, steps: number): 
   return goal.budget !== undefined && before < goal.budget && steps >= goal.budget;
 }
 
-/** Whether a metric check passes on the run's series (a path check needs the run's grid). */
-export function metricGoalPassed(goal: LessonGoal, series: Record<string, Series>): boolean {
+/**
+ * The update at which a metric check first passed within the batch that took the run past
+ * `before` updates (undefined: not passed; a path check needs the run's grid). Updates reach the
+ * page in batches — a tabular run makes hundreds in one — so the run stops some updates after its
+ * check passed; the widget names the update where it did, not where the run stopped.
+ */
+export function metricGoalPassedAt(
+  goal: LessonGoal,
+  series: Record<string, Series>,
+  before: number,
+): number | undefined {
   const check = goal.check;
-  return check.kind === 'metric' && metricCheckPassed(check, series[check.metric]?.y ?? []);
+  const { x = [], y = [] } = series[check.kind === 'metric' ? check.metric : ''] ?? {};
+  if (check.kind !== 'metric' || !metricCheckPassed(check, y)) return undefined;
+  // It had not passed by `before` (checked after each earlier batch): look among the new values.
+  let n = x.findIndex((update) => update > before) + 1;
+  if (n === 0) n = y.length;
+  for (; n < y.length; n++) {
+    if (metricCheckPassed(check, y.slice(0, n))) return x[n - 1];
+  }
+  return x[y.length - 1];
 }
 
 /**

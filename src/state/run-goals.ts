@@ -6,7 +6,7 @@
  */
 import { pathCheckPassed, type Check } from '../lessons/checks';
 import type { LabRun } from './lab-run.svelte';
-import { budgetReached, metricGoalPassed, type GoalStop } from './lesson-goal';
+import { budgetReached, metricGoalPassedAt, type GoalStop } from './lesson-goal';
 import type { Inspection } from '../worker/run-protocol';
 
 export interface RunGoalsOptions {
@@ -25,7 +25,8 @@ export class RunGoals {
   updated(run: LabRun, before: number): void {
     const goal = run.goal;
     if (!goal || run.checkPassedAt !== undefined) return;
-    if (metricGoalPassed(goal, run.series)) return this.passed(run, run.steps);
+    const passedAt = metricGoalPassedAt(goal, run.series, before);
+    if (passedAt !== undefined) return this.passed(run, passedAt);
     if (goal.check.kind === 'path') void this.checkPath(run, goal.check);
     if (budgetReached(goal, before, run.steps)) this.stop(run, 'budget');
   }

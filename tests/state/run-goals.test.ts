@@ -21,17 +21,20 @@ const lmSpec: RunSpec = {
 const check = (text: string) => parseCheck(text) as Check;
 
 /** Updates `from` to `to`, each with this accuracy. */
-function updates(from: number, to: number, accuracy: number): RunMessage {
-  return {
-    type: 'update',
-    points: Array.from({ length: to - from + 1 }, (_, i) => ({
-      step: from + i,
-      metrics: { 'reward/accuracy': accuracy, 'timing_s/step': 1 },
-    })),
-    events: [],
-    config: lmSpec.config,
-  };
+function points(from: number, to: number, accuracy: number) {
+  return Array.from({ length: to - from + 1 }, (_, i) => ({
+    step: from + i,
+    metrics: { 'reward/accuracy': accuracy, 'timing_s/step': 1 },
+  }));
 }
+
+/** One batch of updates as the run worker sends it. */
+function batch(...parts: ReturnType<typeof points>[]): RunMessage {
+  return { type: 'update', points: parts.flat(), events: [], config: lmSpec.config };
+}
+
+/** Updates `from` to `to` in one batch, each with this accuracy. */
+const updates = (from: number, to: number, accuracy: number) => batch(points(from, to, accuracy));
 
 /** A language-model lesson run with a budget of 12 updates and an accuracy check, started. */
 async function lessonRun(goal: LessonGoal = { check: check('reward/accuracy>=0.5'), budget: 12 }) {
@@ -77,6 +80,17 @@ describe('a lesson run held to its goal', () => {
     await wait(0);
     expect(run.status).toBe('running');
     expect(worker.calls.filter((c) => c === 'pause')).toHaveLength(1);
+  });
+
+  it('names the update where its check first passed inside a batch, not where the batch ended', async () => {
+    // A tabular run sends hundreds of updates in one batch: the check passes at update 19 (the
+    // last 10 hold five 1s from there), the batch runs on to 40.
+    const { worker, run } = await lessonRun({ check: check('reward/accuracy>=0.5') });
+    worker.send(updates(1, 3, 0));
+    worker.send(batch(points(4, 14, 0), points(15, 40, 1)));
+    await vi.waitFor(() => expect(run.status).toBe('paused'));
+    expect(run.checkPassedAt).toBe(19);
+    expect(run.steps).toBe(40);
   });
 
   it("reads a grid run's path check from its worker and pauses when the path is short enough", async () => {
