@@ -52,9 +52,14 @@ test('a lesson widget runs to its check, marks the lesson done, and progress sur
   await planner.getByLabel('livingReward').fill('-2');
   await planner.getByLabel('livingReward').press('Enter');
   await planner.getByLabel('livingReward').blur();
+  // The widget says where the live change starts, and its chart marks it there.
+  await expect(planner.getByTestId('widget-change')).toContainText(
+    /^Applies from update \d+; the charts mark it there\.$/,
+  );
   // The run paused at its check; run on under the new reward until the policy is stable again.
   await planner.getByRole('button', { name: 'Start' }).click();
   await expect(nextToPit).toHaveAttribute('data-move', '0,1', { timeout: 15_000 });
+  await expect(planner.locator('.plot-markers > *').first()).toBeAttached();
   await planner.getByRole('button', { name: 'Pause' }).click();
   await expect(page.getByTestId('lesson-done')).toBeVisible();
   await page.screenshot({ path: `${SCREENSHOTS}/lesson-value-iteration.png`, fullPage: true });

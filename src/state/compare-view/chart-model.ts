@@ -16,6 +16,7 @@ import { own } from '../../util/own';
 import { formatTick, robustExtent } from '../chart';
 import type { PlotBand, PlotLine, PlotMarker } from '../charts/plot-spec';
 import { extentOf, yScale } from '../charts/y-scale';
+import { changeText } from '../live-change';
 import { X_AXIS_LABELS } from '../../compare/x-axis';
 import type { ChartEntry, ChartInput, ChartLine, ChartModel, ChartRun } from './chart-types';
 import {
@@ -180,14 +181,11 @@ export function chartModel(input: ChartInput): ChartModel {
       if (event.kind !== 'hyperparams' || !run.axis.ok) continue;
       const at = run.axis.at(event.step);
       if (!Number.isFinite(at) || at < x0 || at > x1) continue;
-      const changes = Object.entries(event.changes)
-        .map(([k, v]) => `${k} → ${String(v)}`)
-        .join(', ');
       markers.push({
         x: at,
         runId: run.id,
         color: run.color,
-        title: `${shortName(run.label)}: ${changes} at update ${event.step}`,
+        title: `${shortName(run.label)}: ${changeText(event.changes)} at update ${event.step}`,
       });
     }
   }
