@@ -7,6 +7,8 @@
  * that failure instead of hanging.
  */
 
+import { aroundCalls } from './call-proxy';
+
 /** What watchWorker needs of a Worker. */
 export type WatchedWorker = Pick<Worker, 'addEventListener' | 'terminate'>;
 
@@ -71,18 +73,7 @@ export class WorkerFailure {
  * worker fails (a call made after that rejects at once, without reaching the worker).
  */
 export function guardApi<T extends object>(api: T, failure: WorkerFailure): T {
-  return new Proxy(api, {
-    get(target, key) {
-      // Never a thenable: `await guarded` must not call through to the worker.
-      if (key === 'then') return undefined;
-      const member = Reflect.get(target, key) as unknown;
-      if (typeof member !== 'function') return member;
-      return (...args: unknown[]) => {
-        if (failure.error) return Promise.reject(failure.error);
-        // Reflect.apply, not member.apply: on a comlink proxy, `.apply` would be a remote name.
-        const call = Reflect.apply(member as (...a: unknown[]) => unknown, target, args) as unknown;
-        return Promise.race([failure.failed, call]);
-      };
-    },
-  });
+  return aroundCalls(api, (invoke) =>
+    failure.error ? Promise.reject(failure.error) : Promise.race([failure.failed, invoke()]),
+  );
 }

@@ -14,6 +14,7 @@
  * the page's doing and never counts. The limit is generous: the longest silent stretch of a
  * healthy worker is one update or one model build, seconds long.
  */
+import { aroundCalls, isThenable } from './call-proxy';
 import { guardApi, watchWorker, WorkerFailure, type WatchedWorker } from './worker-failure';
 
 /** Silence, with a call pending, after which a worker is taken for hung, in ms. */
@@ -117,18 +118,9 @@ export class HangWatch {
 
 /** `api` whose every call's promise is watched by `watch` (see HangWatch.track). */
 export function trackCalls<T extends object>(api: T, watch: HangWatch): T {
-  return new Proxy(api, {
-    get(target, key) {
-      // Never a thenable: `await tracked` must not call through to the worker.
-      if (key === 'then') return undefined;
-      const member = Reflect.get(target, key) as unknown;
-      if (typeof member !== 'function') return member;
-      return (...args: unknown[]) => {
-        // Reflect.apply, not member.apply: on a comlink proxy, `.apply` would be a remote name.
-        const call = Reflect.apply(member as (...a: unknown[]) => unknown, target, args) as unknown;
-        return isThenable(call) ? watch.track(Promise.resolve(call)) : call;
-      };
-    },
+  return aroundCalls(api, (invoke) => {
+    const call = invoke();
+    return isThenable(call) ? watch.track(Promise.resolve(call)) : call;
   });
 }
 
@@ -137,29 +129,11 @@ export function trackCalls<T extends object>(api: T, watch: HangWatch): T {
  * every method's promise counts as the worker waiting on the page (see HangWatch.waitOn).
  */
 export function watchRequests<T extends object>(handler: T, watch: HangWatch): T {
-  return new Proxy(handler, {
-    get(target, key) {
-      const member = Reflect.get(target, key) as unknown;
-      if (typeof member !== 'function') return member;
-      return (...args: unknown[]) => {
-        watch.alive(); // the request itself is a sign of life
-        const answer = Reflect.apply(
-          member as (...a: unknown[]) => unknown,
-          target,
-          args,
-        ) as unknown;
-        return isThenable(answer) ? watch.waitOn(Promise.resolve(answer)) : answer;
-      };
-    },
+  return aroundCalls(handler, (invoke) => {
+    watch.alive(); // the request itself is a sign of life
+    const answer = invoke();
+    return isThenable(answer) ? watch.waitOn(Promise.resolve(answer)) : answer;
   });
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
 }
 
 /**
