@@ -532,6 +532,13 @@ export const PRESETS = {
     // shopping holds (0.68 and 0.73 over updates 16–25 on seeds 1–2) but multiplication falls on
     // seed 1 only (0.97 → 0.63–0.72 at updates 21–25; seed 2 ends at 0.97). With klCoef 0.5 on
     // seed 1 multiplication still falls (22% at update 10, 0% at 22); ptxCoef 1 is the next preset.
+    // A retained task that shares no tool syntax with shopping does not help: trial starts warmed up
+    // with 1-digit multiplication answered from memory (no calc) kept it at lr 1e-3 (gain of the
+    // last 10 updates over the first 5: −0.02 and −0.03 on seeds 1–2, shopping 0.74 → 0.58 and
+    // 0.78 → 0.63), also from a start with room (rung 1 sampled at 0.22, half its rung-1 warm-up
+    // answering from memory: gain +0.01 and −0.07, shopping not rising); it fell only
+    // with shopping's collapse at 2e-3–3e-3 (bench/results/2026-12-05T16-20-00Z-shopping-
+    // forgetting-memorised-retained-cpu.json).
     config: SHOPPING_FORGETTING_CONFIG,
     free: ['lr', 'ptxCoef', 'ptxBatch', 'klCoef'],
     keyMetric: 'retained/success_rate',
