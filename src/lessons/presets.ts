@@ -78,6 +78,16 @@ const FROM_SHIPPED_COPY = {
 } as const;
 
 /**
+ * The reward-model lesson's start: the shipped copy model on its shorter prompts (3–4 of the 3–6
+ * letters it was warmed up on), where it samples a right answer about two times in three (strict
+ * accuracy 0.53–0.70 over the first 5 updates, seeds 1–8), so that there is room to fall.
+ */
+const FROM_SHIPPED_COPY_SHORT = {
+  ...FROM_SHIPPED_COPY,
+  taskOptions: { ...FROM_SHIPPED_COPY.taskOptions, maxLength: 4 },
+} as const;
+
+/**
  * The learning lessons' copy start (src/models/shipped-manifest.json, 'copy-noisy'): warmed up on
  * demonstrations with 30% of their characters replaced at random, it writes the right letter
  * most often at every position but samples a whole right answer about a quarter of the time
@@ -115,10 +125,11 @@ const SHOPPING_FORGETTING_CONFIG = {
 } as const;
 
 /**
- * A reward model trained on the shipped copy model's answers: 96 prompts × 4 answers give 46–47
- * right/wrong pairs (seeds 1, 4); 30 steps of 8 pairs, about 4 s on CPU. Measured on seed 4: the
- * Bradley–Terry loss falls from 0.67 to 0.28 and 7 of the 9 held-out pairs are ordered as the
- * verifier orders them.
+ * A reward model trained on the shipped copy model's answers: 96 prompts × 4 answers, on the 3–4
+ * letters of FROM_SHIPPED_COPY_SHORT, give 52 right/wrong pairs on seed 1 (69 on seed 4); 30 steps
+ * of 8 pairs, about 4 s on CPU. Measured on seed 1: the Bradley–Terry loss from 0.67 on the first
+ * minibatch to 0.45 on the last, 7 of the 10 held-out pairs ordered as the verifier orders them
+ * (seed 4: 12 of 13). On 3–6 letters (seed 4): 46 pairs, 0.67 → 0.28, 7 of 9.
  */
 const COPY_REWARD_MODEL: RewardModelConfig = {
   prompts: 96,
@@ -245,23 +256,27 @@ export const PRESETS = {
   },
 
   'grpo-copy-collapse': {
-    title: 'GRPO on copy with a learning rate six times too high',
+    title: 'GRPO on copy with a learning rate four times too high',
     algo: 'grpo',
     ...FROM_SHIPPED_COPY_NOISY,
     seed: 1,
-    // grpo-copy's start and batch at lr 6e-3 (grpo-copy: 1e-3), one step per batch. The policy
+    // grpo-copy's start and batch at lr 4e-3 (grpo-copy: 1e-3), one step per batch. The policy
     // turns deterministic: each prompt's group comes out all right or all wrong, so the share of
-    // groups with no signal rises by 0.2 or more over the run's first 5 updates (actor/entropy
-    // 0.77 → 0.08–0.17 by update 11 on seed 1, success about 0.2–0.3 throughout). Measured on CPU,
-    // seeds 1–5 (bench:learn --only=lessons): passes at update 15 on all five, the share up by
-    // 0.24–0.39 (4.3–5.9 CPU s); the control (lr 1e-3) −0.17 to +0.11 in 25 updates. At a
-    // threshold of 0.3, seed 4 reached 0.24 in 25 updates.
-    config: { lr: 6e-3 },
+    // groups with no signal rises by 0.3 or more over the run's first 5 updates (seed 1:
+    // actor/entropy 0.77 → 0.09–0.18 from update 11 on; the share 0.25 over the first 5 updates,
+    // 0.90 over updates 21–30). Measured on CPU, seeds 1–5 (bench:learn --only=lessons): passes
+    // at updates 15–23 (3.8–5.7 CPU s, median 4.8), the share up by 0.33–0.41 there and by
+    // 0.47–0.65 by update 30 (0.90–0.96 of groups over updates 21–30); the control (lr 1e-3)
+    // −0.14 to +0.15 in 30 updates, never passing, 0.33–0.52 below the preset at the update it
+    // passed. Seeds 6–8: passes at 15, 19, 24 (+0.30 to +0.35); controls 0/3. At lr 6e-3 the
+    // collapse came within the first 5 updates, the share started at 0.40–0.62 and rose by only
+    // 0.24–0.39 (seed 4: 0.24–0.26 at any update to 35).
+    config: { lr: 4e-3 },
     free: ['lr'],
     keyMetric: 'frac_reward_zero_std',
     alsoChart: ['reward/accuracy'],
-    check: 'frac_reward_zero_std gain>=0.2',
-    budget: 25,
+    check: 'frac_reward_zero_std gain>=0.3',
+    budget: 30,
     control: { config: { lr: 1e-3 }, what: "lr 1e-3, grpo-copy's rate" },
     backend: 'auto',
   },
@@ -287,20 +302,24 @@ export const PRESETS = {
     algo: 'grpo',
     ...FROM_SHIPPED_COPY_NOISY,
     seed: 1,
-    // grpo-copy-collapse's start and lr (6e-3), with verl's GRPO KL: use_kl_loss, kl_loss_type
-    // low_var_kl (k3), kl_loss_coef 3. The check is on the policy's entropy, the collapse itself,
-    // not on the KL, so that a run started with klCoef 0 (no reference, a KL of 0) cannot pass it:
-    // at update 20 (and after) actor/entropy over the last 10 updates has not fallen below its mean
-    // over the run's first 5. With klCoef 1e-6 (a reference, no pull) the run turns deterministic
-    // as grpo-copy-collapse does. Measured on CPU (bench:learn --only=lessons), seeds 1–5: passes
-    // at update 20 on all five (6.9 CPU s median), entropy up by 0.10–0.32; the control falls by
-    // 0.38–0.48 in 25 updates and never passes. Seeds 6–8: passes on all three (+0.24 to +0.26);
-    // the control −0.08, −0.22, −0.44 (a threshold of −0.15 would have passed seed 6's). k3's
-    // gradient is that of KL(ref ‖ policy), which spreads mass over what the reference covered, so
-    // entropy rises above the start (0.61–0.68 → 0.78–0.93); at this lr accuracy still slips
-    // (0.12–0.30 → 0.02–0.18 over updates 11–20; the control's 0.00–0.35). The earlier check,
-    // frac_reward_zero_std gain<=0.2 after 20, passed on 4 of 5 (seed 4 +0.36): with accuracy
-    // falling, all-wrong groups lose their signal too.
+    // grpo-copy-collapse's start at lr 6e-3 (grpo-copy-collapse: 4e-3), with verl's GRPO KL:
+    // use_kl_loss, kl_loss_type low_var_kl (k3), kl_loss_coef 3. The check is on the policy's
+    // entropy, the collapse itself, not on the KL, so that a run started with klCoef 0 (no
+    // reference, a KL of 0) cannot pass it: at update 20 (and after) actor/entropy over the last
+    // 10 updates has not fallen below its mean over the run's first 5. A mechanism that prevents a
+    // change: the claim is the difference from the control (klCoef 1e-6: a reference, no pull, a
+    // run that turns deterministic as grpo-copy-collapse does) on the same seed at update 20.
+    // Measured on CPU, seeds 1–5 (bench/results/learn-lessons-2026-12-05T16-10-00Z-failure-mode-
+    // series.json): passes at update 20 on all five, entropy up by 0.10–0.32; the control down by
+    // 0.35–0.45 at update 20 (0.38–0.48 at 25), never passing in 25; the difference 0.53–0.74.
+    // Seeds 6–8 (the threshold was chosen after seeing them): passes on all three (+0.24 to
+    // +0.26); the control −0.09, −0.20, −0.40; the difference 0.35, 0.46, 0.64 (a threshold of
+    // −0.15 would have passed seed 6's control). k3's gradient is that of KL(ref ‖ policy), which
+    // spreads mass over what the reference covered, so entropy rises above the start (0.61–0.71 →
+    // 0.78–0.93 over updates 11–20); at this lr accuracy still slips (0.12–0.30 → 0.02–0.18 over
+    // updates 11–20; the control's 0.00–0.35). The earlier check, frac_reward_zero_std gain<=0.2
+    // after 20, passed on 4 of 5 (seed 4 +0.36): with accuracy falling, all-wrong groups lose
+    // their signal too.
     config: { lr: 6e-3, klCoef: 3, klEstimator: 'k3', klPenalty: 'loss' },
     free: ['lr', 'klCoef', 'klEstimator'],
     keyMetric: 'actor/entropy',
@@ -430,19 +449,24 @@ export const PRESETS = {
   'grpo-copy-rm': {
     title: 'GRPO on copy against a learned reward model',
     algo: 'grpo',
-    ...FROM_SHIPPED_COPY,
+    ...FROM_SHIPPED_COPY_SHORT,
     seed: 1,
-    // The reward is the reward model's score alone; the answers become 'eee…' of about the
-    // prompt's length ('eeeee' for 'dedeb'). The check: strict accuracy falls by 0.25 below the
-    // run's first 5 updates (0.28–0.43). Measured on CPU, seeds 1–5 (bench:learn --only=lessons):
-    // passes at updates 15–21 (median 15, 9–12 CPU s), a fall of 0.25–0.32; the control (lr 1e-9)
-    // −0.05 to +0.07 in 30 updates. Seed 1: the model's mean score up by 0.40.
+    // The reward is the reward model's score alone; the answers drift to strings that no pair
+    // held, of one or two letters and longer than the prompt ('cccccc' for 'bbee' on seed 4,
+    // 'aabaaaaa' for 'abc' on seed 1), while the model's score rises (seed 1: +0.57 by update 20).
+    // The check: strict accuracy falls by 0.3 below the run's first 5 updates (0.53–0.70 on 3–4
+    // letters; on 3–6 the start was 0.28–0.48 and the fall 0.25–0.32 on seeds 1–5, 0.17 on seed
+    // 8). Measured on CPU (bench:learn --only=lessons), seeds 1–5: passes at updates 15–16, a fall
+    // of 0.31–0.52 (0.44–0.61 by update 20; 7.0–9.2 CPU s, median 7.2); the control (lr 1e-9)
+    // −0.04 to +0.07 in 30 updates, never passing. Seeds 6–10 (a confirmation): passes at 15–17 on
+    // all five (−0.32 to −0.49); the controls 0/5. At a threshold of 0.4 seed 9 failed (its reward model harder to game: −0.34 at
+    // update 20, −0.26 at 30), hence 0.3.
     config: REWARD_MODEL_RUN,
     rewardModel: COPY_REWARD_MODEL,
     free: ['klCoef', 'lr', 'rewardModelWeight', 'correctWeight'],
     keyMetric: 'reward/strict_accuracy',
     alsoChart: ['reward/model'],
-    check: 'reward/strict_accuracy gain<=-0.25',
+    check: 'reward/strict_accuracy gain<=-0.3',
     budget: 30,
     control: NO_LEARNING,
     backend: 'auto',
@@ -450,13 +474,16 @@ export const PRESETS = {
   'grpo-copy-rm-kl': {
     title: 'The same run, held near its start by a KL penalty',
     algo: 'grpo',
-    ...FROM_SHIPPED_COPY,
+    ...FROM_SHIPPED_COPY_SHORT,
     seed: 1,
     // grpo-copy-rm with a k3 KL to the starting policy in the loss (klCoef 1). The check: at update
-    // 20 strict accuracy has not fallen by more than 0.1. Measured on CPU, seeds 1–5
-    // (bench:learn --only=lessons): −0.17 to +0.04 at update 20, passing on 4 of 5 (not seed 5);
-    // the control (klCoef 0, grpo-copy-rm itself) −0.23 to −0.38. At klCoef 0.5 (seed 4) strict
-    // accuracy sank to 0.24 by update 30.
+    // 20 strict accuracy has not fallen by more than 0.1. A mechanism that prevents a change: the
+    // claim is the difference from the control (klCoef 0, grpo-copy-rm itself) on the same seed at
+    // update 20. Measured on CPU (bench:learn --only=lessons), seeds 1–5: −0.06 to +0.06 at update
+    // 20, passing on all five (9.2–11.9 CPU s); the control −0.44 to −0.61, never passing; the
+    // difference 0.43–0.59. Seeds 6–10: passes on all five (−0.02 to +0.08); the control −0.34 to
+    // −0.56; the difference 0.34–0.61. (On 3–6 letters: 4 of 5, seed 5 −0.17; at klCoef 0.5, seed
+    // 4, strict accuracy sank to 0.24 by update 30.)
     config: { ...REWARD_MODEL_RUN, klCoef: 1 },
     rewardModel: COPY_REWARD_MODEL,
     free: ['klCoef', 'lr', 'rewardModelWeight', 'correctWeight'],

@@ -80,13 +80,13 @@ export function presetTests(rows: PresetRow[]): void {
 
 /**
  * The learned-reward-model lesson's two widgets, each the other's control: against the reward
- * model alone strict accuracy falls by 0.25 or more; with the KL penalty it has not fallen by 0.1
- * at update 20. Each run is made once (lm-presets-f, lm-presets-g) and judged by both checks.
+ * model alone strict accuracy falls by 0.3 or more; with the KL penalty it has not fallen by 0.1
+ * at update 20 (on seed 1 the two runs are 0.52 apart there). Each run is made once (lm-presets-f, lm-presets-g) and judged by both checks.
  */
 export const REWARD_MODEL_LESSON = {
   strict: 'reward/strict_accuracy',
   model: 'reward/model',
-  collapse: () => widgetCheck('grpo-copy-rm', 'reward/strict_accuracy gain<=-0.25'),
+  collapse: () => widgetCheck('grpo-copy-rm', 'reward/strict_accuracy gain<=-0.3'),
   holds: () => widgetCheck('grpo-copy-rm-kl', 'reward/strict_accuracy gain>=-0.1 after 20'),
 };
 

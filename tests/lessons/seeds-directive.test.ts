@@ -45,7 +45,7 @@ describe('::seeds', () => {
     expect(block.metric).toBe('x/y');
     expect(block.label).toBe('grpo-copy-collapse and grpo-copy');
     expect(block.presets.map((p) => p.check.text)).toEqual([
-      'frac_reward_zero_std gain>=0.2',
+      'frac_reward_zero_std gain>=0.3',
       'reward/accuracy gain>=0.3',
     ]);
   });
