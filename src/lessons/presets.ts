@@ -564,7 +564,9 @@ export const PRESETS = {
     // last 10 updates over the first 5: −0.02 and −0.03 on seeds 1–2, shopping 0.74 → 0.58 and
     // 0.78 → 0.63), also from a start with room (rung 1 sampled at 0.22, half its rung-1 warm-up
     // answering from memory: gain +0.01 and −0.07, shopping not rising); it fell only
-    // with shopping's collapse at 2e-3–3e-3 (bench/results/2026-12-05T16-20-00Z-shopping-
+    // with shopping's collapse at 2e-3–3e-3. Nor did prices answered from memory on "candle="
+    // beside lookups on "3 candle=" (retained: rung 0 with no tool offered): 0.97 → 0.88 and 0.81
+    // at lr 1e-3 (gain −0.03, −0.18 on seeds 1–2; bench/results/2026-12-05T16-20-00Z-shopping-
     // forgetting-memorised-retained-cpu.json).
     config: SHOPPING_FORGETTING_CONFIG,
     free: ['lr', 'ptxCoef', 'ptxBatch', 'klCoef'],
