@@ -22,6 +22,7 @@ import {
   presetBudget,
   PRESETS,
   type LessonPreset,
+  type PresetControl,
   type PresetName,
 } from '../../src/lessons/presets';
 import { ALGORITHMS } from '../../src/rl/registry';
@@ -60,6 +61,8 @@ export interface EffectRow {
   start: { passAt1: number; passAtG: number; groupSize: number } | null;
   runs: SeedRun[];
   controls: SeedRun[];
+  /** The preset's second control (`alsoControl`), run as the first is; the claim must beat both. */
+  also?: { control: string; controls: SeedRun[] };
   backendLine: string;
 }
 
@@ -80,18 +83,18 @@ export function widgetCheck(name: PresetName, check?: string): MetricCheck {
   return found.check;
 }
 
-/** Runs one seed: to the check (stopping there) or, for a control, through the whole budget. */
+/**
+ * Runs one seed: the preset to its check (stopping there), or one of its controls through the
+ * whole budget (stopping only if it passes).
+ */
 async function seedRun(
   name: PresetName,
   check: MetricCheck,
   seed: number,
   backend: 'cpu' | 'webgpu',
-  asControl: boolean,
+  control: PresetControl | undefined,
   budget: number,
 ): Promise<{ run: SeedRun; backendLine: string }> {
-  const preset: LessonPreset = PRESETS[name];
-  const control = asControl ? preset.control : undefined;
-  if (asControl && !control) throw new Error(`${name} has no control`);
   const run = await runPreset(name, {
     backend,
     seed,
@@ -128,6 +131,11 @@ export interface EffectOptions {
    * preset passed on that seed (the tests: by then the control must not have passed).
    */
   controlRuns?: 'budget' | 'to-pass';
+  /**
+   * Also run a preset's second control (`alsoControl`), default true. The learning tests leave it
+   * to the bench: a third run of every seed would take them past a minute of CPU each.
+   */
+  alsoControl?: boolean;
   /** Replaces every preset's budget (a quick look; the claims are made at the presets' own). */
   budget?: number;
   log?: (s: string) => void;
@@ -142,8 +150,10 @@ export async function presetEffect(
   const preset: LessonPreset = PRESETS[name];
   const budget = options.budget ?? presetBudget(name);
   const log = options.log ?? (() => {});
+  if (!preset.control) throw new Error(`${name} has no control`);
   const runs: SeedRun[] = [];
   const controls: SeedRun[] = [];
+  const alsoControls: SeedRun[] = [];
   let backendLine = '';
   for (const seed of options.seeds) {
     const { run, backendLine: line } = await seedRun(
@@ -151,19 +161,34 @@ export async function presetEffect(
       check,
       seed,
       options.backend,
-      false,
+      undefined,
       budget,
     );
     backendLine = line;
     runs.push(run);
     const controlBudget =
       options.controlRuns === 'to-pass' && run.passedAt !== null ? run.passedAt : budget;
-    const { run: control } = await seedRun(name, check, seed, options.backend, true, controlBudget);
+    const { run: control } = await seedRun(
+      name,
+      check,
+      seed,
+      options.backend,
+      preset.control,
+      controlBudget,
+    );
     controls.push(control);
+    const also =
+      preset.alsoControl && options.alsoControl !== false
+        ? (await seedRun(name, check, seed, options.backend, preset.alsoControl, controlBudget)).run
+        : undefined;
+    if (also) alsoControls.push(also);
     log(
       `${name} seed ${seed}: ${run.passedAt === null ? `not passed in ${run.updates}` : `passed at ${run.passedAt}`} ` +
         `(${run.seconds.toFixed(1)} s, CPU ${run.cpuSeconds.toFixed(1)} s, value ${fmt(run.value)}); control ` +
-        `${control.passedAt === null ? 'failed' : `PASSED at ${control.passedAt}`} (value ${fmt(control.value)})`,
+        `${control.passedAt === null ? 'failed' : `PASSED at ${control.passedAt}`} (value ${fmt(control.value)})` +
+        (also
+          ? `; ${preset.alsoControl!.what}: ${also.passedAt === null ? 'failed' : `PASSED at ${also.passedAt}`} (value ${fmt(also.value)})`
+          : ''),
     );
   }
   const init = preset.init;
@@ -174,7 +199,7 @@ export async function presetEffect(
     preset: name,
     check: check.text,
     budget,
-    control: preset.control?.what ?? '(none)',
+    control: preset.control.what,
     start: model?.sampled
       ? {
           passAt1: model.sampled.passAt1,
@@ -184,6 +209,9 @@ export async function presetEffect(
       : null,
     runs,
     controls,
+    ...(preset.alsoControl && options.alsoControl !== false
+      ? { also: { control: preset.alsoControl.what, controls: alsoControls } }
+      : {}),
     backendLine,
   };
 }
@@ -227,9 +255,10 @@ function meanSd(xs: readonly number[]): string {
 }
 
 /**
- * One line per widget: the claim holds when every seed passed and no control did. Δ is the
- * check's value (the gain for a gain check, the window's level otherwise): for the preset at its
- * pass, for the control at the end of its budget.
+ * One line per widget and control (a preset with a second control gets a second line, its own
+ * columns repeated): the claim holds when every seed passed and no run of any of its controls did.
+ * Δ is the check's value (the gain for a gain check, the window's level otherwise): for the
+ * preset at its pass, for the control at the end of its budget.
  */
 export function renderEffects(rows: readonly EffectRow[]): string {
   const lines = [
@@ -239,18 +268,23 @@ export function renderEffects(rows: readonly EffectRow[]): string {
   for (const r of rows) {
     const passed = r.runs.filter((x) => x.passedAt !== null);
     const at = passed.map((x) => x.passedAt!);
-    const controlPassed = r.controls.filter((x) => x.passedAt !== null).length;
-    const controlValues = r.controls.flatMap((x) => (x.value === null ? [] : [x.value]));
-    const holds = passed.length === r.runs.length && controlPassed === 0;
-    lines.push(
-      `| ${r.lesson} | ${r.preset} | ${r.check} | ${r.start ? `${fmt(r.start.passAt1)} / ${fmt(r.start.passAtG)} (G ${r.start.groupSize})` : '—'} ` +
-        `| ${passed.length}/${r.runs.length} | ${at.length ? `${median(at)} (${Math.min(...at)}–${Math.max(...at)})` : `not in ${r.budget}`} ` +
-        `| ${passed.length ? median(passed.map((x) => x.seconds)).toFixed(1) : '—'} ` +
-        `| ${passed.length ? median(passed.map((x) => x.cpuSeconds)).toFixed(1) : '—'} ` +
-        `| ${meanSd(passed.flatMap((x) => (x.value === null ? [] : [x.value])))} | ${r.control} ` +
-        `| ${controlPassed}/${r.controls.length} | ${meanSd(controlValues)} (${controlValues.length ? fmt(Math.max(...controlValues)) : '—'}) ` +
-        `| ${holds ? 'yes' : 'NO'} |`,
-    );
+    const groups = [{ control: r.control, controls: r.controls }, ...(r.also ? [r.also] : [])];
+    const holds =
+      passed.length === r.runs.length &&
+      groups.every((g) => g.controls.every((x) => x.passedAt === null));
+    for (const g of groups) {
+      const controlPassed = g.controls.filter((x) => x.passedAt !== null).length;
+      const controlValues = g.controls.flatMap((x) => (x.value === null ? [] : [x.value]));
+      lines.push(
+        `| ${r.lesson} | ${r.preset} | ${r.check} | ${r.start ? `${fmt(r.start.passAt1)} / ${fmt(r.start.passAtG)} (G ${r.start.groupSize})` : '—'} ` +
+          `| ${passed.length}/${r.runs.length} | ${at.length ? `${median(at)} (${Math.min(...at)}–${Math.max(...at)})` : `not in ${r.budget}`} ` +
+          `| ${passed.length ? median(passed.map((x) => x.seconds)).toFixed(1) : '—'} ` +
+          `| ${passed.length ? median(passed.map((x) => x.cpuSeconds)).toFixed(1) : '—'} ` +
+          `| ${meanSd(passed.flatMap((x) => (x.value === null ? [] : [x.value])))} | ${g.control} ` +
+          `| ${controlPassed}/${g.controls.length} | ${meanSd(controlValues)} (${controlValues.length ? fmt(Math.max(...controlValues)) : '—'}) ` +
+          `| ${holds ? 'yes' : 'NO'} |`,
+      );
+    }
   }
   return lines.join('\n');
 }

@@ -77,5 +77,26 @@ describe('lessonEffects', () => {
     expect(verdict([20, 30], [null, null])).toBe('yes');
     expect(verdict([20, null], [null, null])).toBe('NO');
     expect(verdict([20, 30], [null, 40])).toBe('NO');
+    // A second control: a line of its own, and a pass of either control fails the claim.
+    const withAlso = (also: (number | null)[]) =>
+      renderEffects([
+        {
+          ...row,
+          runs: [20, 30].map(run),
+          controls: [null, null].map(run),
+          also: { control: 'the tool taken away', controls: also.map(run) },
+        },
+      ])
+        .split('\n')
+        .slice(2)
+        .map((line) => [line.split('|')[10]!.trim(), line.split('|').at(-2)!.trim()]);
+    expect(withAlso([null, null])).toEqual([
+      ['lr 1e-9', 'yes'],
+      ['the tool taken away', 'yes'],
+    ]);
+    expect(withAlso([null, 25])).toEqual([
+      ['lr 1e-9', 'NO'],
+      ['the tool taken away', 'NO'],
+    ]);
   });
 });

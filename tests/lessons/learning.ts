@@ -2,9 +2,9 @@
  * The learning lessons' claims, checked the way the lessons make them: each preset on seeds 1–3
  * reaches its widget's gain check within its budget, and its matched control (the preset's
  * `control`: the same seed and prompts with lr 1e-9 or the mechanism off) has not reached it by
- * the update the preset did on that seed. bench:learn runs 5 seeds with every control to the full
- * budget; these are the essential checks CI can afford. One preset and seed per test file, so
- * the CPU layer's workers share them evenly (scripts/heavy-first-sequencer.ts starts them first).
+ * the update the preset did on that seed. bench:learn runs 5 seeds with every control (a
+ * preset's second control, `alsoControl`, too) to the full budget; these are the essential checks
+ * CI can afford. One preset and seed per test file, so the CPU layer's workers share them evenly (scripts/heavy-first-sequencer.ts starts them first).
  */
 import { expect, it } from 'vitest';
 import { presetEffect, widgetCheck } from '../../bench/learn/lesson-effects';
@@ -23,6 +23,8 @@ export function learningTest(name: PresetName, seed: (typeof LEARNING_SEEDS)[num
         seeds: [seed],
         backend: 'cpu',
         controlRuns: 'to-pass',
+        // The second control (the tool preset's lr 1e-9) runs in bench:learn only (see there).
+        alsoControl: false,
         log: console.log,
       });
       expect(row.runs[0]!.passedAt).not.toBeNull();

@@ -38,7 +38,7 @@ describe('RunDraft: the start a task recommends', () => {
   it('starts multiply from the shipped multiply model, at the options it was warmed up on', () => {
     const draft = new RunDraft(catalog, { algo: 'grpo', task: 'multiply' });
     expect(draft.start).toBe('shipped:multiply');
-    expect(draft.spec.taskOptions).toMatchObject({ minDigits: 1, maxDigits: 2, useTools: true });
+    expect(draft.spec.taskOptions).toMatchObject({ minDigits: 2, maxDigits: 2, useTools: true });
   });
 
   it('starts a task without a recommended model from a new one, with its warm-up', () => {
