@@ -91,6 +91,7 @@ export * from './kernels/nn/axpy';
 export * from './kernels/nn/attention';
 export * from './kernels/nn/attention-decode';
 export * from './kernels/nn/embedding';
+export * from './kernels/nn/rotary';
 export * from './kernels/nn/adamw';
 export * from './kernels/nn/grad-norm';
 export * from './kernels/nn/sample';

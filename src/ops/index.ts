@@ -139,6 +139,7 @@ export * from './nn/axpy';
 export * from './nn/attention';
 export * from './nn/attention-decode';
 export * from './nn/embedding';
+export * from './nn/rotary';
 export * from './nn/adamw';
 export * from './nn/grad-norm';
 export * from './nn/sample';
