@@ -27,6 +27,14 @@ import {
 } from '../../src/lessons/presets';
 import { ALGORITHMS } from '../../src/rl/registry';
 import { SHIPPED_MODELS } from '../../src/worker/shipped-models';
+import {
+  fmt,
+  fmtControlValues,
+  fmtMeanSd,
+  fmtPassedAt,
+  fmtStart,
+  summariseEffect,
+} from './effect-summary';
 import { runPreset } from './preset-run';
 
 /** One run of a preset or of its control on one seed. */
@@ -239,50 +247,29 @@ export async function lessonEffects(
   return { rows, table: renderEffects(rows) };
 }
 
-const fmt = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(2));
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
-
-function meanSd(xs: readonly number[]): string {
-  if (xs.length === 0) return '—';
-  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
-  const sd = Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, xs.length - 1));
-  return `${mean.toFixed(2)} ± ${sd.toFixed(2)}`;
-}
-
 /**
  * One line per widget and control (a preset with a second control gets a second line, its own
  * columns repeated): the claim holds when every seed passed and no run of any of its controls did.
  * Δ is the check's value (the gain for a gain check, the window's level otherwise): for the
- * preset at its pass, for the control at the end of its budget.
+ * preset at its pass, for the control at the end of its budget; of the controls' values the one
+ * nearest the threshold (the max for a `>=` check, the min for `<=`).
  */
 export function renderEffects(rows: readonly EffectRow[]): string {
   const lines = [
-    '| lesson | preset | check | start pass@1 / pass@G | passed | updates to check (median, range) | s to check (median) | CPU s to check (median) | Δ at check | control | control passed | control Δ (max) | holds |',
+    '| lesson | preset | check | start pass@1 / pass@G | passed | updates to check (median, range) | s to check (median) | CPU s to check (median) | Δ at check | control | control passed | control Δ (max or min) | holds |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const r of rows) {
-    const passed = r.runs.filter((x) => x.passedAt !== null);
-    const at = passed.map((x) => x.passedAt!);
-    const groups = [{ control: r.control, controls: r.controls }, ...(r.also ? [r.also] : [])];
-    const holds =
-      passed.length === r.runs.length &&
-      groups.every((g) => g.controls.every((x) => x.passedAt === null));
-    for (const g of groups) {
-      const controlPassed = g.controls.filter((x) => x.passedAt !== null).length;
-      const controlValues = g.controls.flatMap((x) => (x.value === null ? [] : [x.value]));
+    const s = summariseEffect(r);
+    for (const c of s.controls) {
       lines.push(
-        `| ${r.lesson} | ${r.preset} | ${r.check} | ${r.start ? `${fmt(r.start.passAt1)} / ${fmt(r.start.passAtG)} (G ${r.start.groupSize})` : '—'} ` +
-          `| ${passed.length}/${r.runs.length} | ${at.length ? `${median(at)} (${Math.min(...at)}–${Math.max(...at)})` : `not in ${r.budget}`} ` +
-          `| ${passed.length ? median(passed.map((x) => x.seconds)).toFixed(1) : '—'} ` +
-          `| ${passed.length ? median(passed.map((x) => x.cpuSeconds)).toFixed(1) : '—'} ` +
-          `| ${meanSd(passed.flatMap((x) => (x.value === null ? [] : [x.value])))} | ${g.control} ` +
-          `| ${controlPassed}/${g.controls.length} | ${meanSd(controlValues)} (${controlValues.length ? fmt(Math.max(...controlValues)) : '—'}) ` +
-          `| ${holds ? 'yes' : 'NO'} |`,
+        `| ${r.lesson} | ${r.preset} | ${r.check} | ${fmtStart(r.start)} ` +
+          `| ${s.passed}/${s.runs} | ${fmtPassedAt(s, r.budget)} ` +
+          `| ${s.medianSeconds === null ? '—' : s.medianSeconds.toFixed(1)} ` +
+          `| ${s.medianCpuSeconds === null ? '—' : s.medianCpuSeconds.toFixed(1)} ` +
+          `| ${fmtMeanSd(s.valuesAtCheck)} | ${c.control} ` +
+          `| ${c.passed}/${c.runs} | ${fmtControlValues(c, s.closestIs)} ` +
+          `| ${s.holds ? 'yes' : 'NO'} |`,
       );
     }
   }

@@ -17,6 +17,9 @@
  *   forgetting the tool-use lesson's shopping runs at lr 3e-3 without and with the ptx term,
  *             multiply retained, seeds 1–3 (CPU; not in the default set: about 5 minutes)
  * Results (with the machine described) are saved as JSON under bench/results/.
+ *
+ * `npm run bench:learn -- --readme` runs nothing: it rewrites the README's tables of lesson claims
+ * from the lessons results already saved there (claims-table.ts).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -37,8 +40,18 @@ import { agentToolsBenchmark } from './agent-tools';
 import { forgettingBenchmark } from './forgetting';
 import { lessonEffects } from './lesson-effects';
 import { labDefaults } from './lab-defaults';
+import { writeReadmeClaims } from './claims-table';
 
 export async function main(argv: string[]): Promise<number> {
+  if (argv.includes('--readme')) {
+    const changed = writeReadmeClaims();
+    console.log(
+      changed.length
+        ? `README.md: rewrote the claims tables ${changed.join(', ')}; run npx prettier --check README.md`
+        : 'README.md: the claims tables already match bench/results',
+    );
+    return 0;
+  }
   const flag = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
   const quick = argv.includes('--quick');
   const only = (flag('only') ?? 'planning,cliff,cartpole,token').split(',');
