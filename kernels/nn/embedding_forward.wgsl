@@ -1,4 +1,5 @@
-// Token + position embedding: x[b, t, c] = wte[tokens[b, t], c] + wpe[pos_offset + t, c].
+// Token + position embedding: x[b, t, c] = wte[tokens[b, t], c] + wpe[pos_offset + t, c], or the
+// token row alone when has_wpe is 0 (rotary positions: the wrapper binds wte in wpe's slot).
 // CPU reference: src/ops/nn/embedding.ts (embeddingForward).
 //
 // One invocation per output element, grid spread over (x, y). Token ids are not checked here (the
@@ -13,6 +14,7 @@ struct Params {
   channels: u32,    // C
   vocab: u32,       // V
   pos_offset: u32,  // first position row; pos_offset + T ≤ maxSeq
+  has_wpe: u32,     // 0: no position term
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -39,5 +41,9 @@ fn main(
   if (token < params.vocab) {
     token_value = wte[token * params.channels + c];
   }
-  x[i] = token_value + wpe[(params.pos_offset + t) * params.channels + c];
+  var position_value = 0.0;
+  if (params.has_wpe != 0u) {
+    position_value = wpe[(params.pos_offset + t) * params.channels + c];
+  }
+  x[i] = token_value + position_value;
 }

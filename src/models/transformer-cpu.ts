@@ -14,9 +14,11 @@ import type { Floats, Ints } from '../ops/nn/floats';
 import { zerosLike } from '../ops/nn/floats';
 import { layerNormBackward, layerNormForward } from '../ops/nn/layer-norm';
 import { linearBackward, linearForward, type LinearShape } from '../ops/nn/linear';
+import { rotaryBackward, rotaryForward } from '../ops/nn/rotary';
 import { checkInt, checkLength } from '../ops/validate';
 import type { ParamLayout } from './param-layout';
-import type { TransformerConfig } from './transformer-config';
+import { rotaryTableFor } from './rotary-table';
+import { usesRotary, type TransformerConfig } from './transformer-config';
 import { blockParamNames, lmHeadName } from './transformer-params';
 
 interface LayerNormActs<T extends Floats> {
@@ -29,7 +31,7 @@ interface LayerNormActs<T extends Floats> {
 interface BlockActs<T extends Floats> {
   input: T; // (rows, C) the residual stream entering the block
   ln1: LayerNormActs<T>;
-  qkv: T; // (rows, 3C)
+  qkv: T; // (rows, 3C), q and k rotated when the model uses rotary positions
   attn: T; // (rows, C) attention output before the projection
   probs: T; // (B, NH, T, T)
   res1: T; // (rows, C) input + attention branch
@@ -106,11 +108,13 @@ export function runTransformer<T extends Floats>(
   const rows = batch * seq;
   const p = (name: string) => layout.view(params, name);
   const linear = (inDim: number, outDim: number): LinearShape => ({ rows, inDim, outDim });
+  const rotary = usesRotary(config) ? rotaryTableFor(config) : undefined;
+  const rotaryShape = { batch, seq, heads: config.heads, channels: C };
 
   let x = embeddingForward(
     tokens,
     p('wte'),
-    p('wpe'),
+    rotary ? undefined : p('wpe'),
     { batch, seq, channels: C, vocab: V, maxSeq: context },
     posOffset,
   );
@@ -118,7 +122,10 @@ export function runTransformer<T extends Floats>(
   for (let l = 0; l < config.layers; l++) {
     const n = blockParamNames(l);
     const ln1 = layerNormForward(x, p(n.ln1Gamma), p(n.ln1Beta), rows, C);
-    const qkv = linearForward(ln1.out, p(n.qkvW), p(n.qkvB), linear(C, 3 * C));
+    const projected = linearForward(ln1.out, p(n.qkvW), p(n.qkvB), linear(C, 3 * C));
+    // Rotary: q and k turned by their positions' angles before attention (and before the KV cache
+    // keeps k, so a cached key needs no further rotation).
+    const qkv = rotary ? rotaryForward(projected, rotary, rotaryShape, posOffset) : projected;
     const { out: attn, probs } = attend(qkv, l);
     const res1 = add(x, linearForward(attn, p(n.projW), p(n.projB), linear(C, C)));
     const ln2 = layerNormForward(res1, p(n.ln2Gamma), p(n.ln2Beta), rows, C);
@@ -162,6 +169,7 @@ export function transformerBackward<T extends Floats>(
   const g = (name: string) => layout.view(grads, name);
   const linear = (inDim: number, outDim: number): LinearShape => ({ rows, inDim, outDim });
   const attnShape = { batch, seq, heads, channels: C };
+  const rotary = usesRotary(config) ? rotaryTableFor(config) : undefined;
 
   // Head(s): the LM head writes into dwte when tied; the embedding backward adds its part later.
   const lnfShape = linear(C, V);
@@ -200,7 +208,8 @@ export function transformerBackward<T extends Floats>(
     const dres1 = add(dx, ln2.dx);
     // Attention branch: res1 = input + proj(attn(qkv(ln1(input)))).
     const proj = linearBackward(dres1, a.attn, p(n.projW), linear(C, C), { hasBias: true });
-    const dqkv = attentionBackward(proj.dx, a.qkv, a.probs, attnShape);
+    const dRotated = attentionBackward(proj.dx, a.qkv, a.probs, attnShape);
+    const dqkv = rotary ? rotaryBackward(dRotated, rotary, attnShape) : dRotated;
     const qkv = linearBackward(dqkv, a.ln1.out, p(n.qkvW), linear(C, 3 * C), { hasBias: true });
     const ln1 = layerNormBackward(qkv.dx, a.input, p(n.ln1Gamma), a.ln1.mean, a.ln1.rstd, rows, C);
     dx = add(dres1, ln1.dx);
@@ -226,6 +235,6 @@ export function transformerBackward<T extends Floats>(
     config.tiedEmbeddings ? { accumulateDwte: g('wte').slice() as T } : {},
   );
   g('wte').set(embed.dwte);
-  g('wpe').set(embed.dwpe);
+  if (!rotary) g('wpe').set(embed.dwpe);
   return grads;
 }

@@ -18,9 +18,11 @@ import { encodeAttentionDecode } from '../gpu/kernels/nn/attention-decode';
 import { encodeEmbeddingBackward, encodeEmbeddingForward } from '../gpu/kernels/nn/embedding';
 import { encodeLayerNormBackward, encodeLayerNormForward } from '../gpu/kernels/nn/layer-norm';
 import { encodeLinearBackward, encodeLinearForward } from '../gpu/kernels/nn/linear';
+import { encodeRotary, rotaryTableF32 } from '../gpu/kernels/nn/rotary';
 import type { Ints } from '../ops/nn/floats';
 import type { ParamLayout } from './param-layout';
-import type { TransformerConfig } from './transformer-config';
+import { rotaryTableFor } from './rotary-table';
+import { usesRotary, type TransformerConfig } from './transformer-config';
 import { checkTransformerBatch } from './transformer-cpu';
 import { blockParamNames, lmHeadName, transformerLayout } from './transformer-params';
 
@@ -33,7 +35,7 @@ interface LayerNormBuffers {
 interface BlockBuffers {
   input: GPUBuffer; // (rows, C)
   ln1: LayerNormBuffers;
-  qkv: GPUBuffer; // (rows, 3C)
+  qkv: GPUBuffer; // (rows, 3C), q and k rotated with rotary positions
   attn: GPUBuffer; // (rows, C)
   probs: GPUBuffer; // (B, NH, T, T)
   res1: GPUBuffer; // (rows, C)
@@ -143,10 +145,18 @@ export interface DecodeStep {
   cache: GpuKvCache;
 }
 
+/** A rotary model's cos and sin tables on the GPU: (context, hs/2) f32 each. */
+interface RotaryBuffers {
+  cos: GPUBuffer;
+  sin: GPUBuffer;
+  half: number;
+}
+
 export class TransformerGpu {
   readonly layout: ParamLayout;
   readonly params: GPUBuffer;
   readonly grads: GPUBuffer;
+  private readonly rotary: RotaryBuffers | undefined;
   /** Workspaces by "B×T", most recently used last; a training shape and a decode shape coexist. */
   private readonly workspaces = new Map<string, Workspace>();
 
@@ -174,6 +184,34 @@ export class TransformerGpu {
     const batch = gpu.beginBatch('transformer grads: zero');
     batch.encoder.clearBuffer(this.grads);
     batch.submit();
+    if (usesRotary(config)) {
+      const table = rotaryTableFor(config);
+      const f32 = rotaryTableF32(table);
+      this.rotary = {
+        cos: gpu.upload(f32.cos, 'rotary cos'),
+        sin: gpu.upload(f32.sin, 'rotary sin'),
+        half: table.half,
+      };
+    }
+  }
+
+  /** Records the rotation of q and k in `qkv` (rows, 3C) in place; nothing without rotary. */
+  private async rotate(
+    batch: CommandBatch,
+    qkv: GPUBuffer,
+    ws: Workspace,
+    options: { posOffset?: number; inverse?: boolean },
+  ): Promise<void> {
+    if (!this.rotary) return;
+    const { cos, sin, half } = this.rotary;
+    const { heads, width: channels, context: positions } = this.config;
+    await encodeRotary(
+      this.gpu,
+      batch,
+      { qkv, cos, sin },
+      { batch: ws.batch, seq: ws.seq, heads, channels, half, positions },
+      options,
+    );
   }
 
   /** The workspace for (batch, seq); the least recently used of more than four is released. */
@@ -220,7 +258,7 @@ export class TransformerGpu {
     await encodeEmbeddingForward(
       gpu,
       batch,
-      { tokens: ws.tokens, wte: p('wte'), wpe: p('wpe'), x: first },
+      { tokens: ws.tokens, wte: p('wte'), ...(this.rotary ? {} : { wpe: p('wpe') }), x: first },
       { batch: ws.batch, seq: ws.seq, channels: C, vocab: V, maxSeq: context },
       decode?.pos ?? 0,
     );
@@ -235,6 +273,7 @@ export class TransformerGpu {
         { x: b.ln1.out, w: p(n.qkvW), b: p(n.qkvB), y: b.qkv },
         linearShape(C, 3 * C),
       );
+      await this.rotate(batch, b.qkv, ws, { posOffset: decode?.pos ?? 0 });
       if (decode) {
         await encodeAttentionDecode(
           gpu,
@@ -409,6 +448,8 @@ export class TransformerGpu {
         { dout: ws.dattn, qkv: b.qkv, probs: b.probs, dqkv: ws.dqkv, dscores: ws.dscores },
         attnShape,
       );
+      // d(rotated q, k) → d(q, k) as the linear layer produced them: the inverse rotation.
+      await this.rotate(batch, ws.dqkv, ws, { inverse: true });
       await encodeLinearBackward(
         gpu,
         batch,
@@ -430,7 +471,7 @@ export class TransformerGpu {
     await encodeEmbeddingBackward(
       gpu,
       batch,
-      { dx: ws.dx, tokens: ws.tokens, dwte: g('wte'), dwpe: g('wpe') },
+      { dx: ws.dx, tokens: ws.tokens, dwte: g('wte'), ...(this.rotary ? {} : { dwpe: g('wpe') }) },
       { batch: ws.batch, seq: ws.seq, channels: C, vocab: V, maxSeq: context },
       { accumulateDwte: config.tiedEmbeddings },
     );
@@ -465,6 +506,10 @@ export class TransformerGpu {
     this.workspaces.clear();
     this.gpu.pool.release(this.params);
     this.gpu.pool.release(this.grads);
+    if (this.rotary) {
+      this.gpu.pool.release(this.rotary.cos);
+      this.gpu.pool.release(this.rotary.sin);
+    }
   }
 
   private async layerNorm(

@@ -4,7 +4,7 @@
  * Weight layout is PyTorch's nn.Linear: W (out, in), y = x·Wᵀ + b.
  */
 import { ParamLayout, type ParamSpec } from './param-layout';
-import { checkTransformerConfig, type TransformerConfig } from './transformer-config';
+import { checkTransformerConfig, usesRotary, type TransformerConfig } from './transformer-config';
 
 const STD = 0.02;
 
@@ -50,7 +50,9 @@ export function transformerParamSpecs(config: TransformerConfig): ParamSpec[] {
     init: { kind: 'ones' },
   });
   const residualStd = STD / Math.sqrt(2 * layers);
-  const specs: ParamSpec[] = [weight('wte', [V, C]), weight('wpe', [context, C])];
+  // Rotary positions have no table: the position enters through the rotation of q and k.
+  const specs: ParamSpec[] = [weight('wte', [V, C])];
+  if (!usesRotary(config)) specs.push(weight('wpe', [context, C]));
   for (let l = 0; l < layers; l++) {
     const n = blockParamNames(l);
     specs.push(

@@ -1,7 +1,7 @@
 /**
  * The transformer policy → an ONNX model (opset 17) that computes what transformer-cpu.ts
- * computes: pre-LayerNorm GPT-2 with learned positions, causal multi-head attention, GELU (tanh
- * approximation), tied or separate LM head, optional value head.
+ * computes: pre-LayerNorm GPT-2 with learned or rotary positions, causal multi-head attention, GELU
+ * (tanh approximation), tied or separate LM head, optional value head.
  *
  *   input   input_ids  int64 [batch, seq]        seq ≤ context (symbolic dims 'batch', 'seq')
  *   output  logits     float [batch, seq, vocab]
@@ -12,6 +12,10 @@
  *
  *   positions   Shape(input_ids)[1:2] = T; Slice(wpe, [0], [T], axes [0]) → (T, C), added to
  *               Gather(wte, input_ids) → (B, T, C) by broadcasting.
+ *   rotary      (positions 'rotary': no wpe) Constants cos, sin (context, hs) — each half of a
+ *               head repeats the table's (context, hs/2) row — sliced to (T, 1, hs); on q and k as
+ *               (B, T, NH, hs): x·cos + rotate_half(x)·sin, rotate_half(x) = Concat(−x₂, x₁) of the
+ *               two halves (Hugging Face's convention, src/ops/nn/rotary.ts).
  *   causal mask a bool Constant (context, context), true strictly above the diagonal (a future
  *               position), sliced to (T, T). Scores there are replaced by −1e9 with Where, not
  *               by −inf: exp(−1e9 − max) is exactly 0 in float32 for any row max below 1e8 in
@@ -31,11 +35,16 @@
 import { LAYER_NORM_DEFAULT_EPS } from '../ops/nn/layer-norm';
 import { TRANSFORMER_KIND } from '../models/lm-checkpoint';
 import { CharTokenizer, type TokenizerSpec } from '../models/tokenizer';
-import { checkTransformerConfig, type TransformerConfig } from '../models/transformer-config';
+import { rotaryTableFor } from '../models/rotary-table';
+import {
+  checkTransformerConfig,
+  usesRotary,
+  type TransformerConfig,
+} from '../models/transformer-config';
 import { blockParamNames, lmHeadName, transformerLayout } from '../models/transformer-params';
 import { addWeights, checkParams } from './export-common';
 import { CONFIG_KEY, TOKENIZER_KEY, buildModel, type ExportExtra } from './format';
-import { GraphBuilder, attr, boolTensor } from './graph-builder';
+import { GraphBuilder, attr, boolTensor, floatTensor } from './graph-builder';
 import { OnnxError } from './onnx-error';
 import { DataType } from './onnx-proto';
 import { GELU_CUBIC, GELU_SCALE } from '../ops/nn/activation';
@@ -90,8 +99,10 @@ export function exportTransformerOnnx(
   const idsShape = g.op('Shape', [ids], 'ids_shape');
   const seqLen = g.op('Gather', [idsShape, g.ints('dim1', [1])], 'seq_len'); // (1) = [T]
   const zero = g.ints('zero', [0]);
-  const pos = g.op('Slice', ['wpe', zero, seqLen, zero], 'pos_emb'); // starts, ends, axes
-  let x = g.op('Add', [tok, pos], 'emb');
+  const rotary = usesRotary(config) ? rotaryNodes(g, config, seqLen, zero) : undefined;
+  let x = rotary
+    ? tok
+    : g.op('Add', [tok, g.op('Slice', ['wpe', zero, seqLen, zero], 'pos_emb')], 'emb'); // starts, ends, axes
 
   // The causal mask (T, T): true where key position u > query position t.
   const future = new Uint8Array(context * context);
@@ -121,12 +132,13 @@ export function exportTransformerOnnx(
     const ln1 = layerNorm(x, n.ln1Gamma, n.ln1Beta, `${p}ln1.out`);
     const qkv = g.linear(ln1, n.qkvW, n.qkvB, `${p}qkv`);
     const [q, k, v] = g.node('Split', [qkv], [`${p}q`, `${p}k`, `${p}v`], [attr.int('axis', 2)]);
-    const heads = (name: string, perm: number[]) =>
-      g.op('Transpose', [g.op('Reshape', [name, headShape], `${name}.heads`)], `${name}.t`, [
-        attr.ints('perm', perm),
-      ]);
-    const qh = heads(q!, [0, 2, 1, 3]); // (B, NH, T, hs)
-    const kT = heads(k!, [0, 2, 3, 1]); // (B, NH, hs, T)
+    const heads = (name: string, perm: number[], rotate = false) => {
+      const split = g.op('Reshape', [name, headShape], `${name}.heads`); // (B, T, NH, hs)
+      const placed = rotate && rotary ? rotary(split, name) : split;
+      return g.op('Transpose', [placed], `${name}.t`, [attr.ints('perm', perm)]);
+    };
+    const qh = heads(q!, [0, 2, 1, 3], true); // (B, NH, T, hs)
+    const kT = heads(k!, [0, 2, 3, 1], true); // (B, NH, hs, T)
     const vh = heads(v!, [0, 2, 1, 3]); // (B, NH, T, hs)
     const scores = g.op('Mul', [g.op('MatMul', [qh, kT], `${p}qk`), scale], `${p}scores`);
     const masked = g.op('Where', [mask, maskValue, scores], `${p}scores_masked`);
@@ -165,6 +177,50 @@ export function exportTransformerOnnx(
     { [CONFIG_KEY]: JSON.stringify(config), [TOKENIZER_KEY]: JSON.stringify(tokenizer) },
     extra,
   );
+}
+
+/**
+ * The rotary tables as Constants sliced to the input's T, and a function that rotates one
+ * (B, T, NH, hs) tensor of heads: x·cos + rotate_half(x)·sin.
+ */
+function rotaryNodes(
+  g: GraphBuilder,
+  config: TransformerConfig,
+  seqLen: string,
+  zero: string,
+): (heads: string, name: string) => string {
+  const table = rotaryTableFor(config);
+  const { positions, half } = table;
+  const hs = 2 * half;
+  // (context, 1, hs): each position's angles for both halves of a head, broadcast over NH.
+  const full = (source: Float64Array) => {
+    const out = new Float32Array(positions * hs);
+    for (let p = 0; p < positions; p++) {
+      for (let i = 0; i < half; i++) {
+        out[p * hs + i] = source[p * half + i]!;
+        out[p * hs + half + i] = source[p * half + i]!;
+      }
+    }
+    return out;
+  };
+  const cosAll = g.constant(floatTensor('rotary.cos_full', [positions, 1, hs], full(table.cos)));
+  const sinAll = g.constant(floatTensor('rotary.sin_full', [positions, 1, hs], full(table.sin)));
+  const cos = g.op('Slice', [cosAll, zero, seqLen, zero], 'rotary.cos');
+  const sin = g.op('Slice', [sinAll, zero, seqLen, zero], 'rotary.sin');
+  const halves = g.ints('rotary.halves', [half, half]);
+  return (heads, name) => {
+    const [x1, x2] = g.node(
+      'Split',
+      [heads, halves],
+      [`${name}.rot_x1`, `${name}.rot_x2`],
+      [attr.int('axis', 3)],
+    );
+    const negX2 = g.op('Neg', [x2!], `${name}.rot_neg_x2`);
+    const rotated = g.op('Concat', [negX2, x1!], `${name}.rot_half`, [attr.int('axis', 3)]);
+    const cosPart = g.op('Mul', [heads, cos], `${name}.rot_cos`);
+    const sinPart = g.op('Mul', [rotated, sin], `${name}.rot_sin`);
+    return g.op('Add', [cosPart, sinPart], `${name}.rot`);
+  };
 }
 
 interface GeluConstants {

@@ -187,6 +187,8 @@ function readTransformerConfig(raw: unknown): TransformerConfig {
     heads: raw.heads,
     tiedEmbeddings: raw.tiedEmbeddings,
     valueHead: raw.valueHead,
+    ...(raw.positions !== undefined ? { positions: raw.positions } : {}),
+    ...(raw.rotaryBase !== undefined ? { rotaryBase: raw.rotaryBase } : {}),
   } as TransformerConfig;
   try {
     checkTransformerConfig(config);

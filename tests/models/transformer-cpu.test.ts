@@ -1,11 +1,17 @@
 /**
  * The CPU transformer: whole-model gradient checks in float64 (every parameter tensor, tied and
- * untied heads, with a value head), causality, and the KV-cache decode step against the full
- * forward pass.
+ * untied heads, with a value head, learned and rotary positions), causality, the KV-cache decode
+ * step against the full forward pass, and what rotary positions promise (no wpe; only distances
+ * count).
  */
 import { describe, expect, it } from 'vitest';
 import type { TransformerConfig } from '../../src/models/transformer-config';
-import { transformerBackward, transformerForward } from '../../src/models/transformer-cpu';
+import {
+  runTransformer,
+  transformerBackward,
+  transformerForward,
+} from '../../src/models/transformer-cpu';
+import { attentionForward } from '../../src/ops/nn/attention';
 import { CpuKvCache, transformerDecodeStep } from '../../src/models/transformer-decode-cpu';
 import { transformerLayout } from '../../src/models/transformer-params';
 import { OpInputError } from '../../src/ops/errors';
@@ -42,9 +48,16 @@ function noisyParams<T extends Float32Array | Float64Array>(
   return params;
 }
 
+const rotary: TransformerConfig = { ...base, positions: 'rotary' };
+
 describe.each([
   ['untied', base],
   ['tied + value head', { ...base, tiedEmbeddings: true, valueHead: true, layers: 1, heads: 4 }],
+  ['rotary positions', rotary],
+  [
+    'rotary, base 100, tied + value head',
+    { ...rotary, rotaryBase: 100, tiedEmbeddings: true, valueHead: true, layers: 1 },
+  ],
 ])('transformer gradient check (%s)', (_, config) => {
   const layout = transformerLayout(config);
   const batch = 2;
@@ -89,8 +102,10 @@ describe.each([
   });
 });
 
-describe('transformer forward', () => {
-  const config = base;
+describe.each([
+  ['learned positions', base],
+  ['rotary positions', rotary],
+])('transformer forward (%s)', (_, config) => {
   const layout = transformerLayout(config);
   const params = noisyParams<Float32Array>(config, 'f32', 8);
 
@@ -139,5 +154,65 @@ describe('transformer forward', () => {
     const bad = randomTokens(4, config.vocab, 1);
     bad[2] = config.vocab;
     expect(() => transformerForward(config, layout, params, bad, 1, 4)).toThrow(/index 2/);
+  });
+});
+
+describe('rotary positions in the transformer', () => {
+  const layout = transformerLayout(rotary);
+
+  it('has no wpe table, and everything else as with learned positions', () => {
+    const learned = transformerLayout(base);
+    expect(layout.entries.map((e) => e.name)).toEqual(
+      learned.entries.map((e) => e.name).filter((name) => name !== 'wpe'),
+    );
+    expect(learned.total - layout.total).toBeGreaterThanOrEqual(base.context * base.width);
+  });
+
+  /** Logits of `tokens` (one row) placed at positions offset … offset + T − 1, full attention. */
+  function shiftedLogits(
+    config: TransformerConfig,
+    params: Float64Array,
+    tokens: Int32Array,
+    offset: number,
+  ) {
+    const seq = tokens.length;
+    const shape = { batch: 1, seq, heads: config.heads, channels: config.width };
+    const run = runTransformer(
+      config,
+      transformerLayout(config),
+      params,
+      tokens,
+      1,
+      seq,
+      offset,
+      (qkv) => attentionForward(qkv, shape),
+    );
+    return run.logits;
+  }
+
+  it('depends on distances only: the same tokens placed 3 positions later give the same logits', () => {
+    const tokens = randomTokens(4, rotary.vocab, 13);
+    const params = noisyParams<Float64Array>(rotary, 'f64', 12);
+    const diff = maxAbsDiff(
+      shiftedLogits(rotary, params, tokens, 3),
+      shiftedLogits(rotary, params, tokens, 0),
+    );
+    expect(diff).toBeLessThan(1e-12);
+    // The control: with learned positions the same shift changes the logits.
+    const learnedParams = noisyParams<Float64Array>(base, 'f64', 12);
+    const learnedDiff = maxAbsDiff(
+      shiftedLogits(base, learnedParams, tokens, 3),
+      shiftedLogits(base, learnedParams, tokens, 0),
+    );
+    expect(learnedDiff).toBeGreaterThan(1e-3);
+  });
+
+  it('rejects an odd head size and a rotary base out of range, naming the field', () => {
+    expect(() => transformerLayout({ ...rotary, width: 18, heads: 2 })).toThrow(/heads/);
+    expect(() => transformerLayout({ ...rotary, rotaryBase: 10 })).toThrow(/rotaryBase.*\[100/);
+    expect(() => transformerLayout({ ...base, rotaryBase: 1000 })).toThrow(/rotaryBase/);
+    expect(() =>
+      transformerLayout({ ...base, positions: 'absolute' as unknown as 'rotary' }),
+    ).toThrow(/positions/);
   });
 });

@@ -55,6 +55,20 @@ const cases: { name: string; config: TransformerConfig; shapes: [number, number]
       [1, 9],
     ],
   },
+  {
+    name: 'rotary positions, 2 layers, 4 heads, value head',
+    config: { ...base, layers: 2, heads: 4, width: 32, valueHead: true, positions: 'rotary' },
+    shapes: [
+      [1, 1],
+      [2, 7],
+      [1, 12],
+    ],
+  },
+  {
+    name: 'rotary positions, base 1e6, untied, 1 head',
+    config: { ...base, heads: 1, tiedEmbeddings: false, positions: 'rotary', rotaryBase: 1e6 },
+    shapes: [[3, 12]],
+  },
 ];
 
 describe('transformer export runs in onnxruntime-web (wasm) like our CPU forward', () => {

@@ -4,6 +4,9 @@
  *
  *   x[b, t, :] = wte[tokens[b, t], :] + wpe[posOffset + t, :]
  *
+ * Without wpe (a model with rotary positions, which enter in attention instead) x is the token
+ * row alone and there is no dwpe.
+ *
  * Shapes: B = batch, T = seq, C = channels, V = vocab; tokens (B, T) ids; wte (V, C);
  * wpe (maxSeq, C); x (B, T, C), all row-major.
  */
@@ -75,7 +78,7 @@ export function checkTokenIds(op: string, tokens: Ints, vocab: number, seq: numb
 export function checkEmbeddingForwardInput(
   tokens: Ints,
   wte: Floats,
-  wpe: Floats,
+  wpe: Floats | undefined,
   shape: EmbeddingShape,
   posOffset = 0,
 ): void {
@@ -83,7 +86,7 @@ export function checkEmbeddingForwardInput(
   const { batch, seq, channels, vocab, maxSeq } = shape;
   checkLength(OP_FORWARD, 'tokens', tokens, batch * seq, 'batch × seq');
   checkLength(OP_FORWARD, 'wte', wte, vocab * channels, 'vocab × channels');
-  checkLength(OP_FORWARD, 'wpe', wpe, maxSeq * channels, 'maxSeq × channels');
+  if (wpe) checkLength(OP_FORWARD, 'wpe', wpe, maxSeq * channels, 'maxSeq × channels');
   checkTokenIds(OP_FORWARD, tokens, vocab, seq);
 }
 
@@ -112,13 +115,14 @@ export function checkEmbeddingBackwardInput(
 
 /**
  * x[b, t] = wte[tokens[b, t]] + wpe[posOffset + t]. tokens (B·T) Int32Array|Uint32Array; wte (V, C);
- * wpe (maxSeq, C); posOffset + seq ≤ maxSeq (posOffset > 0 when decoding past a cached prefix).
- * A token id outside [0, V) → OpInputError naming index and range. Returns x (B, T, C).
+ * wpe (maxSeq, C) or undefined (no position term); posOffset + seq ≤ maxSeq (posOffset > 0 when
+ * decoding past a cached prefix). A token id outside [0, V) → OpInputError naming index and range.
+ * Returns x (B, T, C).
  */
 export function embeddingForward<T extends Floats>(
   tokens: Ints,
   wte: T,
-  wpe: T,
+  wpe: T | undefined,
   shape: EmbeddingShape,
   posOffset = 0,
 ): T {
@@ -128,7 +132,8 @@ export function embeddingForward<T extends Floats>(
   for (let n = 0; n < batch * seq; n++) {
     const tokenRow = tokens[n]! * C;
     const posRow = (posOffset + (n % seq)) * C;
-    for (let c = 0; c < C; c++) x[n * C + c] = wte[tokenRow + c]! + wpe[posRow + c]!;
+    if (wpe) for (let c = 0; c < C; c++) x[n * C + c] = wte[tokenRow + c]! + wpe[posRow + c]!;
+    else for (let c = 0; c < C; c++) x[n * C + c] = wte[tokenRow + c]!;
   }
   return x;
 }

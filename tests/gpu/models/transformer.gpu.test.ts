@@ -81,6 +81,11 @@ describe.skipIf(!gpu)('transformer on the GPU vs the CPU twin', () => {
       'tied + value head, 1 layer, 8 heads',
       { ...small, tiedEmbeddings: true, valueHead: true, layers: 1, heads: 8 },
     ],
+    ['rotary positions', { ...small, positions: 'rotary' } as TransformerConfig],
+    [
+      'rotary, base 1e6, tied + value head',
+      { ...small, positions: 'rotary', rotaryBase: 1e6, tiedEmbeddings: true, valueHead: true },
+    ] as [string, TransformerConfig],
   ])('forward and backward match (%s)', async (_, config) => {
     const layout = transformerLayout(config);
     const params = noisyParams(config, 3);
@@ -178,35 +183,47 @@ describe.skipIf(!gpu)('transformer on the GPU vs the CPU twin', () => {
     }
   });
 
-  it('generates the same tokens as the CPU twin: greedy, and seeded sampling with top-k/top-p', async () => {
-    const config = { ...small, vocab: tokenizer.vocabSize, context: 16, tiedEmbeddings: true };
-    const params = noisyParams(config, 21);
-    const cpu = new CpuLanguageModel(config, params);
-    const model = new GpuLanguageModel(device, config, params);
-    const random = seededRandom(5);
-    const task = reverseTask();
-    const base: GenerateRequest = {
-      prompts: Array.from({ length: 5 }, () => promptTokens(tokenizer, task.sample(random))),
-      maxLength: 16,
-      maxNewTokens: 9,
-      stopTokens: [tokenizer.eos],
-      padToken: tokenizer.pad,
-      sampling: { temperature: 0 },
-      seed: 3,
-    };
-    try {
-      for (const sampling of [{ temperature: 0 }, { temperature: 1.3, topK: 20, topP: 0.9 }]) {
-        const request = { ...base, sampling };
-        const [a, b] = [await cpu.generate(request), await model.generate(request)];
-        expect([...b.tokens]).toEqual([...a.tokens]);
-        expect([...b.mask]).toEqual([...a.mask]);
-        expect(maxAbsDiff(b.logprobs, a.logprobs)).toBeLessThan(1e-4);
-        expect(a.mask.reduce((s, x) => s + x, 0)).toBeGreaterThan(5);
+  it.each<[string, Partial<TransformerConfig>]>([
+    ['learned positions', {}],
+    ['rotary positions', { positions: 'rotary' }],
+  ])(
+    'generates the same tokens as the CPU twin: greedy, and seeded sampling with top-k/top-p (%s)',
+    async (_, positions) => {
+      const config: TransformerConfig = {
+        ...small,
+        vocab: tokenizer.vocabSize,
+        context: 16,
+        tiedEmbeddings: true,
+        ...positions,
+      };
+      const params = noisyParams(config, 21);
+      const cpu = new CpuLanguageModel(config, params);
+      const model = new GpuLanguageModel(device, config, params);
+      const random = seededRandom(5);
+      const task = reverseTask();
+      const base: GenerateRequest = {
+        prompts: Array.from({ length: 5 }, () => promptTokens(tokenizer, task.sample(random))),
+        maxLength: 16,
+        maxNewTokens: 9,
+        stopTokens: [tokenizer.eos],
+        padToken: tokenizer.pad,
+        sampling: { temperature: 0 },
+        seed: 3,
+      };
+      try {
+        for (const sampling of [{ temperature: 0 }, { temperature: 1.3, topK: 20, topP: 0.9 }]) {
+          const request = { ...base, sampling };
+          const [a, b] = [await cpu.generate(request), await model.generate(request)];
+          expect([...b.tokens]).toEqual([...a.tokens]);
+          expect([...b.mask]).toEqual([...a.mask]);
+          expect(maxAbsDiff(b.logprobs, a.logprobs)).toBeLessThan(1e-4);
+          expect(a.mask.reduce((s, x) => s + x, 0)).toBeGreaterThan(5);
+        }
+      } finally {
+        model.dispose();
       }
-    } finally {
-      model.dispose();
-    }
-  });
+    },
+  );
 
   it('a GRPO update (its loss on the GPU, as kernels) matches the CPU backend', async () => {
     const config = { ...small, vocab: tokenizer.vocabSize, context: 16, tiedEmbeddings: true };

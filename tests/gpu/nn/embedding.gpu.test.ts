@@ -75,6 +75,17 @@ describe.skipIf(!gpu)('embedding kernels vs CPU reference', () => {
     }
   });
 
+  it('without wpe (rotary positions) writes the token rows alone, as the CPU twin', async () => {
+    const shape: EmbeddingShape = { batch: 3, seq: 5, channels: 70, vocab: 30, maxSeq: 9 };
+    const tokens = randomTokens(15, 30, 8);
+    const wte = randomLogits(30 * 70, 1, 9);
+    const gpuX = await embeddingForwardGpu(device, tokens, wte, undefined, shape, 3);
+    // A copy on both sides: equal bit for bit.
+    expect(Array.from(gpuX)).toEqual(
+      Array.from(embeddingForward(tokens, wte, undefined, shape, 3)),
+    );
+  });
+
   it('is deterministic: the same bits on every run', async () => {
     const shape: EmbeddingShape = { batch: 4, seq: 100, channels: 70, vocab: 20, maxSeq: 128 };
     const tokens = randomTokens(400, 5, 1);

@@ -31,6 +31,13 @@ describe('embeddingForward (CPU reference)', () => {
     expected.forEach((e, i) => expect(x[i]).toBeCloseTo(e, 14));
   });
 
+  it('without wpe (rotary positions) is the token rows alone, at any posOffset', () => {
+    // tokens [[2, 0], [2, 2]] → wte rows [5, 6], [1, 2], [5, 6], [5, 6].
+    const expected = [5, 6, 1, 2, 5, 6, 5, 6];
+    expect(Array.from(embeddingForward(tokens, wte, undefined, shape))).toEqual(expected);
+    expect(Array.from(embeddingForward(tokens, wte, undefined, shape, 2))).toEqual(expected);
+  });
+
   it('returns Float32Array for Float32Array weights and takes Uint32Array ids', () => {
     const x = embeddingForward(
       new Uint32Array(tokens),

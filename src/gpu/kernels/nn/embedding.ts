@@ -41,6 +41,7 @@ export const embeddingForwardKernel = defineKernel({
     { name: 'channels', type: 'u32' },
     { name: 'vocab', type: 'u32' },
     { name: 'pos_offset', type: 'u32' },
+    { name: 'has_wpe', type: 'u32' },
   ],
   storage: [
     { name: 'tokens', access: 'read' },
@@ -91,12 +92,14 @@ function checkRefs(op: string, refs: Record<string, [BufferRef, number]>): void 
 
 /**
  * Records x (B, T, C) = wte[tokens] + wpe[posOffset + t]. tokens: (B, T) u32/i32 ids; wte: (V, C);
- * wpe: (maxSeq, C). x must not share a buffer with the inputs (it is the only writable binding).
+ * wpe: (maxSeq, C), or absent for a model with rotary positions (x = the token rows; wte is then
+ * bound in wpe's slot too, unread). x must not share a buffer with the inputs (it is the only
+ * writable binding).
  */
 export async function encodeEmbeddingForward(
   gpu: GpuContext,
   batch: CommandBatch,
-  buffers: { tokens: BufferRef; wte: BufferRef; wpe: BufferRef; x: BufferRef },
+  buffers: { tokens: BufferRef; wte: BufferRef; wpe?: BufferRef; x: BufferRef },
   shape: EmbeddingShape,
   posOffset = 0,
 ): Promise<void> {
@@ -108,7 +111,7 @@ export async function encodeEmbeddingForward(
   checkRefs(op, {
     tokens: [buffers.tokens, B * T],
     wte: [buffers.wte, V * C],
-    wpe: [buffers.wpe, maxSeq * C],
+    ...(buffers.wpe ? { wpe: [buffers.wpe, maxSeq * C] as [BufferRef, number] } : {}),
     x: [buffers.x, count],
   });
   const pipeline = await gpu.pipelines.get(embeddingForwardKernel, {
@@ -116,8 +119,15 @@ export async function encodeEmbeddingForward(
   });
   batch.dispatch(embeddingForwardKernel, {
     pipeline,
-    buffers,
-    uniforms: { count, seq: T, channels: C, vocab: V, pos_offset: posOffset },
+    buffers: { ...buffers, wpe: buffers.wpe ?? buffers.wte },
+    uniforms: {
+      count,
+      seq: T,
+      channels: C,
+      vocab: V,
+      pos_offset: posOffset,
+      has_wpe: buffers.wpe ? 1 : 0,
+    },
     workgroups: invocationGrid(gpu, count, ELEMENTWISE_THREADS),
   });
 }
@@ -131,7 +141,7 @@ export async function encodeEmbeddingForward(
 export async function encodeEmbeddingBackward(
   gpu: GpuContext,
   batch: CommandBatch,
-  buffers: { dx: BufferRef; tokens: BufferRef; dwte: BufferRef; dwpe: BufferRef },
+  buffers: { dx: BufferRef; tokens: BufferRef; dwte: BufferRef; dwpe?: BufferRef },
   shape: EmbeddingShape,
   options: { accumulateDwte?: boolean } = {},
 ): Promise<void> {
@@ -143,7 +153,7 @@ export async function encodeEmbeddingBackward(
     dx: [buffers.dx, B * T * C],
     tokens: [buffers.tokens, B * T],
     dwte: [buffers.dwte, V * C],
-    dwpe: [buffers.dwpe, maxSeq * C],
+    ...(buffers.dwpe ? { dwpe: [buffers.dwpe, maxSeq * C] as [BufferRef, number] } : {}),
   });
   const [wtePipeline, wpePipeline] = await Promise.all([
     gpu.pipelines.get(embeddingBackwardWteKernel, { WORKGROUP_SIZE: WTE_THREADS }),
@@ -162,6 +172,8 @@ export async function encodeEmbeddingBackward(
     },
     workgroups: workgroupGrid(V * colBlocks, gpu.summary.limits.maxComputeWorkgroupsPerDimension),
   });
+  // Without a wpe table (rotary positions) there is no dwpe to write.
+  if (!buffers.dwpe) return;
   batch.dispatch(embeddingBackwardWpeKernel, {
     pipeline: wpePipeline,
     buffers: { dx: buffers.dx, dwpe: buffers.dwpe },
@@ -175,7 +187,7 @@ export async function embeddingForwardGpu(
   gpu: GpuContext,
   tokens: Ints,
   wte: Float32Array,
-  wpe: Float32Array,
+  wpe: Float32Array | undefined,
   shape: EmbeddingShape,
   posOffset = 0,
 ): Promise<Float32Array> {
@@ -186,7 +198,7 @@ export async function embeddingForwardGpu(
     const buffers = {
       tokens: pooled.upload(tokens, 'embedding tokens'),
       wte: pooled.upload(wte, 'embedding wte'),
-      wpe: pooled.upload(wpe, 'embedding wpe'),
+      ...(wpe ? { wpe: pooled.upload(wpe, 'embedding wpe') } : {}),
       x: pooled.storage(count, 'embedding x'),
     };
     const batch = gpu.beginBatch('embeddingForward');
