@@ -13,7 +13,8 @@ export const SHIPPED_MODELS: readonly ShippedModelInfo[] = manifest.models.map((
   // JSON's union of option objects has optional keys; the defined ones are the options.
   taskOptions: definedOptions(m.taskOptions),
   context: m.config.context,
-  sftSteps: m.recipe.steps,
+  // Every SFT step: those on its own task first (ownFirstSteps), when the recipe has them.
+  sftSteps: m.recipe.steps + ('ownFirstSteps' in m.recipe ? Number(m.recipe.ownFirstSteps) : 0),
   successRate: m.successRate,
   ...('sampled' in m && m.sampled ? { sampled: { ...m.sampled } } : {}),
   file: m.checkpoint.file,

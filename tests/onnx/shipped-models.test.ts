@@ -95,7 +95,7 @@ describe.each(manifest.models.map((m) => [m.name, m] as [string, ManifestEntry])
       expect(entry.config).toEqual(expected);
       expect(shipped.config).toEqual(expected);
       expect(shipped.tokenizer).toEqual(CharTokenizer.createDefault().spec);
-      expect(shipped.checkpoint.step).toBe(entry.recipe.steps);
+      expect(shipped.checkpoint.step).toBe(entry.recipe.steps + (entry.recipe.ownFirstSteps ?? 0));
       expect(shipped.checkpoint.seed).toBe(entry.recipe.seed);
       // Shopping's model holds its curriculum's top rung, which is longer than its own task.
       const sizedFor =
