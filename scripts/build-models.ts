@@ -224,6 +224,24 @@ export const MODELS: readonly ModelPlan[] = [
     recipe: { steps: 600, batchSize: 16, lr: 3e-3, seed: 1 },
     rlSampling: { temperature: 0.7, groupSize: 4 },
   },
+  {
+    // The forgetting lesson's start: the multiply start's two halves (two-digit factors, calc on
+    // half the demonstrations, memory on the rest) and, as a third of the samples, one-digit
+    // products answered from memory with no tool offered. Both kinds of prompt read "a*b=", so
+    // RL that teaches the two-digit prompts to call the calculator pushes on the same first
+    // answer token the one-digit prompts must keep: the retained task is in the way of the
+    // trained one, not beside it.
+    name: 'multiply-recall',
+    task: 'multiply',
+    options: { minDigits: 2, maxDigits: 2, useTools: true },
+    mix: [
+      { task: 'multiply', options: { minDigits: 2, maxDigits: 2, useTools: false }, weight: 1 },
+      { task: 'multiply', options: { minDigits: 1, maxDigits: 1, useTools: false }, weight: 1 },
+      { task: 'multiply', options: { minDigits: 1, maxDigits: 1, useTools: true }, weight: 0.5 },
+    ],
+    recipe: { steps: 800, batchSize: 16, lr: 3e-3, seed: 1 },
+    rlSampling: { temperature: 0.85, groupSize: 8 },
+  },
 ];
 
 /** The lab's small model for `maxChars` characters of task text. */
