@@ -11,6 +11,7 @@ import { crc32, hex32 } from '../../src/models/checksum';
 import { AgentLayout } from '../../src/models/mlp-policy';
 import { ppoActorConfig, ppoCriticConfig } from '../../src/models/mlp-params';
 import type { TransformerConfig } from '../../src/models/transformer-config';
+import { transformerLayout } from '../../src/models/transformer-params';
 import { exportActorCriticOnnx } from '../../src/onnx/export-mlp';
 import { exportTransformerOnnx } from '../../src/onnx/export-transformer';
 import { floatTensor, int64Tensor } from '../../src/onnx/graph-builder';
@@ -123,6 +124,15 @@ describe('import(export(model))', () => {
     expect(mlp.criticConfig).toEqual(agent.criticConfig);
     expect(mlp.params).toEqual(params);
     expect(importOnnx(exportActorCriticOnnx(agent, params)).format).toBe('mlp-actor-critic');
+  });
+
+  it('round-trips a model with rotary positions: its positions and base, and no wpe', () => {
+    const rotary: TransformerConfig = { ...config, positions: 'rotary', rotaryBase: 1e6 };
+    const m = transformerModel(rotary, 4);
+    const back = importTransformerOnnx(exportTransformerOnnx(rotary, m.params, m.tokenizer));
+    expect(back.config).toEqual(rotary);
+    expect(new Uint32Array(back.params.buffer)).toEqual(new Uint32Array(m.params.buffer));
+    expect(transformerLayout(rotary).has('wpe')).toBe(false);
   });
 
   it('holds only parameters as initializers, named and shaped as the layout', () => {
