@@ -26,7 +26,7 @@ export type TableName = (typeof TABLES)[number];
  * The lessons whose widgets show a failure and its remedy (KL, dynamic sampling, reward hacking,
  * learned rewards, reading a run): their table has every check, levels included. The other
  * lessons' widgets are the learning claims, effects only: a level check there (the curriculum
- * and forgetting runs today) is not a claim of learning, and the README says so in prose.
+ * run today) is not a claim of learning, and the README says so in prose.
  */
 const FAILURE_MODE_LESSONS = ['04-grpo/03', '04-grpo/05', '05-', '07-'];
 

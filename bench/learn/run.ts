@@ -14,8 +14,9 @@
  *             prefixes, `--presets=grpo-copy-kl,grpo-copy-rm` names; about 25 minutes on 2 cores)
  *   defaults  the lab's new-run form as a newcomer leaves it: each language-model algorithm's
  *             default spec, 20 updates on seeds 1–5 beside lr 1e-9 (not in the default set)
- *   forgetting the tool-use lesson's shopping runs at lr 3e-3 without and with the ptx term,
- *             multiply retained, seeds 1–3 (CPU; not in the default set: about 5 minutes)
+ *   forgetting the tool-use lesson's calculator runs at lr 3e-4 without and with the ptx term,
+ *             one-digit products from memory retained, seeds 1–3 (CPU; not in the default set:
+ *             about 3 minutes)
  * Results (with the machine described) are saved as JSON under bench/results/.
  *
  * `npm run bench:learn -- --readme` runs nothing: it rewrites the README's tables of lesson claims

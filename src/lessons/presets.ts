@@ -107,25 +107,24 @@ const FROM_SHIPPED_COPY_NOISY = {
 } as const;
 
 /**
- * The shipped shopping model as it starts the forgetting runs: shopping's second rung (a price
- * lookup, then calc for the quantity) trained by RL, and multiply — the other half of its warm-up
- * (src/models/shipped-manifest.json) — kept as the retained task and answered greedily on 32 fixed
- * prompts after every update.
+ * The forgetting lesson's start (the shipped multiply-recall model, src/models/shipped-manifest.json)
+ * as its two runs use it: GRPO on two-digit products with the calculator, and the one-digit
+ * products it answers from memory with no tool offered — the other part of its warm-up — kept as
+ * the retained task, answered greedily on 32 fixed prompts after every update.
  */
-const FROM_SHIPPED_SHOPPING = {
-  task: 'shopping',
-  taskOptions: { items: 1, maxQuantity: 9 },
-  init: { kind: 'shipped', model: 'shopping' },
+const FROM_SHIPPED_MULTIPLY_RECALL = {
+  task: 'multiply',
+  taskOptions: { minDigits: 2, maxDigits: 2, useTools: true },
+  init: { kind: 'shipped', model: 'multiply-recall' },
   sftSteps: 0,
-  retained: { task: 'multiply', taskOptions: { minDigits: 1, maxDigits: 2, useTools: true } },
+  retained: { task: 'multiply', taskOptions: { minDigits: 1, maxDigits: 1, useTools: false } },
 } as const;
 
-/** lr 3e-3, ten times multiply's: updates large enough to damage what the run does not train. */
-const SHOPPING_FORGETTING_CONFIG = {
-  lr: 3e-3,
+/** The curriculum run's lr and the build's temperature; 32 tokens a turn, the task's budget. */
+const CALC_FORGETTING_CONFIG = {
+  lr: 3e-4,
   maxNewTokens: 32,
-  temperature: 0.7,
-  promptsPerUpdate: 4,
+  temperature: 0.85,
   retainedEvalPrompts: 32,
 } as const;
 
@@ -554,59 +553,70 @@ export const PRESETS = {
     control: NO_LEARNING,
     backend: 'auto',
   },
-  'grpo-shopping-forgetting': {
-    title: 'GRPO on shopping at a high learning rate, watching multiplication',
+  'grpo-calc-forgetting': {
+    title: 'GRPO with a calculator, watching the products it knew by heart',
     algo: 'grpo',
-    ...FROM_SHIPPED_SHOPPING,
+    ...FROM_SHIPPED_MULTIPLY_RECALL,
     seed: 1,
-    // Measured on CPU (seed 1): multiplication 91% after update 1, 19% at 7, 0% from 12; the check
-    // passes at update 14. Shopping itself collapses too (accuracy 0 from update 9), so this run
-    // shows the damage of too large a step on both tasks, not yet the forgetting of a run that
-    // still learns its own. Why, measured on seed 2 (bench/results/2026-12-05T13-40-00Z-shopping-
-    // forgetting-collapse-cpu.json): the start already solves most lists (sampled accuracy
-    // 0.84–0.97 over updates 1–2; at lr 1e-9, 50–65% of the groups of 8 are all right or all
-    // wrong), so a batch carries little signal, while AdamW moves every weight by about lr per
-    // update whatever the size of its gradient. From update 3 the calls of both tasks fail
-    // (tools/failure_frequency 0.03 → 1) and shopping reads 0. It breaks the same way with 8
-    // lists × 4 answers, with klCoef 0.5 (actor/kl_loss 1.0 at update 3), and at lr 2e-3 or 1.5e-3
-    // (shopping 0.04 over updates 11–20 at both). Even 16 lists × 4 answers (twice the batch)
-    // lower shopping more than multiplication in 15 updates: at lr 2e-3 0.63 → 0.21 (first 5 →
-    // last 10) against 0.81 → 0.64, at 1.5e-3 0.79 → 0.59 against 0.91 → 0.83. At lr 1e-3
-    // shopping holds (0.68 and 0.73 over updates 16–25 on seeds 1–2) but multiplication falls on
-    // seed 1 only (0.97 → 0.63–0.72 at updates 21–25; seed 2 ends at 0.97). With klCoef 0.5 on
-    // seed 1 multiplication still falls (22% at update 10, 0% at 22); ptxCoef 1 is the next preset.
-    // A retained task that shares no tool syntax with shopping does not help: trial starts warmed up
-    // with 1-digit multiplication answered from memory (no calc) kept it at lr 1e-3 (gain of the
-    // last 10 updates over the first 5: −0.02 and −0.03 on seeds 1–2, shopping 0.74 → 0.58 and
-    // 0.78 → 0.63), also from a start with room (rung 1 sampled at 0.22, half its rung-1 warm-up
-    // answering from memory: gain +0.01 and −0.07, shopping not rising); it fell only
-    // with shopping's collapse at 2e-3–3e-3. Nor did prices answered from memory on "candle="
-    // beside lookups on "3 candle=" (retained: rung 0 with no tool offered): 0.97 → 0.88 and 0.81
-    // at lr 1e-3 (gain −0.03, −0.18 on seeds 1–2; bench/results/2026-12-05T16-20-00Z-shopping-
-    // forgetting-memorised-retained-cpu.json).
-    config: SHOPPING_FORGETTING_CONFIG,
+    // GRPO on two-digit products with the calculator (8 prompts × 8 answers, lr 3e-4 as in the
+    // curriculum run, temperature 0.85 as the build samples); the retained task, one-digit
+    // products with no tool offered, is never sampled. Measured on CPU over seeds 1–5 (bench:learn
+    // --only=lessons, bench/results/learn-2026-12-05T19-09-40-511Z.json): the check passes at
+    // update 15 on all five (one-digit success −0.51, −0.45, −0.48, −0.50, −0.46 against the first
+    // 5 updates; 15.1–16.7 CPU s, median 15.8); the control (lr 1e-9, same seeds and prompts)
+    // stays at its start (0.00 on all five by update 30). Over the same 30 updates the trained
+    // task rises: strict success 0.44–0.54 over updates 1–5 → 0.81–0.85 over 21–30 (gain +0.34,
+    // +0.37, +0.33, +0.37, +0.31; +0.09 to +0.18 at update 15), calls 0.44–0.55 at update 1 →
+    // 0.85–0.88; one-digit success 0.81 after update 1 on every seed, 0 from updates 14–16. The
+    // answers go to calls: on seed 1 the same run judged with the calculator offered on the
+    // one-digit prompts answers 0.81 of them after update 1 and 1.00 from update 12. Why
+    // this retained task: both read "a*b=", and the first token after "=" (<call> or <answer>)
+    // is what GRPO moves on the two-digit prompts. Retained tasks that share no such decision with
+    // the trained one barely moved: from the shipped shopping model (shopping trained, multiply
+    // with calc or memorised products or prices retained) at lr 1e-3, −0.18 to +0.01 (bench/
+    // results/2026-12-05T16-20-00Z-shopping-forgetting-memorised-retained-cpu.json), and at
+    // 1.5e-3–3e-3 shopping itself collapsed first (…13-40-00Z-shopping-forgetting-collapse-cpu.json).
+    // From this start lr 1e-3 and 2e-3 forget within 2–5 updates, faster than the first-5
+    // baseline can see (gains −0.08 to −0.23 on seeds 1–2). A trial start without the one-digit
+    // calls in its warm-up (greedy one-digit success 81.6%, never a call there) forgot less:
+    // −0.17 on seeds 1–2 at lr 1e-3, −0.34 and −0.24 at 2e-3; at 3e-3 its trained task collapsed
+    // on seed 2 (strict success 0 from update 5). klCoef 0.5 does not keep the retained task (its
+    // KL is on two-digit episodes only): −0.69 and −0.66 on seeds 1–2, strict success +0.33, +0.34.
+    config: CALC_FORGETTING_CONFIG,
     free: ['lr', 'ptxCoef', 'ptxBatch', 'klCoef'],
     keyMetric: 'retained/success_rate',
-    alsoChart: ['reward/accuracy'],
-    check: 'retained/success_rate<=0.2',
+    alsoChart: ['reward/strict_accuracy', 'tools/episodes_with_calls'],
+    check: 'retained/success_rate gain<=-0.3',
+    budget: 30,
     control: NO_LEARNING,
     backend: 'auto',
   },
-  'grpo-shopping-ptx': {
-    title: 'The same run with the ptx term: multiplication demonstrations in every step',
+  'grpo-calc-ptx': {
+    title: 'The same run with the ptx term: one-digit demonstrations in every step',
     algo: 'grpo',
-    ...FROM_SHIPPED_SHOPPING,
+    ...FROM_SHIPPED_MULTIPLY_RECALL,
     seed: 1,
-    // Measured on CPU (seed 1): multiplication 81–94% through update 20 (check at 20), 72–94%
-    // through 25, while shopping collapses as without ptx (accuracy 0 from update 9): the ptx term
-    // keeps the task it trains on, not the run (see grpo-shopping-forgetting for why shopping
-    // breaks at this learning rate).
-    config: { ...SHOPPING_FORGETTING_CONFIG, ptxCoef: 1 },
+    // grpo-calc-forgetting with ptxCoef 0.2 and 8 one-digit demonstrations (answered from memory)
+    // in every optimizer step. The check: at update 25 one-digit success is no more than 0.1
+    // below the first 5 updates; a mechanism that prevents a change, so the claim is the
+    // difference from the control (ptxCoef 0, grpo-calc-forgetting) on the same seed. Measured on
+    // CPU, seeds 1–5 (bench/results/learn-2026-12-05T19-09-40-511Z.json): passes at update 25 on
+    // all five (+0.11, +0.08, +0.10, +0.06, +0.15; 25.1–27.0 CPU s, median 26.4); the control
+    // −0.66 to −0.70, never passing; the difference 0.74–0.84. The trained task still learns:
+    // strict success 0.45–0.52 over updates 1–5 → 0.68–0.70 over 21–30 (gain +0.19 to +0.24;
+    // +0.15 to +0.18 at update 25), against 0.81–0.85 without ptx. On seeds 4–5 one-digit success
+    // dipped to 0.62 around update 12 before rising to 0.94–1.00. The coefficient is a trade,
+    // because the demonstrations (<answer> after "a*b=") and the reward (<call>) pull on the same
+    // token: at ptxCoef 1 (seeds 1–2) one-digit success rose to 1.00 and strict success fell
+    // (0.39 → 0.23, 0.42 → 0.24, first 5 → last 10 of 30); at 0.1 one-digit success fell by 0.43
+    // on both seeds while strict success rose by 0.30 and 0.28.
+    config: { ...CALC_FORGETTING_CONFIG, ptxCoef: 0.2 },
     free: ['lr', 'ptxCoef', 'ptxBatch', 'klCoef'],
     keyMetric: 'retained/success_rate',
-    alsoChart: ['reward/accuracy', 'actor/ptx_loss'],
-    check: 'retained/success_rate>=0.6 after 20',
-    control: { config: { ptxCoef: 0 }, what: 'ptxCoef 0: no ptx term' },
+    alsoChart: ['reward/strict_accuracy', 'actor/ptx_loss'],
+    check: 'retained/success_rate gain>=-0.1 after 25',
+    budget: 30,
+    control: { config: { ptxCoef: 0 }, what: 'ptxCoef 0: no ptx term (grpo-calc-forgetting)' },
     backend: 'auto',
   },
 } as const satisfies Record<string, LessonPreset>;

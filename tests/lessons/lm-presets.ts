@@ -116,12 +116,14 @@ export function passedAndAtLeast(
 }
 
 /**
- * The forgetting lesson's two widgets, each the other's control: at lr 3e-3 the shopping run
- * loses multiplication; with the ptx term multiplication still holds at update 20. Each run is
- * made once (lm-presets-i, lm-presets-j) and judged by both checks.
+ * The forgetting lesson's two widgets, each the other's control: GRPO that teaches two-digit
+ * products to call the calculator loses the one-digit products the start answered from memory
+ * (no tool offered); with the ptx term they hold at update 25. Each run is made once
+ * (lm-presets-i, lm-presets-j) and judged by both checks, and by the trained task's own gain.
  */
 export const FORGETTING_LESSON = {
   retained: 'retained/success_rate',
-  forgets: () => widgetCheck('grpo-shopping-forgetting', 'retained/success_rate<=0.2'),
-  holds: () => widgetCheck('grpo-shopping-ptx', 'retained/success_rate>=0.6 after 20'),
+  trained: 'reward/strict_accuracy',
+  forgets: () => widgetCheck('grpo-calc-forgetting', 'retained/success_rate gain<=-0.3'),
+  holds: () => widgetCheck('grpo-calc-ptx', 'retained/success_rate gain>=-0.1 after 25'),
 };

@@ -35,18 +35,20 @@ const EXPECTED_CONTEXT: Record<string, number> = {
   addition: 19,
   multiply: 76,
   shopping: 250,
+  'multiply-recall': 76,
 };
 
 const manifest = shippedManifest();
 
 describe('src/models/shipped-manifest.json', () => {
-  it('lists the lessons’ six models once each, with recipe and result', () => {
+  it('lists the lessons’ seven models once each, with recipe and result', () => {
     expect(manifest.version).toBe(1);
     expect(manifest.models.map((m) => m.name).sort()).toEqual([
       'addition',
       'copy',
       'copy-noisy',
       'multiply',
+      'multiply-recall',
       'reverse',
       'shopping',
     ]);
