@@ -582,6 +582,8 @@ export const PRESETS = {
     // −0.17 on seeds 1–2 at lr 1e-3, −0.34 and −0.24 at 2e-3; at 3e-3 its trained task collapsed
     // on seed 2 (strict success 0 from update 5). klCoef 0.5 does not keep the retained task (its
     // KL is on two-digit episodes only): −0.69 and −0.66 on seeds 1–2, strict success +0.33, +0.34.
+    // The series of these trials and of the 30-update runs above: bench/results/2026-12-05T19-20-
+    // 00Z-calc-forgetting-sweeps-cpu.json.
     config: CALC_FORGETTING_CONFIG,
     free: ['lr', 'ptxCoef', 'ptxBatch', 'klCoef'],
     keyMetric: 'retained/success_rate',
@@ -609,7 +611,8 @@ export const PRESETS = {
     // because the demonstrations (<answer> after "a*b=") and the reward (<call>) pull on the same
     // token: at ptxCoef 1 (seeds 1–2) one-digit success rose to 1.00 and strict success fell
     // (0.39 → 0.23, 0.42 → 0.24, first 5 → last 10 of 30); at 0.1 one-digit success fell by 0.43
-    // on both seeds while strict success rose by 0.30 and 0.28.
+    // on both seeds while strict success rose by 0.30 and 0.28 (series: bench/results/2026-12-05T19-
+    // 20-00Z-calc-forgetting-sweeps-cpu.json).
     config: { ...CALC_FORGETTING_CONFIG, ptxCoef: 0.2 },
     free: ['lr', 'ptxCoef', 'ptxBatch', 'klCoef'],
     keyMetric: 'retained/success_rate',
