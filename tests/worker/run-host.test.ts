@@ -514,7 +514,7 @@ describe('run host: starting from saved weights', () => {
   it.each([
     [
       { init: { kind: 'shipped', model: 'gpt' } },
-      "init.model must be one of reverse, copy, copy-noisy, addition, multiply, shopping, got 'gpt'",
+      "init.model must be one of reverse, copy, copy-noisy, addition, multiply, shopping, multiply-recall, got 'gpt'",
     ],
     [{ task: 'copy' }, "init.model 'reverse' was warmed up on reverse, not copy"],
     [
