@@ -4,6 +4,9 @@ import { importOnnx, importTransformerOnnx } from '../../src/onnx/import';
 import { nodeOrtOptions } from '../../src/onnx/ort-node';
 import { loadLanguageModel } from '../../src/models/lm-checkpoint';
 import { transformerLayout } from '../../src/models/transformer-params';
+import type { TransformerConfig } from '../../src/models/transformer-config';
+import { CharTokenizer } from '../../src/models/tokenizer';
+import { exportTransformerOnnx } from '../../src/onnx/export-transformer';
 import { readShipped, shippedEntry } from '../onnx/shipped';
 import { createRunHost } from '../../src/worker/run-host';
 import { TrainingSlots } from '../../src/state/training-slots';
@@ -497,6 +500,33 @@ describe('run host: starting from saved weights', () => {
     );
     const exported = importTransformerOnnx((await api.exportOnnx())!);
     expect(exported.params).toEqual(importTransformerOnnx(bytes).params);
+    await api.dispose();
+  }, 60_000);
+
+  it('GRPO from a file of a model with rotary positions: the run keeps them and trains', async () => {
+    // The shipped copy model's shape with rotary positions (no wpe), fresh weights, then the
+    // run's own warm-up: an untrained model is never right, so its first RL steps move nothing.
+    const copy = shippedEntry('copy');
+    const config: TransformerConfig = { ...copy.config, valueHead: false, positions: 'rotary' };
+    const params = transformerLayout(config).initialize<Float32Array>(5);
+    const bytes = exportTransformerOnnx(config, params, CharTokenizer.createDefault().spec);
+    const api = createRunHost();
+    await api.createRun(
+      startSpec({
+        task: 'copy',
+        taskOptions: copy.taskOptions as Settings,
+        init: { kind: 'file', name: 'rotary.onnx', bytes },
+        sftSteps: 20,
+      }),
+      () => {},
+    );
+    const warmed = importTransformerOnnx((await api.exportOnnx())!);
+    expect(warmed.config).toEqual(config);
+    expect(warmed.params).not.toEqual(params);
+    await api.step();
+    const after = importTransformerOnnx((await api.exportOnnx())!);
+    expect(after.config.positions).toBe('rotary');
+    expect(after.params.every(Number.isFinite)).toBe(true);
     await api.dispose();
   }, 60_000);
 
