@@ -475,11 +475,12 @@ export async function main(argv: string[]): Promise<number> {
   const manifestPath = args.string('manifest', SHIPPED_MANIFEST);
   const stepsScale = args.number('steps-scale', 1);
   const progressSamples = args.number('progress-samples', 1);
-  const positions = args.optional('positions');
+  // Absent: each plan's own positions.
+  const positions =
+    args.optional('positions') === undefined
+      ? undefined
+      : args.choice('positions', POSITION_KINDS, 'learned');
   args.checkAllUsed();
-  if (positions !== undefined && !POSITION_KINDS.includes(positions as PositionKind)) {
-    throw new Error(`--positions: must be one of ${POSITION_KINDS.join(', ')}, got '${positions}'`);
-  }
   const unknown = (only ?? []).filter((n) => !MODELS.some((m) => m.name === n));
   if (unknown.length > 0) {
     throw new Error(
@@ -495,16 +496,7 @@ export async function main(argv: string[]): Promise<number> {
   const built = new Map<string, ManifestEntry>();
   for (const plan of MODELS) {
     if (only && !only.includes(plan.name)) continue;
-    built.set(
-      plan.name,
-      await buildOne(
-        plan,
-        outDir,
-        stepsScale,
-        progressSamples,
-        positions as PositionKind | undefined,
-      ),
-    );
+    built.set(plan.name, await buildOne(plan, outDir, stepsScale, progressSamples, positions));
   }
   const models = MODELS.flatMap((m) => {
     const entry = built.get(m.name) ?? previous.find((p) => p.name === m.name);

@@ -93,7 +93,8 @@ export async function main(argv: string[]): Promise<number> {
     seed,
   });
   const { byDigits, calls, right } = tallyResultCopies(task, episodes);
-  const cpuSeconds = (process.cpuUsage(started).user + process.cpuUsage(started).system) / 1e6;
+  const used = process.cpuUsage(started);
+  const cpuSeconds = (used.user + used.system) / 1e6;
   const rows = [...byDigits.entries()].sort(([a], [b]) => a - b);
   console.log(
     `${modelPath} (${loaded.config.positions ?? 'learned'} positions): ${episodes.length} episodes at ` +

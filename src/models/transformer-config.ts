@@ -2,9 +2,10 @@
  * Configuration of the decoder-only transformer policy (GPT-2 shaped): token embeddings plus either
  * learned position embeddings (GPT-2's wpe) or rotary positions (RoPE, as in Llama, SmolLM2 and
  * Qwen2.5: q and k of each head rotated by their position, so attention scores depend on the
- * distance between two tokens, not on where they sit), `layers` pre-LayerNorm blocks (LN → causal multi-head attention → residual; LN → GELU
- * MLP of width 4·C → residual), a final LayerNorm, and an LM head (tied to the token embedding or
- * separate), optionally a scalar value head for a PPO critic.
+ * distance between two tokens, not on where they sit), `layers` pre-LayerNorm blocks (LN → causal
+ * multi-head attention → residual; LN → GELU MLP of width 4·C → residual), a final LayerNorm, and
+ * an LM head (tied to the token embedding or separate), optionally a scalar value head for a PPO
+ * critic.
  *
  * Shapes in comments use B = batch, T = sequence, C = width, NH = heads, hs = C / NH, V = vocab.
  */
