@@ -228,13 +228,17 @@ export function transformerBackward<T extends Floats>(
     g(n.ln1Beta).set(ln1.dbeta);
   }
 
+  // A rotary model has no wpe: no dwpe is computed (the GPU path binds no dwpe buffer either).
   const embed = embeddingBackward(
     dx,
     acts.tokens,
     { batch, seq, channels: C, vocab: V, maxSeq: context },
-    config.tiedEmbeddings ? { accumulateDwte: g('wte').slice() as T } : {},
+    {
+      wpe: !rotary,
+      ...(config.tiedEmbeddings ? { accumulateDwte: g('wte').slice() as T } : {}),
+    },
   );
   g('wte').set(embed.dwte);
-  if (!rotary) g('wpe').set(embed.dwpe);
+  if (embed.dwpe) g('wpe').set(embed.dwpe);
   return grads;
 }

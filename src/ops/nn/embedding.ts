@@ -5,7 +5,8 @@
  *   x[b, t, :] = wte[tokens[b, t], :] + wpe[posOffset + t, :]
  *
  * Without wpe (a model with rotary positions, which enter in attention instead) x is the token
- * row alone and there is no dwpe.
+ * row alone, and the backward pass, told `wpe: false`, computes and returns no dwpe, as the GPU
+ * path skips embedding_backward_wpe.wgsl when it is given no dwpe buffer.
  *
  * Shapes: B = batch, T = seq, C = channels, V = vocab; tokens (B, T) ids; wte (V, C);
  * wpe (maxSeq, C); x (B, T, C), all row-major.
@@ -138,37 +139,69 @@ export function embeddingForward<T extends Floats>(
   return x;
 }
 
+/** Options of embeddingBackward; `wpe` decides whether there is a dwpe (see the overloads). */
+export interface EmbeddingBackwardOptions<T extends Floats> {
+  /** dwte starts from this (V, C) gradient instead of 0: tied embeddings. Not modified. */
+  accumulateDwte?: T;
+  /**
+   * Whether the model has a wpe table (default true). false for rotary positions: no dwpe is
+   * computed or returned, matching the GPU path, which records no wpe gradient without a dwpe
+   * buffer.
+   */
+  wpe?: boolean;
+}
+
 /**
  * Gradients of embeddingForward with posOffset = 0 (training sees whole sequences).
  * dwte (V, C): row v = Σ over positions n with tokens[n] = v of dx[n] (in token order), plus
  * `accumulateDwte` if given — for tied embeddings, where the LM head already wrote its part of the
- * gradient of the shared matrix. dwpe (maxSeq, C): row t < seq = Σ_b dx[b, t]; rows ≥ seq are 0.
+ * gradient of the shared matrix. dwpe (maxSeq, C): row t < seq = Σ_b dx[b, t]; rows ≥ seq are 0;
+ * absent with `wpe: false` (the overloads type the result so a caller that said so has no dwpe to
+ * read, and one that passes a boolean must check).
  */
 export function embeddingBackward<T extends Floats>(
   dx: T,
   tokens: Ints,
   shape: EmbeddingShape,
-  options: { accumulateDwte?: T } = {},
-): { dwte: T; dwpe: T } {
-  const { accumulateDwte } = options;
+  options: EmbeddingBackwardOptions<T> & { wpe: false },
+): { dwte: T };
+export function embeddingBackward<T extends Floats>(
+  dx: T,
+  tokens: Ints,
+  shape: EmbeddingShape,
+  options?: EmbeddingBackwardOptions<T> & { wpe?: true },
+): { dwte: T; dwpe: T };
+export function embeddingBackward<T extends Floats>(
+  dx: T,
+  tokens: Ints,
+  shape: EmbeddingShape,
+  options: EmbeddingBackwardOptions<T>,
+): { dwte: T; dwpe?: T };
+export function embeddingBackward<T extends Floats>(
+  dx: T,
+  tokens: Ints,
+  shape: EmbeddingShape,
+  options: EmbeddingBackwardOptions<T> = {},
+): { dwte: T; dwpe?: T } {
+  const { accumulateDwte, wpe = true } = options;
   checkEmbeddingBackwardInput(dx, tokens, shape, accumulateDwte);
   const { batch, seq, channels: C, vocab, maxSeq } = shape;
 
-  const sumWte = new Float64Array(vocab * C);
-  const sumWpe = new Float64Array(seq * C);
+  const sumWte = new Float64Array(vocab * C); // (V, C)
   for (let n = 0; n < batch * seq; n++) {
     const tokenRow = tokens[n]! * C;
-    const posRow = (n % seq) * C;
-    for (let c = 0; c < C; c++) {
-      const g = dx[n * C + c]!;
-      sumWte[tokenRow + c]! += g;
-      sumWpe[posRow + c]! += g;
-    }
+    for (let c = 0; c < C; c++) sumWte[tokenRow + c]! += dx[n * C + c]!;
   }
-
   const dwte = zerosLike(dx, vocab * C);
   for (let i = 0; i < vocab * C; i++) dwte[i] = sumWte[i]! + (accumulateDwte?.[i] ?? 0);
-  const dwpe = zerosLike(dx, maxSeq * C);
+  if (!wpe) return { dwte };
+
+  const sumWpe = new Float64Array(seq * C); // (T, C): rows t ≥ seq of dwpe stay 0
+  for (let n = 0; n < batch * seq; n++) {
+    const posRow = (n % seq) * C;
+    for (let c = 0; c < C; c++) sumWpe[posRow + c]! += dx[n * C + c]!;
+  }
+  const dwpe = zerosLike(dx, maxSeq * C); // (maxSeq, C)
   dwpe.set(sumWpe);
   return { dwte, dwpe };
 }

@@ -86,6 +86,23 @@ describe.skipIf(!gpu)('embedding kernels vs CPU reference', () => {
     );
   });
 
+  it('backward without wpe (rotary positions) returns dwte alone, as the CPU twin', async () => {
+    const shape: EmbeddingShape = { batch: 3, seq: 17, channels: 65, vocab: 50, maxSeq: 20 };
+    const tokens = randomTokens(3 * 17, 9, 11);
+    const dx = randomLogits(3 * 17 * 65, 1, 12);
+    const head = randomLogits(50 * 65, 1, 13);
+    for (const accumulateDwte of [undefined, head]) {
+      const cpu = embeddingBackward(dx, tokens, shape, { wpe: false, accumulateDwte });
+      const out = await embeddingBackwardGpu(device, dx, tokens, shape, {
+        wpe: false,
+        accumulateDwte,
+      });
+      expect(Object.keys(out)).toEqual(['dwte']);
+      // Same sums as the learned case's test above (≤ 51 terms): 2e-5 catches a wrong term.
+      expect(maxAbsDiff(out.dwte, cpu.dwte)).toBeLessThan(2e-5);
+    }
+  });
+
   it('is deterministic: the same bits on every run', async () => {
     const shape: EmbeddingShape = { batch: 4, seq: 100, channels: 70, vocab: 20, maxSeq: 128 };
     const tokens = randomTokens(400, 5, 1);

@@ -70,6 +70,43 @@ describe('embeddingBackward (CPU reference)', () => {
     expect(Array.from(head)).toEqual([1, 1, 1, 1, 1, 1]); // the input is not modified
   });
 
+  it('with wpe: false (rotary positions) returns the same dwte and no dwpe', () => {
+    const learned = embeddingBackward(dx, tokens, shape);
+    const rotary = embeddingBackward(dx, tokens, shape, { wpe: false });
+    expect(Array.from(rotary.dwte)).toEqual([3, 4, 0, 0, 13, 16]);
+    expect(Array.from(rotary.dwte)).toEqual(Array.from(learned.dwte));
+    expect(Object.keys(rotary)).toEqual(['dwte']);
+    // @ts-expect-error the wpe: false overload's result has no dwpe to read
+    expect(rotary.dwpe).toBeUndefined();
+    // Tied embeddings without wpe: the head's part is still added.
+    const head = new Float64Array([1, 1, 1, 1, 1, 1]);
+    const tied = embeddingBackward(dx, tokens, shape, { wpe: false, accumulateDwte: head });
+    expect(Array.from(tied.dwte)).toEqual([4, 5, 1, 1, 14, 17]);
+    expect(Object.keys(tied)).toEqual(['dwte']);
+  });
+
+  it('with wpe decided at run time: dwpe only when wpe is true, typed as optional', () => {
+    for (const wpe of [true, false]) {
+      const { dwte, dwpe } = embeddingBackward(dx, tokens, shape, { wpe });
+      expect(Array.from(dwte)).toEqual([3, 4, 0, 0, 13, 16]);
+      // dwpe: T | undefined here, so the caller must check before reading it.
+      expect(dwpe === undefined ? undefined : Array.from(dwpe)).toEqual(
+        wpe ? [6, 8, 10, 12, 0, 0, 0, 0] : undefined,
+      );
+    }
+  });
+
+  it('passes a finite-difference gradient check for wte without wpe (float64)', () => {
+    const s: EmbeddingShape = { batch: 2, seq: 4, channels: 3, vocab: 5, maxSeq: 6 };
+    const ids = new Int32Array([1, 3, 1, 0, 3, 3, 2, 1]);
+    const w = randomF64(s.vocab * s.channels, 1, 5);
+    const probe = probeWeights(s.batch * s.seq * s.channels, 6);
+    const loss = () => dot(probe, embeddingForward(ids, w, undefined, s));
+    const { dwte } = embeddingBackward(probe, ids, s, { wpe: false });
+    const result = gradCheck(w, dwte, loss);
+    expect(result.maxRelError, JSON.stringify(result.worst)).toBeLessThan(1e-8);
+  });
+
   it('passes a finite-difference gradient check for wte and wpe (float64, repeated tokens)', () => {
     const s: EmbeddingShape = { batch: 3, seq: 5, channels: 4, vocab: 6, maxSeq: 7 };
     // Token 1 appears four times, token 4 three times; tokens 0 and 5 never appear.

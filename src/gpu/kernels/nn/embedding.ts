@@ -19,6 +19,7 @@ import {
   checkEmbeddingBackwardInput,
   checkEmbeddingForwardInput,
   checkEmbeddingShape,
+  type EmbeddingBackwardOptions,
   type EmbeddingShape,
 } from '../../../ops/nn/embedding';
 import { type BufferRef, type CommandBatch, workgroupGrid } from '../../batch';
@@ -210,15 +211,42 @@ export async function embeddingForwardGpu(
   }
 }
 
-/** Convenience path of embeddingBackward(): same checks, upload, run, read back (one sync point). */
+type GpuBackwardOptions = EmbeddingBackwardOptions<Float32Array>;
+
+/**
+ * Convenience path of embeddingBackward(): same checks and options, upload, run, read back (one
+ * sync point). With `wpe: false` no dwpe buffer is bound, so embedding_backward_wpe is not recorded
+ * (the decision encodeEmbeddingBackward makes for rotary models) and no dwpe is returned.
+ */
 export async function embeddingBackwardGpu(
   gpu: GpuContext,
   dx: Float32Array,
   tokens: Ints,
   shape: EmbeddingShape,
-  options: { accumulateDwte?: Float32Array } = {},
-): Promise<{ dwte: Float32Array; dwpe: Float32Array }> {
-  const { accumulateDwte } = options;
+  options: GpuBackwardOptions & { wpe: false },
+): Promise<{ dwte: Float32Array }>;
+export async function embeddingBackwardGpu(
+  gpu: GpuContext,
+  dx: Float32Array,
+  tokens: Ints,
+  shape: EmbeddingShape,
+  options?: GpuBackwardOptions & { wpe?: true },
+): Promise<{ dwte: Float32Array; dwpe: Float32Array }>;
+export async function embeddingBackwardGpu(
+  gpu: GpuContext,
+  dx: Float32Array,
+  tokens: Ints,
+  shape: EmbeddingShape,
+  options: GpuBackwardOptions,
+): Promise<{ dwte: Float32Array; dwpe?: Float32Array }>;
+export async function embeddingBackwardGpu(
+  gpu: GpuContext,
+  dx: Float32Array,
+  tokens: Ints,
+  shape: EmbeddingShape,
+  options: GpuBackwardOptions = {},
+): Promise<{ dwte: Float32Array; dwpe?: Float32Array }> {
+  const { accumulateDwte, wpe = true } = options;
   checkEmbeddingBackwardInput(dx, tokens, shape, accumulateDwte);
   const wteCount = shape.vocab * shape.channels;
   const wpeCount = shape.maxSeq * shape.channels;
@@ -230,13 +258,14 @@ export async function embeddingBackwardGpu(
       dwte: accumulateDwte
         ? pooled.upload(accumulateDwte, 'embedding dwte')
         : pooled.storage(wteCount, 'embedding dwte'),
-      dwpe: pooled.storage(wpeCount, 'embedding dwpe'),
+      ...(wpe ? { dwpe: pooled.storage(wpeCount, 'embedding dwpe') } : {}),
     };
     const batch = gpu.beginBatch('embeddingBackward');
     await encodeEmbeddingBackward(gpu, batch, buffers, shape, {
       accumulateDwte: accumulateDwte !== undefined,
     });
     batch.submit();
+    if (!buffers.dwpe) return { dwte: await gpu.readF32(buffers.dwte, wteCount) };
     // Both reads wait on the same submission: one sync point.
     const [dwte, dwpe] = await Promise.all([
       gpu.readF32(buffers.dwte, wteCount),
