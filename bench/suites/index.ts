@@ -9,6 +9,7 @@ import { matmulSuite } from './matmul.bench';
 import { ortReferenceSuite } from './ort-reference.bench';
 import { policyLossSuite } from './policy-loss.bench';
 import { policyStepSuite } from './policy-step.bench';
+import { rotarySuite } from './rotary.bench';
 import { tokenLogprobsSuite } from './token-logprobs.bench';
 import { transformerStepSuite } from './transformer-step.bench';
 import { whitenSuite } from './whiten.bench';
@@ -23,8 +24,9 @@ export const SUITES: readonly BenchSuite[] = [
   policyLossSuite,
   klLossSuite,
   valueLossSuite,
-  // The policy layers and the whole model: matmul, a training step against the tfjs peer, and generation.
+  // The policy layers and the whole model: matmul, rotary positions, a training step against the tfjs peer, and generation.
   matmulSuite,
+  rotarySuite,
   transformerStepSuite,
   // The RL step: its loss as kernels on the GPU, against the same loss on the CPU between passes.
   policyStepSuite,
