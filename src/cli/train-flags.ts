@@ -13,7 +13,13 @@ import {
 } from '../agents/token-task-registry';
 import { BACKEND_CHOICES, type BackendChoice } from '../gpu/backend-choice';
 import { OpInputError } from '../ops/errors';
-import { TRANSFORMER_LIMITS, LAB_MODEL_SHAPE, type ModelShape } from '../models/transformer-config';
+import {
+  LAB_MODEL_SHAPE,
+  POSITION_KINDS,
+  TRANSFORMER_LIMITS,
+  type ModelShape,
+  type PositionKind,
+} from '../models/transformer-config';
 import {
   CURRICULUM_CONFIG_SPEC,
   DEFAULT_CURRICULUM_CONFIG,
@@ -72,6 +78,8 @@ export interface LmFlags {
   init?: string;
   sftSteps: number;
   shape: ModelShape;
+  /** A new model's positions (`--positions`; a model from --init keeps its own). */
+  positions: PositionKind;
 }
 
 export interface TrainFlags {
@@ -175,6 +183,22 @@ function lmFlags(args: CliArgs, algo: LmAlgorithm): Omit<LmFlags, 'rewardModel'>
       `must be a multiple of --heads (${shape.heads}), got ${shape.width}`,
     );
   }
+  const positions = args.choice('positions', POSITION_KINDS, 'learned');
+  if (init && args.all().has('positions')) {
+    // The file's model has positions of its own; the flag would be silently ignored.
+    throw new OpInputError(
+      'train',
+      'positions',
+      `is for a new model; --init=${init} keeps the positions of its own model`,
+    );
+  }
+  if (positions === 'rotary' && (shape.width / shape.heads) % 2 !== 0) {
+    throw new OpInputError(
+      'train',
+      'positions',
+      `rotary needs an even head size (--width / --heads), got ${shape.width} / ${shape.heads}`,
+    );
+  }
   return {
     algo,
     taskName: taskName as TokenTaskName,
@@ -187,6 +211,7 @@ function lmFlags(args: CliArgs, algo: LmAlgorithm): Omit<LmFlags, 'rewardModel'>
     ...(init ? { init } : {}),
     sftSteps,
     shape,
+    positions,
   };
 }
 

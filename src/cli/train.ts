@@ -6,7 +6,9 @@
  * Any algorithm of src/rl/registry.ts, headless in Node. Language-model algorithms (--task) run on
  * WebGPU through Dawn where a hardware adapter exists, else on the CPU (cli/backend.ts), and say
  * which; --init=<file>
- * starts from a saved model (checkpoint or ONNX export), otherwise --sft-steps of supervised warm-up come first. The frozen
+ * starts from a saved model (checkpoint or ONNX export), otherwise --sft-steps of supervised warm-up come first
+ * on a new model of --width, --layers, --heads and --positions=learned|rotary (RoPE, base 10,000;
+ * refused beside --init, whose model keeps its own). The frozen
  * reference (KL term, DPO) runs on our engine, or with --reference=ort on onnxruntime-web. Every setting
  * of the algorithm (and of the task) is a --kebab-case flag generated from its spec; --curriculum
  * [--curriculum-threshold=0.8 --curriculum-patience=5] trains GRPO or PPO through the task's rungs.
@@ -34,10 +36,11 @@ import {
   parseRunFile,
   writeCliRunFile,
   type CliRunFile,
+  type RecordedModel,
 } from '../compare/run-file';
 import type { LanguageModel } from '../models/language-model';
 import { CharTokenizer } from '../models/tokenizer';
-import type { TransformerConfig } from '../models/transformer-config';
+import { rotaryBaseOf, usesRotary, type TransformerConfig } from '../models/transformer-config';
 import { transformerLayout } from '../models/transformer-params';
 import { nodeOrtOptions } from '../onnx/ort-node';
 import { OrtReferenceModel } from '../onnx/ort-reference-model';
@@ -303,6 +306,14 @@ async function setUpLmRun(flags: TrainFlags, run: LmFlags): Promise<PreparedRun>
   }
 }
 
+/** The model as the run file records it: trunk, positions, and the base of rotary ones. */
+function recordedModel(config: TransformerConfig): RecordedModel {
+  const { width, layers, heads } = config;
+  return usesRotary(config)
+    ? { width, layers, heads, positions: 'rotary', rotaryBase: rotaryBaseOf(config) }
+    : { width, layers, heads, positions: 'learned' };
+}
+
 /** The task, the tokenizer and the policy for a language-model algorithm. */
 async function setUpLanguageModel(run: LmFlags, seed: number) {
   const { tasks, curriculum, retained, taskOptions, init, sftSteps } = run;
@@ -314,6 +325,8 @@ async function setUpLanguageModel(run: LmFlags, seed: number) {
     ...run.shape,
     tiedEmbeddings: true,
     valueHead: run.algo.valueHead,
+    // Learned positions leave the field out, as every config from before rotary ones has it.
+    ...(run.positions === 'rotary' ? { positions: 'rotary' as const } : {}),
   };
   let params = transformerLayout(modelConfig).initialize<Float32Array>(seed);
   const initBytes = init
@@ -357,7 +370,7 @@ async function setUpLanguageModel(run: LmFlags, seed: number) {
     // For the run file: the rungs set the options of a run with a curriculum; the lab builds the
     // same model from the same start (the file's bytes, or a fresh one and the warm-up).
     recorded: {
-      model: { width: modelConfig.width, layers: modelConfig.layers, heads: modelConfig.heads },
+      model: recordedModel(modelConfig),
       ...(curriculum ? { curriculum } : { taskOptions }),
       ...(retained ? { retained } : {}),
       ...(init && initBytes

@@ -28,6 +28,9 @@ export function comparisonToken(
         : {}),
       // A user's own file cannot travel in a link (the share panel says so); shipped ones can.
       ...(spec.init?.kind === 'shipped' ? { init: spec.init } : {}),
+      ...(spec.task !== undefined && spec.positions !== undefined
+        ? { positions: spec.positions }
+        : {}),
       ...(spec.curriculum !== undefined ? { curriculum: spec.curriculum } : {}),
       ...(spec.rewardModel !== undefined ? { rewardModel: spec.rewardModel } : {}),
       ...(spec.retained !== undefined ? { retained: changedRetained(spec.retained, catalog) } : {}),

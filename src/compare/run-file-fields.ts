@@ -3,7 +3,12 @@
  * its path, and returns the value checked — types, sizes and ranges — or throws an ImportError
  * naming the path and the valid range. Used only by parseRunFile, for both variants of the file.
  */
-import { TRANSFORMER_LIMITS, type ModelShape } from '../models/transformer-config';
+import {
+  POSITION_KINDS,
+  ROTARY_BASE_LIMITS,
+  TRANSFORMER_LIMITS,
+  type PositionKind,
+} from '../models/transformer-config';
 import type { StartFrom } from '../worker/run-protocol';
 import { base64ToBytes } from '../util/base64';
 import {
@@ -33,21 +38,21 @@ import {
   type RunEvent,
 } from './run-record';
 // Types only: the parser's result type, which these readers fill field by field.
-import type { ImportedRun } from './run-file';
+import type { ImportedRun, RecordedModel } from './run-file';
 
 /**
  * Where a language-model run started, where a file says (a lab-run file under `spec.`, a CLI run
- * file at its top level): its warm-up's SFT steps, and the weights it started from; refused for
- * algorithms without them.
+ * file at its top level): its warm-up's SFT steps, and the weights it started from, or (a lab-run
+ * file's new model) the positions it was built with; refused for algorithms without them.
  */
 export function readStart(
   from: Record<string, unknown>,
   prefix: string,
   algo: AlgorithmInfo,
   catalog: CompareCatalog,
-): Pick<ImportedRun, 'sftSteps' | 'init'> {
-  const out: Pick<ImportedRun, 'sftSteps' | 'init'> = {};
-  for (const key of ['sftSteps', 'init'] as const) {
+): Pick<ImportedRun, 'sftSteps' | 'init' | 'positions'> {
+  const out: Pick<ImportedRun, 'sftSteps' | 'init' | 'positions'> = {};
+  for (const key of ['sftSteps', 'init', 'positions'] as const) {
     if (from[key] !== undefined) expectLanguageModel(algo, prefix + key);
   }
   if (from.sftSteps !== undefined) {
@@ -55,6 +60,14 @@ export function readStart(
     out.sftSteps = expectInt(from.sftSteps, `${prefix}sftSteps`, min, max);
   }
   if (from.init !== undefined) out.init = readInit(from.init, `${prefix}init`);
+  if (from.positions !== undefined) {
+    const at = `${prefix}positions`;
+    // A run started from weights has the positions of those weights, not a choice of its own.
+    if (out.init) {
+      throw new ImportError(at, 'is only for a run started from a new model (leave out init)');
+    }
+    out.positions = expectOneOf(from.positions, at, POSITION_KINDS);
+  }
   return out;
 }
 
@@ -88,15 +101,43 @@ export function readTrainingGroups(
   return out;
 }
 
-/** A transformer trunk's size, each within the model's limits. */
-export function readModelShape(value: unknown, path: string): ModelShape {
+/**
+ * A transformer trunk's size, each within the model's limits, and how it knows positions: a file
+ * from before rotary positions has no `positions`, and its model had learned ones, so the result
+ * always names them. `rotaryBase` only with rotary positions, within the model's own limits.
+ */
+export function readModelShape(
+  value: unknown,
+  path: string,
+): RecordedModel & { positions: PositionKind } {
   const json = expectRecord(value, path);
-  expectKeys(json, path, ['width', 'layers', 'heads']);
+  expectKeys(json, path, ['width', 'layers', 'heads'], ['positions', 'rotaryBase']);
   const [width, layers, heads] = (['width', 'layers', 'heads'] as const).map((key) => {
     const [min, max] = TRANSFORMER_LIMITS[key];
     return expectInt(json[key], child(path, key), min, max);
   }) as [number, number, number];
-  return { width, layers, heads };
+  const positions: PositionKind =
+    json.positions === undefined
+      ? 'learned'
+      : expectOneOf(json.positions, child(path, 'positions'), POSITION_KINDS);
+  if (json.rotaryBase === undefined) return { width, layers, heads, positions };
+  const at = child(path, 'rotaryBase');
+  if (positions !== 'rotary') {
+    throw new ImportError(at, "is only meaningful with positions 'rotary'");
+  }
+  return { width, layers, heads, positions, rotaryBase: readRotaryBase(json.rotaryBase, at) };
+}
+
+/** The rotary base θ: a finite number in the model's ROTARY_BASE_LIMITS (so above 0). */
+function readRotaryBase(value: unknown, path: string): number {
+  const [min, max] = ROTARY_BASE_LIMITS;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+    throw new ImportError(
+      path,
+      `must be a number in [${min}, ${max}], got ${describeValue(value)}`,
+    );
+  }
+  return value;
 }
 
 export function knownAlgorithm(

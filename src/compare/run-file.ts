@@ -6,6 +6,7 @@
  *   lab-run  { format: 'agent-rl-lab/lab-run', version: 1, exportedAt?, label?,
  *              spec: { algorithm, task, seed, config, taskOptions?, backend?, sftSteps?,
  *                      reference?, init?: { shipped: name } | { file: name, bytes: base64 },
+ *                      positions?: 'learned' | 'rotary',
  *                      curriculum?: { threshold, patience },
  *                      rewardModel?: { prompts, samplesPerPrompt, labelNoise, steps,
  *                                      pairsPerStep, lr },
@@ -15,12 +16,14 @@
  *              inspection?: its last update's samples, grid or episode (run-file-inspection.ts) }
  *   cli-run  { format: 'agent-rl-lab/run', version: 1, algorithm, task, seed, backend, createdAt,
  *              config, taskOptions?, curriculum?, rewardModel?, retained?, sftSteps?,
- *              init?: { file, bytes }, model?: { width, layers, heads },
+ *              init?: { file, bytes },
+ *              model?: { width, layers, heads, positions?: 'learned' | 'rotary', rotaryBase? },
  *              metrics, events, summary }
  *
  * with metrics as { name: [value per update, …] }, NaN and ±Infinity spelled "NaN", "Infinity",
  * "-Infinity". The optional fields came later within version 1: a file without them is a run
- * without them, so files of every earlier lab and CLI still read.
+ * without them, so files of every earlier lab and CLI still read. Positions are one of them: a
+ * model recorded without `positions` (every file from before rotary positions) had learned ones.
  *
  * parseRunFile is the one read path for both: a pure function of the text, which refuses text
  * over IMPORT_LIMITS or nested deeper than the JSON depth limit before parsing, then checks every
@@ -30,7 +33,12 @@
  * refused file changes nothing (there is no state here to change).
  */
 import { BACKEND_CHOICES, type BackendChoice } from '../gpu/backend-choice';
-import { LAB_MODEL_SHAPE, type ModelShape } from '../models/transformer-config';
+import {
+  DEFAULT_ROTARY_BASE,
+  LAB_MODEL_SHAPE,
+  type ModelShape,
+  type PositionKind,
+} from '../models/transformer-config';
 import type { CurriculumConfig } from '../rl/curriculum';
 import type { RewardModelConfig } from '../rl/reward-model';
 import type { Metrics } from '../rl/trainer';
@@ -109,6 +117,8 @@ interface RunFileExtras {
   reference?: 'engine' | 'ort';
   /** Language models: the saved weights the run started from (else a random initialization). */
   init?: StartFrom;
+  /** Language models started from a new model: how it knows positions ('learned' when absent). */
+  positions?: PositionKind;
   /** Language models: the run trained through its task's curriculum, moving up so. */
   curriculum?: CurriculumConfig;
   /** Language models: before RL the run trained a reward model with these settings. */
@@ -121,6 +131,15 @@ interface RunFileExtras {
   exportedAt?: string;
   /** The last update's samples (or grid, or episode) the run kept, for the inspector. */
   inspection?: Inspection;
+}
+
+/**
+ * What a CLI run file records of its model: the trunk's size and how it knows positions, with the
+ * rotary base when they are rotary. Files from before rotary positions lack `positions`.
+ */
+export interface RecordedModel extends ModelShape {
+  positions?: PositionKind;
+  rotaryBase?: number;
 }
 
 /** The training groups both variants hold as the lab keeps them. */
@@ -136,7 +155,7 @@ export interface LabRunFile {
   exportedAt?: string;
   label?: string;
   spec: SharedFields &
-    Pick<RunFileExtras, 'backend' | 'reference'> & {
+    Pick<RunFileExtras, 'backend' | 'reference' | 'positions'> & {
       algorithm: string;
       task: string;
       seed: number;
@@ -164,8 +183,8 @@ export interface CliRunFile extends SharedFields {
   config: Settings;
   /** Language models started from a file (`--init`): its name, and its bytes as base64. */
   init?: { file: string; bytes: string };
-  /** Language models: the transformer's trunk (the lab builds only LAB_MODEL_SHAPE). */
-  model?: ModelShape;
+  /** Language models: the trunk and its positions (the lab builds only LAB_MODEL_SHAPE). */
+  model?: RecordedModel;
   metrics: Record<string, number[]>;
   events: RunEvent[];
   summary: Record<string, number | string>;
@@ -183,8 +202,11 @@ export interface ImportedRun extends RunRecord, RunFileExtras {
     backend: string;
     createdAt: string;
     summary: Record<string, number | string>;
-    /** Language models: the transformer's trunk the CLI trained (files from before lack it). */
-    model?: ModelShape;
+    /**
+     * Language models: the transformer's trunk the CLI trained (files from before lack it), its
+     * positions always named ('learned' for files from before rotary positions).
+     */
+    model?: RecordedModel & { positions: PositionKind };
   };
 }
 
@@ -236,6 +258,7 @@ export function writeLabRunFile(run: LabRunExport): string {
       ...(run.sftSteps === undefined ? {} : { sftSteps: run.sftSteps }),
       ...(run.reference === undefined ? {} : { reference: run.reference }),
       ...(run.init === undefined ? {} : { init: initToJson(run.init) }),
+      ...(run.positions === undefined ? {} : { positions: run.positions }),
       ...(run.curriculum === undefined ? {} : { curriculum: { ...run.curriculum } }),
       ...(run.rewardModel === undefined ? {} : { rewardModel: { ...run.rewardModel } }),
       ...(run.retained === undefined ? {} : { retained: copyRetained(run.retained) }),
@@ -316,6 +339,7 @@ function readLabRun(root: Record<string, unknown>, catalog: CompareCatalog): Imp
       'sftSteps',
       'reference',
       'init',
+      'positions',
       'curriculum',
       'rewardModel',
       'retained',
@@ -461,6 +485,9 @@ export function runToJson(
       ? { reference: spec.reference }
       : {}),
     ...(spec.task !== undefined && spec.init !== undefined ? { init: spec.init } : {}),
+    ...(spec.task !== undefined && spec.positions !== undefined
+      ? { positions: spec.positions }
+      : {}),
     ...(spec.curriculum !== undefined ? { curriculum: spec.curriculum } : {}),
     ...(spec.rewardModel !== undefined ? { rewardModel: spec.rewardModel } : {}),
     ...(spec.retained !== undefined ? { retained: spec.retained } : {}),
@@ -517,25 +544,44 @@ export function runFromJson(text: string, catalog: CompareCatalog): ImportedLabR
 }
 
 /**
- * A CLI run of another model shape than the lab's, started from a fresh model: the lab would
- * replay it on its own shape, so the history would not be the file's. (A run started from a
- * file takes that file's shape, here as in the CLI.)
+ * A CLI run of another model than the lab's, started from a fresh model: the lab would replay it
+ * on its own model, so the history would not be the file's. The lab builds LAB_MODEL_SHAPE with
+ * the positions the file names (specOf carries them over) at the default rotary base; another
+ * trunk or base is named with its positions. (A run started from a file takes that file's model,
+ * here as in the CLI.)
  */
 function shapeNote(imported: ImportedRun): { note?: string } {
   const model = imported.cli?.model;
   if (!model || imported.init) return {};
-  const lab = LAB_MODEL_SHAPE;
-  if (model.width === lab.width && model.layers === lab.layers && model.heads === lab.heads) {
-    return {};
-  }
-  const shape = (m: ModelShape) =>
-    `width ${m.width}, ${m.layers} layer${m.layers === 1 ? '' : 's'}, ${m.heads} head${m.heads === 1 ? '' : 's'}`;
+  const lab: RecordedModel = {
+    ...LAB_MODEL_SHAPE,
+    positions: model.positions,
+    ...(model.positions === 'rotary' ? { rotaryBase: DEFAULT_ROTARY_BASE } : {}),
+  };
+  const theirs: RecordedModel =
+    model.positions === 'rotary'
+      ? { ...model, rotaryBase: model.rotaryBase ?? DEFAULT_ROTARY_BASE }
+      : model;
+  const same = (['width', 'layers', 'heads', 'positions', 'rotaryBase'] as const).every(
+    (key) => theirs[key] === lab[key],
+  );
+  if (same) return {};
   return {
     note:
-      `It trained a transformer of ${shape(model)}; the lab builds ${shape(lab)}. Starting it ` +
-      'here replays its updates on the lab’s model, whose curves will differ from the file’s: ' +
-      'compare it as it is.',
+      `It trained a transformer of ${describeModel(theirs)}; the lab builds ` +
+      `${describeModel(lab)}. Starting it here replays its updates on the lab’s model, whose ` +
+      'curves will differ from the file’s: compare it as it is.',
   };
+}
+
+/** "width 64, 2 layers, 4 heads, rotary positions (base 10000)". */
+function describeModel(m: RecordedModel): string {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const positions =
+    m.positions === 'rotary'
+      ? `rotary positions (base ${m.rotaryBase ?? DEFAULT_ROTARY_BASE})`
+      : 'learned positions';
+  return `width ${m.width}, ${plural(m.layers, 'layer')}, ${plural(m.heads, 'head')}, ${positions}`;
 }
 
 function specOf(run: ImportedRun | LinkedRun, catalog: CompareCatalog): RunSpec {
@@ -549,6 +595,7 @@ function specOf(run: ImportedRun | LinkedRun, catalog: CompareCatalog): RunSpec 
           sftSteps: run.sftSteps ?? catalog.sftSteps.default,
           ...('reference' in run && run.reference ? { reference: run.reference } : {}),
           ...(run.init ? { init: run.init } : {}),
+          ...positionsOf(run),
           ...(run.curriculum ? { curriculum: { ...run.curriculum } } : {}),
           ...(run.rewardModel ? { rewardModel: { ...run.rewardModel } } : {}),
           ...(run.retained ? { retained: copyRetained(run.retained) } : {}),
@@ -558,6 +605,17 @@ function specOf(run: ImportedRun | LinkedRun, catalog: CompareCatalog): RunSpec 
     config: run.config,
     backend: ('backend' in run ? run.backend : undefined) ?? 'auto',
   };
+}
+
+/**
+ * The positions a rebuilt run's new model takes: a lab-run file's or a link's own, or those of the
+ * model a CLI run file recorded; left out for learned ones (the spec's default) and for runs
+ * started from weights (which bring their own).
+ */
+function positionsOf(run: ImportedRun | LinkedRun): { positions?: 'rotary' } {
+  if (run.init) return {};
+  const positions = run.positions ?? ('cli' in run ? run.cli?.model?.positions : undefined);
+  return positions === 'rotary' ? { positions } : {};
 }
 
 /** Per-update values (NaN: not reported) as the lab's sparse series. */

@@ -7,8 +7,9 @@
  *      a algorithm, t task, s seed, c settings ≠ default (omitted when none), w warm-up steps
  *      (language models, omitted when not set); o task options ≠ default, i shipped start model,
  *      u curriculum [threshold, patience], r reward model [prompts, samplesPerPrompt, labelNoise,
- *      steps, pairsPerStep, lr], k retained task { t: task, o?: its options } (each omitted when
- *      not set)
+ *      steps, pairsPerStep, lr], k retained task { t: task, o?: its options }, p positions of a
+ *      new model ('learned' or 'rotary'; learned when absent, as in every link from before)
+ *      (each omitted when not set)
  *
  * A link is untrusted input: decoding checks every field the way a run import does (known
  * algorithm and task, integer seed, each setting through its FieldSpec, no unknown keys) and throws
@@ -35,6 +36,7 @@ import {
   expectSettings,
   ImportError,
 } from '../util/json-checks';
+import { POSITION_KINDS, type PositionKind } from '../models/transformer-config';
 import type { CurriculumConfig } from '../rl/curriculum';
 import type { RewardModelConfig } from '../rl/reward-model';
 import type { RetainedTaskSpec } from '../worker/run-protocol';
@@ -65,6 +67,8 @@ export interface LinkedRun {
    * own file cannot travel in a link: it goes without, and the share panel says so.)
    */
   init?: { kind: 'shipped'; model: string };
+  /** Language models started from a new model: how it knows positions ('learned' when absent). */
+  positions?: PositionKind;
   /** Language models: the run trains through its task's curriculum. */
   curriculum?: CurriculumConfig;
   /** Language models: before RL the run trains a reward model with these settings. */
@@ -100,6 +104,8 @@ interface CompactRun {
   r?: number[];
   /** Retained task: its name and options, as RunSpec.retained holds them (t, o). */
   k?: { t: string; o?: Settings };
+  /** Positions of a new model. */
+  p?: string;
 }
 
 /** Curriculum settings in the order a link's `u` array holds them. */
@@ -129,6 +135,7 @@ const FIELD_NAMES: Record<keyof CompactRun, string> = {
   u: 'curriculum',
   r: 'rewardModel',
   k: 'retained',
+  p: 'positions',
 };
 
 /**
@@ -160,6 +167,7 @@ export function encodeComparison(runs: readonly LinkedRun[], catalog: CompareCat
       out.o = run.taskOptions;
     }
     if (run.init !== undefined) out.i = run.init.model;
+    if (run.positions !== undefined) out.p = run.positions;
     if (run.curriculum !== undefined) {
       out.u = [run.curriculum.threshold, run.curriculum.patience];
     }
@@ -288,6 +296,14 @@ function readRun(value: unknown, index: number, catalog: CompareCatalog): Linked
     if (run.i !== undefined) {
       expectLanguageModel(algo, at('i'));
       linked.init = { kind: 'shipped', model: expectModelName(run.i, at('i')) };
+    }
+    if (run.p !== undefined) {
+      expectLanguageModel(algo, at('p'));
+      // A shipped start brings its own positions; a choice beside it would be ignored.
+      if (linked.init) {
+        throw new ImportError(at('p'), 'is only for a run started from a new model (leave out i)');
+      }
+      linked.positions = expectOneOf(run.p, at('p'), POSITION_KINDS);
     }
     if (run.u !== undefined) {
       if (!algo.curriculum) {

@@ -1,7 +1,8 @@
 /**
  * Worker-side set-up of a language-model run, as `npm run train` does it: the default small
- * transformer, WebGPU in this worker when an adapter exists (else the CPU, saying why), a short
- * supervised warm-up with progress, then the trainer from the registry.
+ * transformer (learned or rotary positions, as the spec says), WebGPU in this worker when an
+ * adapter exists (else the CPU, saying why), a short supervised warm-up with progress, then the
+ * trainer from the registry.
  */
 import { acquireForChoice } from '../gpu/backend-choice';
 import type { GpuContext } from '../gpu/context';
@@ -145,6 +146,8 @@ export async function setUpLmRun(
     ...LAB_MODEL_SHAPE,
     tiedEmbeddings: true,
     valueHead: algo.valueHead,
+    // Learned positions leave the field out, as every config from before rotary ones has it.
+    ...(spec.positions === 'rotary' ? { positions: 'rotary' as const } : {}),
   };
   let params: Float32Array;
   if (spec.init) {

@@ -5,6 +5,7 @@
  */
 import type { BackendChoice } from '../gpu/backend-choice';
 import type { FieldSpec } from '../util/hyperparams';
+import type { PositionKind } from '../models/transformer-config';
 import type { CurriculumConfig } from '../rl/curriculum';
 import type { RewardModelConfig, RewardModelReport } from '../rl/reward-model';
 import type {
@@ -26,6 +27,7 @@ export type {
   InspectedToken,
   Inspection,
   Metrics,
+  PositionKind,
   RunEvent,
   SampleInspection,
   TrainerState,
@@ -70,6 +72,12 @@ export interface RunSpec {
    * (sftSteps) still runs on top when it is above 0.
    */
   init?: StartFrom;
+  /**
+   * Language models started from a new model (no `init`: weights bring their own): how the
+   * transformer knows positions — 'learned' (GPT-2's wpe table; the default when absent, so every
+   * spec from before reads as it did) or 'rotary' (RoPE at base 10,000, as Llama and SmolLM2).
+   */
+  positions?: PositionKind;
   /**
    * Language models, algorithms with `curriculum`: train through the task's rungs, easiest first
    * (the rungs' options replace taskOptions, which must be left out), moving up once

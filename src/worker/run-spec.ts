@@ -9,7 +9,9 @@ import {
   type TokenTaskDefinition,
   type TokenTaskName,
 } from '../agents/token-task-registry';
+import { POSITION_KINDS } from '../models/transformer-config';
 import { OpInputError } from '../ops/errors';
+import { describeValue } from '../util/json-checks';
 import { checkField, type FieldSpec } from '../util/hyperparams';
 import { own } from '../util/own';
 import { SHIPPED_MODELS, shippedModel } from './shipped-models';
@@ -118,6 +120,23 @@ function checkStartFrom(spec: RunSpec): string | undefined {
     return undefined;
   }
   return `init.kind must be 'shipped' or 'file', got '${String((init as { kind: unknown }).kind)}'`;
+}
+
+/**
+ * RunSpec.positions: one of POSITION_KINDS, and only for a new model (weights bring their own
+ * positions, so a choice beside them would be silently ignored).
+ */
+function checkPositions(spec: RunSpec): string | undefined {
+  const positions: unknown = spec.positions;
+  if (positions === undefined) return undefined;
+  if (!(POSITION_KINDS as readonly unknown[]).includes(positions)) {
+    const valid = POSITION_KINDS.map((p) => `'${p}'`).join(', ');
+    return `positions must be one of ${valid}, got ${describeValue(positions)}`;
+  }
+  if (spec.init !== undefined) {
+    return 'positions is only for a new model; a run started from weights keeps their positions';
+  }
+  return undefined;
 }
 
 /**
@@ -232,7 +251,7 @@ export function checkRunSpec(spec: RunSpec): FieldError[] {
   const seedRange = { kind: 'int', min: 0, max: 2 ** 31 - 1, live: false, doc: '' } as const;
   attempt('seed', () => checkField(spec.algo, 'seed', seedRange, spec.seed));
   if (algo.family === 'env') {
-    for (const field of ['init', 'curriculum', 'rewardModel', 'retained'] as const) {
+    for (const field of ['init', 'positions', 'curriculum', 'rewardModel', 'retained'] as const) {
       if (spec[field] !== undefined) {
         const message = `${field} is only for language-model runs, not ${spec.algo}`;
         errors.push({ field, message });
@@ -259,6 +278,8 @@ export function checkRunSpec(spec: RunSpec): FieldError[] {
     );
     const startError = checkStartFrom(spec);
     if (startError) errors.push({ field: 'init', message: startError });
+    const positionsError = checkPositions(spec);
+    if (positionsError) errors.push({ field: 'positions', message: positionsError });
     if (spec.reference !== undefined && !REFERENCE_ENGINES.includes(spec.reference)) {
       const message = `reference must be one of ${REFERENCE_ENGINES.join(', ')}, got '${String(spec.reference)}'`;
       errors.push({ field: 'reference', message });

@@ -119,6 +119,44 @@ describe('readTrainFlags', () => {
     ]);
   });
 
+  it('reads --positions: learned unless given, rotary when asked', () => {
+    const positions = (...argv: string[]) => {
+      const flags = readTrainFlags([...LM, ...argv]);
+      return flags.run.family === 'lm' ? flags.run.positions : undefined;
+    };
+    expect(positions()).toBe('learned');
+    expect(positions('--positions=learned')).toBe('learned');
+    expect(positions('--positions=rotary')).toBe('rotary');
+    // A head size of 2 (width 16, 8 heads) is the smallest rotary can rotate in pairs.
+    expect(positions('--positions=rotary', '--width=16', '--heads=8')).toBe('rotary');
+  });
+
+  it.each<[string, string[], string]>([
+    [
+      'an unknown kind',
+      ['--positions=alibi'],
+      "--positions must be one of learned, rotary, got 'alibi'",
+    ],
+    ['a bare flag', ['--positions'], '--positions needs a value: --positions=<value>'],
+    [
+      'another case',
+      ['--positions=Rotary'],
+      "--positions must be one of learned, rotary, got 'Rotary'",
+    ],
+    [
+      'an odd head size for rotary',
+      ['--positions=rotary', '--width=24', '--heads=8'],
+      'train: positions rotary needs an even head size (--width / --heads), got 24 / 8',
+    ],
+    [
+      'positions beside --init',
+      ['--positions=rotary', '--init=public/models/copy.onnx'],
+      'train: positions is for a new model; --init=public/models/copy.onnx keeps the positions of its own model',
+    ],
+  ])('refuses --positions with %s, naming the flag and its values', (_what, argv, message) => {
+    expect(() => readTrainFlags([...LM, ...argv])).toThrow(message);
+  });
+
   // Flag names the parser knows, and values chosen to break it: prototype names, empty and bare
   // values, negative, fractional, huge and non-finite numbers, and ordinary ones.
   const names = [
@@ -134,6 +172,7 @@ describe('readTrainFlags', () => {
     'width',
     'heads',
     'layers',
+    'positions',
     'lr',
     'group-size',
     'retained',
@@ -177,6 +216,7 @@ describe('readTrainFlags', () => {
     'copy',
     'cpu',
     'cliffwalking',
+    'rotary',
   ];
   const flag = fc
     .tuple(fc.constantFrom(...names), fc.option(fc.constantFrom(...values)))
@@ -213,6 +253,7 @@ describe('readTrainFlags', () => {
           expect(Number.isInteger(sftSteps) && sftSteps >= SFT_STEPS.min).toBe(true);
           expect(sftSteps).toBeLessThanOrEqual(SFT_STEPS.max);
           expect(['auto', 'webgpu', 'cpu']).toContain(flags.run.backend);
+          expect(['learned', 'rotary']).toContain(flags.run.positions);
         }
       }),
       { numRuns: 2000, seed: 29 },

@@ -61,11 +61,49 @@ describe('npm run train', () => {
     expect('init' in run).toBe(false);
     expect(parseRunFile(readFileSync(out, 'utf8'), runCatalog()).sftSteps).toBe(2);
     // Its model is not the lab's: the file says so, and the import warns before a replay.
-    expect(run.model).toEqual({ width: 16, layers: 1, heads: 2 });
+    expect(run.model).toEqual({ width: 16, layers: 1, heads: 2, positions: 'learned' });
     expect(runFromJson(readFileSync(out, 'utf8'), runCatalog()).note).toBe(
-      'It trained a transformer of width 16, 1 layer, 2 heads; the lab builds width 64, 2 ' +
-        'layers, 4 heads. Starting it here replays its updates on the lab’s model, whose curves ' +
-        'will differ from the file’s: compare it as it is.',
+      'It trained a transformer of width 16, 1 layer, 2 heads, learned positions; the lab builds ' +
+        'width 64, 2 layers, 4 heads, learned positions. Starting it here replays its updates on ' +
+        'the lab’s model, whose curves will differ from the file’s: compare it as it is.',
+    );
+  }, 60_000);
+
+  it('trains a new model with rotary positions (--positions=rotary) and records them', async () => {
+    quiet();
+    const out = join(mkdtempSync(join(tmpdir(), 'train-')), 'run.json');
+    const code = await main([
+      '--algo=grpo',
+      '--task=copy',
+      '--backend=cpu',
+      '--sft-steps=2',
+      '--updates=2',
+      '--group-size=2',
+      '--prompts-per-update=2',
+      '--width=16',
+      '--layers=1',
+      '--heads=2',
+      '--positions=rotary',
+      `--out=${out}`,
+    ]);
+    expect(code).toBe(0);
+    const text = readFileSync(out, 'utf8');
+    const run = JSON.parse(text);
+    expect(run.metrics['reward/mean']).toHaveLength(2);
+    expect(run.metrics['reward/mean'].every(Number.isFinite)).toBe(true);
+    expect(run.model).toEqual({
+      width: 16,
+      layers: 1,
+      heads: 2,
+      positions: 'rotary',
+      rotaryBase: 10000,
+    });
+    // The lab rebuilds it with rotary positions, and names them beside the other trunk.
+    const lab = runFromJson(text, runCatalog());
+    expect(lab.spec.positions).toBe('rotary');
+    expect(lab.note).toContain(
+      'width 16, 1 layer, 2 heads, rotary positions (base 10000); the lab builds width 64, 2 ' +
+        'layers, 4 heads, rotary positions (base 10000).',
     );
   }, 60_000);
 
@@ -115,7 +153,7 @@ describe('npm run train', () => {
     // The run file carries the starting file, so the lab's import starts from the same weights.
     expect(run.init.file).toBe('reverse.onnx');
     // The shape the file gave (the lab's): no warning on import.
-    expect(run.model).toEqual({ width: 64, layers: 2, heads: 4 });
+    expect(run.model).toEqual({ width: 64, layers: 2, heads: 4, positions: 'learned' });
     expect(runFromJson(readFileSync(out, 'utf8'), runCatalog()).note).toBeUndefined();
     expect('sftSteps' in run).toBe(false);
     const imported = parseRunFile(readFileSync(out, 'utf8'), runCatalog());

@@ -119,3 +119,56 @@ describe('run files', () => {
     );
   });
 });
+
+describe('run files: a new model’s positions', () => {
+  const rotarySpec: RunSpec = { ...grpoSpec, positions: 'rotary' };
+
+  it('a lab run of a rotary model keeps its positions through export and import', () => {
+    const text = runToJson({ ...run, spec: rotarySpec });
+    expect(JSON.parse(text).spec.positions).toBe('rotary');
+    expect(runFromJson(text, catalog).spec).toEqual(rotarySpec);
+  });
+
+  it('a lab-run file from before positions reads as a learned model (no positions in its spec)', () => {
+    const text = runToJson(run);
+    expect('positions' in JSON.parse(text).spec).toBe(false);
+    expect(runFromJson(text, catalog).spec.positions).toBeUndefined();
+  });
+
+  it.each([
+    ['an unknown kind', { positions: 'alibi' }, `must be one of 'learned', 'rotary', got "alibi"`],
+    ['a number', { positions: 1 }, `must be one of 'learned', 'rotary', got 1`],
+    [
+      'positions beside a start from weights',
+      { positions: 'rotary', init: { shipped: 'reverse' } },
+      'is only for a run started from a new model (leave out init)',
+    ],
+  ])('refuses spec.positions of %s, naming the field', (_what, extra, problem) => {
+    const file = JSON.parse(runToJson(run));
+    Object.assign(file.spec, extra);
+    expect(() => runFromJson(JSON.stringify(file), catalog)).toThrow(`spec.positions: ${problem}`);
+  });
+
+  it('refuses spec.positions on an environment run', () => {
+    const envSpec: RunSpec = {
+      algo: 'q-learning',
+      env: 'cliffwalking',
+      seed: 1,
+      config: defaults('q-learning'),
+      backend: 'auto',
+    };
+    const envRun = { ...run, spec: envSpec, events: [] };
+    const file = JSON.parse(runToJson(envRun));
+    file.spec.positions = 'rotary';
+    expect(() => runFromJson(JSON.stringify(file), catalog)).toThrow(
+      'spec.positions: is only for language-model runs, not q-learning',
+    );
+  });
+
+  it('links a rotary run that recreates the same spec; a learned one’s link has no positions', () => {
+    const token = comparisonToken([{ spec: rotarySpec }], catalog);
+    expect(specsFromLink(decodeComparison(token, catalog), catalog)[0]!.positions).toBe('rotary');
+    const plain = comparisonToken([{ spec: grpoSpec }], catalog);
+    expect(specsFromLink(decodeComparison(plain, catalog), catalog)[0]!.positions).toBeUndefined();
+  });
+});

@@ -4,6 +4,7 @@ import {
   ImportError,
   MetricSeries,
   parseRunFile,
+  runFromJson,
   writeCliRunFile,
   writeLabRunFile,
   type LabRunExport,
@@ -883,5 +884,129 @@ describe('parseRunFile', () => {
     expect(error).toBeInstanceOf(ImportError);
     expect((error as ImportError).path).toBe(path);
     expect((error as ImportError).message).toBe(`${path}: ${message}`);
+  });
+});
+
+describe('CLI run files: the model’s positions', () => {
+  /** A CLI run file of a grpo run on copy from a new model, recording `model`. */
+  const cliRun = (model: unknown) =>
+    JSON.stringify({
+      format: 'agent-rl-lab/run',
+      version: 1,
+      algorithm: 'grpo',
+      task: 'grpo on copy(3–5)',
+      seed: 4,
+      backend: 'CPU (requested)',
+      createdAt: '2025-01-01T00:00:00.000Z',
+      config: defaultsOf('grpo'),
+      taskOptions: { maxLength: 5 },
+      sftSteps: 300,
+      model,
+      metrics: { 'reward/mean': [0.5, 0.25] },
+      events: [],
+      summary: { updates: 2 },
+    });
+
+  it('reads a rotary model as written, and the lab rebuilds it with rotary positions', () => {
+    const model = { width: 64, layers: 2, heads: 4, positions: 'rotary', rotaryBase: 10000 };
+    expect(parseRunFile(cliRun(model), catalog).cli?.model).toEqual(model);
+    const lab = runFromJson(cliRun(model), catalog);
+    expect(lab.spec.positions).toBe('rotary');
+    // The lab's own shape at the default base: nothing to warn about.
+    expect(lab.note).toBeUndefined();
+    // A file that leaves the base out means the default one.
+    const noBase = { width: 64, layers: 2, heads: 4, positions: 'rotary' };
+    expect(runFromJson(cliRun(noBase), catalog).note).toBeUndefined();
+    expect(parseRunFile(cliRun(noBase), catalog).cli?.model).toEqual(noBase);
+  });
+
+  it('reads a model recorded before positions existed as learned', () => {
+    const old = { width: 64, layers: 2, heads: 4 };
+    expect(parseRunFile(cliRun(old), catalog).cli?.model).toEqual({
+      width: 64,
+      layers: 2,
+      heads: 4,
+      positions: 'learned',
+    });
+    const lab = runFromJson(cliRun(old), catalog);
+    expect('positions' in lab.spec).toBe(false);
+    expect(lab.note).toBeUndefined();
+  });
+
+  it('names the positions when the model is not the one the lab builds', () => {
+    const note = runFromJson(
+      cliRun({ width: 64, layers: 2, heads: 4, positions: 'rotary', rotaryBase: 1e6 }),
+      catalog,
+    ).note;
+    expect(note).toBe(
+      'It trained a transformer of width 64, 2 layers, 4 heads, rotary positions (base 1000000); ' +
+        'the lab builds width 64, 2 layers, 4 heads, rotary positions (base 10000). Starting it ' +
+        'here replays its updates on the lab’s model, whose curves will differ from the file’s: ' +
+        'compare it as it is.',
+    );
+    expect(runFromJson(cliRun({ width: 32, layers: 1, heads: 4 }), catalog).note).toContain(
+      'width 32, 1 layer, 4 heads, learned positions; the lab builds width 64, 2 layers, 4 ' +
+        'heads, learned positions.',
+    );
+  });
+
+  it.each<[string, Record<string, unknown>, string, string]>([
+    [
+      'an unknown kind of positions',
+      { positions: 'alibi' },
+      'model.positions',
+      `must be one of 'learned', 'rotary', got "alibi"`,
+    ],
+    [
+      'positions as a boolean',
+      { positions: true },
+      'model.positions',
+      `must be one of 'learned', 'rotary', got true`,
+    ],
+    [
+      'a rotary base of 0',
+      { positions: 'rotary', rotaryBase: 0 },
+      'model.rotaryBase',
+      'must be a number in [100, 10000000], got 0',
+    ],
+    [
+      'a negative rotary base',
+      { positions: 'rotary', rotaryBase: -10000 },
+      'model.rotaryBase',
+      'must be a number in [100, 10000000], got -10000',
+    ],
+    [
+      'a rotary base spelled as infinity',
+      { positions: 'rotary', rotaryBase: 'Infinity' },
+      'model.rotaryBase',
+      'must be a number in [100, 10000000], got "Infinity"',
+    ],
+    [
+      'a rotary base of a learned model',
+      { positions: 'learned', rotaryBase: 10000 },
+      'model.rotaryBase',
+      "is only meaningful with positions 'rotary'",
+    ],
+    [
+      'a rotary base without positions',
+      { rotaryBase: 10000 },
+      'model.rotaryBase',
+      "is only meaningful with positions 'rotary'",
+    ],
+    [
+      'an unknown model field',
+      { theta: 10000 },
+      'model.theta',
+      'is not a known field here (known: width, layers, heads, positions, rotaryBase)',
+    ],
+  ])('refuses a model with %s, naming the field', (_what, extra, path, problem) => {
+    let error: unknown;
+    try {
+      parseRunFile(cliRun({ width: 64, layers: 2, heads: 4, ...extra }), catalog);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ImportError);
+    expect((error as ImportError).message).toBe(`${path}: ${problem}`);
   });
 });

@@ -479,3 +479,40 @@ describe('URL state', () => {
     ]);
   });
 });
+
+describe('URL state: a new model’s positions', () => {
+  const rotary: LinkedRun = {
+    algorithm: 'grpo',
+    task: 'reverse',
+    seed: 1,
+    config: defaultsOf('grpo'),
+    positions: 'rotary',
+  };
+
+  it('carries them as p, and a link without p reads as before (learned, left out)', () => {
+    const hand = token([{ a: 'grpo', t: 'reverse', s: 1, p: 'rotary' }]);
+    expect(encodeComparison([rotary], catalog)).toBe(hand);
+    expect(decodeComparison(hand, catalog)).toEqual([rotary]);
+    const old = decodeComparison(token([{ a: 'grpo', t: 'reverse', s: 1 }]), catalog);
+    expect('positions' in old[0]!).toBe(false);
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['an unknown kind', { p: 'alibi' }, `must be one of 'learned', 'rotary', got "alibi"`],
+    ['positions beside a shipped start', { p: 'rotary', i: 'reverse' }, 'leave out i'],
+  ])('refuses %s, naming runs[i].positions', (_what, extra, problem) => {
+    const e = error(() =>
+      decodeComparison(token([{ a: 'grpo', t: 'reverse', s: 1, ...extra }]), catalog),
+    );
+    expect(e.path).toBe('runs[0].positions');
+    expect(e.run).toBe(0);
+    expect(e.message).toContain(problem);
+  });
+
+  it('refuses positions on an environment run', () => {
+    const e = error(() =>
+      decodeComparison(token([{ a: 'q-learning', t: 'cliffwalking', s: 1, p: 'rotary' }]), catalog),
+    );
+    expect(e.message).toBe('runs[0].positions: is only for language-model runs, not q-learning');
+  });
+});

@@ -181,6 +181,64 @@ describe('run host: language models', () => {
     expect(back.params.every(Number.isFinite)).toBe(true);
     await api.dispose();
   }, 60_000);
+
+  it('builds a new model with rotary positions when the spec asks, and trains it', async () => {
+    const { api, updates, listener } = host();
+    const grpo = runCatalog().algorithms.find((a) => a.name === 'grpo')!;
+    const rotary: RunSpec = {
+      algo: 'grpo',
+      task: 'copy',
+      seed: 1,
+      config: grpo.defaults,
+      backend: 'cpu',
+      sftSteps: 2,
+      positions: 'rotary',
+    };
+    expect(checkRunSpec(rotary)).toEqual([]);
+    await api.createRun(rotary, listener);
+    const warmed = importTransformerOnnx((await api.exportOnnx())!);
+    // The lab's trunk with rotary positions at the default base: no wpe table.
+    expect(warmed.config).toMatchObject({ width: 64, layers: 2, heads: 4, positions: 'rotary' });
+    expect(transformerLayout(warmed.config).entries.some((e) => e.name.includes('wpe'))).toBe(
+      false,
+    );
+    for (let i = 0; i < 3; i++) await api.step();
+    const last = updates().at(-1)!;
+    expect(last.type === 'update' && last.points.at(-1)!.step).toBe(3);
+    const after = importTransformerOnnx((await api.exportOnnx())!);
+    expect(after.config).toEqual(warmed.config);
+    expect(after.params).not.toEqual(warmed.params);
+    expect(after.params.every(Number.isFinite)).toBe(true);
+    await api.dispose();
+  }, 60_000);
+
+  it.each<[string, Partial<RunSpec>, string, string]>([
+    [
+      'an unknown kind',
+      { positions: 'alibi' as never },
+      'positions',
+      `positions must be one of 'learned', 'rotary', got "alibi"`,
+    ],
+    [
+      'positions beside a shipped start',
+      { positions: 'rotary', init: { kind: 'shipped', model: 'copy' } },
+      'positions',
+      'positions is only for a new model; a run started from weights keeps their positions',
+    ],
+  ])('refuses a spec with %s, naming positions', (_what, over, field, message) => {
+    const grpo = runCatalog().algorithms.find((a) => a.name === 'grpo')!;
+    const lm: RunSpec = {
+      algo: 'grpo',
+      task: 'copy',
+      seed: 1,
+      config: grpo.defaults,
+      backend: 'cpu',
+    };
+    expect(checkRunSpec({ ...lm, ...over })).toEqual([{ field, message }]);
+    expect(checkRunSpec({ ...spec, positions: 'rotary' })).toEqual([
+      { field: 'positions', message: 'positions is only for language-model runs, not q-learning' },
+    ]);
+  });
 });
 
 describe('run host: a curriculum', () => {
