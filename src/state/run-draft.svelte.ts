@@ -9,6 +9,7 @@ import {
 import type {
   AlgorithmInfo,
   FieldError,
+  PositionKind,
   ReferenceEngine,
   RetainedTaskSpec,
   RunCatalog,
@@ -32,6 +33,12 @@ export class RunDraft {
   start = $state<string>('new');
   /** The checkpoint or ONNX file picked when start is 'file' (raw: bytes are not made reactive). */
   startFile = $state.raw<{ name: string; bytes: Uint8Array } | undefined>(undefined);
+  /**
+   * Language models, a new model only: how the transformer knows positions. Kept while another
+   * start is picked (weights bring their own; the spec then leaves it out), so going back to a new
+   * model finds the choice as it was.
+   */
+  positions = $state<PositionKind>('learned');
   /** Values as the inputs hold them (a cleared number input is null: refused by the check). */
   config = $state<Record<string, SettingValue | null>>({});
   /** The task's options (language models), from the task's defaults. */
@@ -252,6 +259,10 @@ export class RunDraft {
             // Only where a reference is scored: a run file never names an engine it did not use.
             ...(this.usesReference ? { reference: this.reference } : {}),
             ...(this.init ? { init: this.init } : {}),
+            // Learned positions are the spec's default: left out, so such specs read as before.
+            ...(this.start === 'new' && this.positions === 'rotary'
+              ? { positions: this.positions }
+              : {}),
             ...(this.rewardModelOn && this.offersRewardModel
               ? { rewardModel: { ...this.rewardModel } as RewardModelConfig }
               : {}),
