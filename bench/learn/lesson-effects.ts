@@ -235,13 +235,26 @@ export async function lessonEffects(
     );
   }
   const rows: EffectRow[] = [];
+  // A preset and check that two widgets share (ppo-copy in its own lesson and in the side by
+  // side) is measured once: the same seeds give the same runs, so a second measurement would only
+  // double the bench's time. Its row is repeated under the second lesson.
+  const measured = new Map<string, EffectRow>();
   for (const lesson of LESSONS) {
     if (options.lessons && !options.lessons.some((p) => lesson.id.startsWith(p))) continue;
     for (const block of lessonWidgets(lessonBlocks(lesson))) {
       if (block.check.kind !== 'metric') continue;
       if (ALGORITHMS[PRESETS[block.preset].algo]!.family !== 'lm') continue;
       if (options.presets && !options.presets.includes(block.preset)) continue;
-      rows.push(await presetEffect(lesson.id, block.preset, block.check, options));
+      const key = `${block.preset} ${block.check.text}`;
+      const earlier = measured.get(key);
+      if (earlier) {
+        options.log?.(`${block.preset} in ${lesson.id}: measured in ${earlier.lesson}, reused`);
+        rows.push({ ...earlier, lesson: lesson.id });
+        continue;
+      }
+      const row = await presetEffect(lesson.id, block.preset, block.check, options);
+      measured.set(key, row);
+      rows.push(row);
     }
   }
   return { rows, table: renderEffects(rows) };

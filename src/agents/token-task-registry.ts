@@ -189,8 +189,8 @@ export const TOKEN_TASKS: {
         // 12) and lr 1.5e-3 0.27–0.45 on all ten, its lr 1e-9 control −0.03 to +0.04 (lr 2e-3 or
         // 3e-3 with 8 prompts collapsed it on some seeds; IPO, β 0.05 or 16 samples did not help).
         settings: {
-          grpo: { iterations: 2 },
-          ppo: { promptsPerUpdate: 64 },
+          grpo: { iterations: 2, promptsPerUpdate: 16, lr: 1.5e-3 },
+          ppo: { promptsPerUpdate: 128 },
           dpo: { promptsPerUpdate: 32, lr: 1.5e-3 },
         },
       },

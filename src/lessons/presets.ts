@@ -94,10 +94,10 @@ const FROM_SHIPPED_COPY_SHORT = {
 
 /**
  * The learning lessons' copy start (src/models/shipped-manifest.json, 'copy-noisy'): warmed up on
- * demonstrations with 30% of their characters replaced at random, it writes the right letter
- * most often at every position but samples a whole right answer about a quarter of the time
- * (pass@1 0.23 at temperature 1), while 8 samples of a prompt hold a right one for three prompts
- * in four (pass@8 0.75): groups with signal, and room to learn.
+ * demonstrations wholly right 30% of the time at every length (letters replaced at random), it
+ * writes the right letter most often at every position but samples a whole right answer about a
+ * quarter of the time (pass@1 0.26 at temperature 1), while 8 samples of a prompt hold a right
+ * one for 7 prompts in 8 (pass@8 0.875): groups with signal, and room to learn.
  */
 const FROM_SHIPPED_COPY_NOISY = {
   task: 'copy',
@@ -245,11 +245,14 @@ export const PRESETS = {
     algo: 'grpo',
     ...FROM_SHIPPED_COPY_NOISY,
     seed: 1,
-    // lr 1e-3, 8 prompts × 8 answers, two optimizer steps on each batch (TRL num_iterations,
-    // verl ppo_epochs: the clipped ratio then matters). Measured on CPU, seeds 1–5: passes at
-    // updates 17–19, success 0.25–0.32 over the first 5 updates → 0.55–0.63 over the last 10; the
-    // control (lr 1e-9) gains −0.03 to +0.04 in 60 updates (bench:learn --only=lessons).
-    config: { lr: 1e-3, iterations: 2 },
+    // lr 1.5e-3, 16 prompts × 8 answers, two optimizer steps on each batch (TRL num_iterations,
+    // verl ppo_epochs: the clipped ratio then matters). Measured on CPU, seeds 1–5 (bench:learn
+    // --only=lessons): passes at updates 15–19 (14.8–17.6 CPU s); success 0.19–0.25 at update 1,
+    // 0.39–0.42 over the first 5, 0.81–0.91 over updates 51–60; the control (lr 1e-9) gains −0.02
+    // to +0.02 in 60 updates. From this start 8 prompts were too few: at lr 1e-3 seed 1 gained
+    // 0.28 in 60 updates and seed 4 passed only at 53; at 1.5e-3 seeds 3 and 4 passed at 55 and 53
+    // and seeds 1 and 5 fell back after passing; at 2e-3 seed 5 collapsed (−0.13).
+    config: { lr: 1.5e-3, iterations: 2, promptsPerUpdate: 16 },
     free: ['lr', 'iterations', 'temperature', 'stdNormalization', 'advantageEstimator'],
     keyMetric: 'reward/accuracy',
     alsoChart: ['frac_reward_zero_std'],
@@ -264,24 +267,23 @@ export const PRESETS = {
     algo: 'grpo',
     ...FROM_SHIPPED_COPY_NOISY,
     seed: 1,
-    // grpo-copy's start and batch at lr 4e-3 (grpo-copy: 1e-3), one step per batch. The policy
-    // turns deterministic: each prompt's group comes out all right or all wrong, so the share of
-    // groups with no signal rises by 0.3 or more over the run's first 5 updates (seed 1:
-    // actor/entropy 0.77 → 0.09–0.18 from update 11 on; the share 0.25 over the first 5 updates,
-    // 0.90 over updates 21–30). Measured on CPU, seeds 1–5 (bench:learn --only=lessons): passes
-    // at updates 15–23 (3.8–5.7 CPU s, median 4.8), the share up by 0.33–0.41 there and by
-    // 0.47–0.65 by update 30 (0.90–0.96 of groups over updates 21–30); the control (lr 1e-3)
-    // −0.14 to +0.15 in 30 updates, never passing, 0.33–0.52 below the preset at the update it
-    // passed. Seeds 6–8: passes at 15, 19, 24 (+0.30 to +0.35); controls 0/3. At lr 6e-3 the
-    // collapse came within the first 5 updates, the share started at 0.40–0.62 and rose by only
-    // 0.24–0.39 (seed 4: 0.24–0.26 at any update to 35).
+    // grpo-copy's start, 8 prompts × 8 answers at lr 4e-3 (grpo-copy: 16 prompts at 1.5e-3), one
+    // step per batch. The policy turns deterministic: each prompt's group comes out all right or
+    // all wrong, so the share of groups with no signal rises by 0.3 or more over the run's first 5
+    // updates (seed 1: actor/entropy 0.54 → 0.07–0.20 from update 11 on; the share 0.05 over the
+    // first 5 updates, 0.70 over updates 21–30, while success goes only 0.46 → 0.54). Measured on
+    // CPU, seeds 1–5 (bench:learn --only=lessons): passes at updates 15–21 (4.7–6.9 CPU s), the
+    // share up by 0.31–0.45 there; the control (lr 1e-3) +0.04 to +0.19 in 30 updates, never
+    // passing: its share rises only as answers come out right (seed 1: success 0.35 → 0.71). On the
+    // previous copy start (30% of letters noisy in every answer) lr 6e-3 collapsed within the
+    // first 5 updates, before the run had measured its start.
     config: { lr: 4e-3 },
     free: ['lr'],
     keyMetric: 'frac_reward_zero_std',
     alsoChart: ['reward/accuracy'],
     check: 'frac_reward_zero_std gain>=0.3',
     budget: 30,
-    control: { config: { lr: 1e-3 }, what: "lr 1e-3, grpo-copy's rate" },
+    control: { config: { lr: 1e-3 }, what: 'lr 1e-3, a quarter of it' },
     backend: 'auto',
   },
   'grpo-copy-drgrpo': {
@@ -290,9 +292,16 @@ export const PRESETS = {
     ...FROM_SHIPPED_COPY_NOISY,
     seed: 1,
     // Dr. GRPO: verl norm_adv_by_std_in_grpo=False, TRL scale_rewards='none' and loss_type
-    // 'dr_grpo'; grpo-copy's start, lr and batch otherwise. Measured on CPU, seeds 1–5: passes at
-    // updates 16–23 (grpo-copy: 17–19); the control at lr 1e-9 never in 60.
-    config: { lr: 1e-3, iterations: 2, stdNormalization: 'none', lossAggregation: 'dr-grpo' },
+    // 'dr_grpo'; grpo-copy's start, lr and batch otherwise. Measured on CPU, seeds 1–5 (bench:learn
+    // --only=lessons): passes at updates 15–23 (15.0–22.7 CPU s; grpo-copy: 15–19); the control
+    // at lr 1e-9 never in 60.
+    config: {
+      lr: 1.5e-3,
+      iterations: 2,
+      promptsPerUpdate: 16,
+      stdNormalization: 'none',
+      lossAggregation: 'dr-grpo',
+    },
     free: ['lr', 'stdNormalization', 'lossAggregation'],
     keyMetric: 'reward/accuracy',
     check: 'reward/accuracy gain>=0.3',
@@ -313,17 +322,15 @@ export const PRESETS = {
     // 10 updates has not fallen below its mean over the run's first 5. A mechanism that prevents a
     // change: the claim is the difference from the control (klCoef 1e-6: a reference, no pull, a
     // run that turns deterministic as grpo-copy-collapse does) on the same seed at update 20.
-    // Measured on CPU, seeds 1–5 (bench/results/learn-lessons-2026-12-05T16-10-00Z-failure-mode-
-    // series.json): passes at update 20 on all five, entropy up by 0.10–0.32; the control down by
-    // 0.35–0.45 at update 20 (0.38–0.48 at 25), never passing in 25; the difference 0.53–0.74.
-    // Seeds 6–8 (the threshold was chosen after seeing them): passes on all three (+0.24 to
-    // +0.26); the control −0.09, −0.20, −0.40; the difference 0.35, 0.46, 0.64 (a threshold of
-    // −0.15 would have passed seed 6's control). k3's gradient is that of KL(ref ‖ policy), which
-    // spreads mass over what the reference covered, so entropy rises above the start (0.61–0.71 →
-    // 0.78–0.93 over updates 11–20); at this lr accuracy still slips (0.12–0.30 → 0.02–0.18 over
-    // updates 11–20; the control's 0.00–0.35). The earlier check, frac_reward_zero_std gain<=0.2
-    // after 20, passed on 4 of 5 (seed 4 +0.36): with accuracy falling, all-wrong groups lose
-    // their signal too.
+    // Measured on CPU, seeds 1–5 (bench:learn --only=lessons): passes at update 20 on all five,
+    // entropy up by 0.15–0.33 (0.60–0.65 over the first 5 updates → 0.77–0.93 over updates 11–20);
+    // the control falls by 0.27–0.35 by update 25 (0.47–0.55 → 0.14–0.22), never passing; the
+    // difference 0.49–0.66. On the previous copy start (30% of letters noisy in every answer)
+    // seeds 6–8 passed too (+0.24 to +0.26) and their controls fell by 0.09, 0.20 and 0.40 (a
+    // threshold of −0.15 would have passed seed 6's control). k3's gradient is that of
+    // KL(ref ‖ policy), which spreads mass over what the reference covered, so entropy rises
+    // above the start. The earlier check, frac_reward_zero_std gain<=0.2 after 20, passed on 4 of
+    // 5 (seed 4 +0.36): with accuracy falling, all-wrong groups lose their signal too.
     config: { lr: 6e-3, klCoef: 3, klEstimator: 'k3', klPenalty: 'loss' },
     free: ['lr', 'klCoef', 'klEstimator'],
     keyMetric: 'actor/entropy',
@@ -424,12 +431,13 @@ export const PRESETS = {
     algo: 'ppo',
     ...FROM_SHIPPED_COPY_NOISY,
     seed: 1,
-    // 64 prompts × 1 answer: the sample budget of grpo-copy (8 prompts × 8 answers), so the two
-    // compare on one budget; grpo-copy's lr. The shipped model's value head starts untrained for
-    // this task. Measured on CPU, seeds 1–5: passes at updates 15–48 (median 19); the control at
-    // lr 1e-9 never in 60. critic/vf_explained_var −0.13 over the first 5 updates, 0.13 by 30
-    // (seed 1).
-    config: { lr: 1e-3, promptsPerUpdate: 64 },
+    // 128 prompts × 1 answer: the sample budget of grpo-copy (16 prompts × 8 answers), so the two
+    // compare on one budget. The shipped model's value head starts untrained for this task.
+    // Measured on CPU, seeds 1–5 (bench:learn --only=lessons): passes at updates 15–25 (median 18,
+    // 15–31 CPU s); the control at lr 1e-9 never in 60. At grpo-copy's lr 1.5e-3 seed 1 gained
+    // only 0.08 in 60 updates. critic/vf_explained_var stays below 0 for 30 updates on seed 1
+    // (−0.17 to −0.03; about 0 by update 23 with vfCoef 0.5) while success goes 0.32 → 0.85.
+    config: { lr: 1e-3, promptsPerUpdate: 128 },
     free: ['lr', 'vfCoef', 'lambda', 'clipHigh'],
     keyMetric: 'reward/accuracy',
     alsoChart: ['critic/vf_explained_var'],
@@ -514,9 +522,10 @@ export const PRESETS = {
     algo: 'dpo',
     ...FROM_SHIPPED_COPY_NOISY,
     seed: 1,
-    // grpo-copy's start, lr and 8 prompts × 8 samples per update; β 0.1 (TRL's default).
-    // Measured on CPU, seeds 1–5: passes at updates 24–39, success 0.21–0.29 over the first 5
-    // updates → 0.53–0.63 over the last 10; the control at lr 1e-9 never in 60.
+    // The copy-noisy start, lr 1e-3, 8 prompts × 8 samples per update; β 0.1 (TRL's default).
+    // Measured on CPU, seeds 1–5 (bench:learn --only=lessons): passes at updates 20–29 (4.6–6.3
+    // CPU s), success 0.28–0.34 over the first 5 updates → 0.60–0.65 over the last 10; the control
+    // at lr 1e-9 never in 60 (−0.03 to +0.02).
     config: { lr: 1e-3 },
     free: ['beta', 'lossType', 'lr'],
     keyMetric: 'reward/success_rate',

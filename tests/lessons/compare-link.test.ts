@@ -36,8 +36,9 @@ describe('presetComparisonHash', () => {
       expect(run.init).toEqual({ kind: 'shipped', model: 'copy-noisy' });
     }
     // The settings that make the presets what they are survive the trip.
-    expect(runs[0]!.config.promptsPerUpdate).toBe(64);
-    expect(runs[3]!.config.lr).toBe(1e-3);
+    expect(runs[0]!.config.promptsPerUpdate).toBe(128);
+    expect(runs[3]!.config.promptsPerUpdate).toBe(16);
+    expect(runs[3]!.config.lr).toBe(1.5e-3);
     expect(runs[3]!.config.iterations).toBe(2);
   });
 

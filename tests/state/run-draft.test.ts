@@ -49,9 +49,9 @@ describe('RunDraft: the start a task recommends', () => {
 
   it("applies the settings the task recommends for each algorithm's run from its start", () => {
     const grpo = new RunDraft(catalog, { algo: 'grpo', task: 'copy' });
-    expect(grpo.spec.config).toMatchObject({ iterations: 2, promptsPerUpdate: 8, lr: 1e-3 });
+    expect(grpo.spec.config).toMatchObject({ iterations: 2, promptsPerUpdate: 16, lr: 1.5e-3 });
     grpo.select('ppo');
-    expect(grpo.spec.config).toMatchObject({ promptsPerUpdate: 64, lr: 1e-3 });
+    expect(grpo.spec.config).toMatchObject({ promptsPerUpdate: 128, lr: 1e-3 });
     // DPO: more prompts (more pairs an update) and a larger step; β stays TRL's default.
     grpo.select('dpo');
     expect(grpo.spec.config).toMatchObject({ promptsPerUpdate: 32, lr: 1.5e-3, beta: 0.1 });
