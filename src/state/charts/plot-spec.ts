@@ -71,3 +71,17 @@ export function nearestIndex(xs: readonly number[], x: number): number {
   }
   return lo > 0 && x - xs[lo - 1]! < xs[lo]! - x ? lo - 1 : lo;
 }
+
+/**
+ * Tick steps for an x axis whose points all sit at whole numbers (updates, tokens): 1, 2 and 5 ×
+ * 10^k. uPlot's default steps include 2.5 and fractions, which label an update axis 2.5, 7.5, ….
+ */
+export const WHOLE_NUMBER_STEPS: readonly number[] = Array.from({ length: 10 }, (_, k) =>
+  [1, 2, 5].map((m) => m * 10 ** k),
+).flat();
+
+/** True when every line and band of `spec` has its points at whole-number x (and there are some). */
+export function xIsWholeNumbers(spec: PlotSpec): boolean {
+  const xs = [...spec.lines.map((l) => l.x), ...spec.bands.map((b) => b.x)];
+  return xs.some((x) => x.length > 0) && xs.every((x) => x.every(Number.isInteger));
+}

@@ -7,7 +7,12 @@
  */
 import uPlot from 'uplot';
 import { formatTick } from '../../state/chart';
-import { withAlpha, type PlotSpec } from '../../state/charts/plot-spec';
+import {
+  WHOLE_NUMBER_STEPS,
+  withAlpha,
+  xIsWholeNumbers,
+  type PlotSpec,
+} from '../../state/charts/plot-spec';
 
 const FONT = '12px system-ui, -apple-system, "Segoe UI", sans-serif';
 const TITLE_FONT = `600 ${FONT}`;
@@ -50,7 +55,16 @@ export function optionsKey(spec: PlotSpec, height: number): string {
     (l) => `${l.color} ${l.dash.join(',')} ${l.width} ${l.alpha} ${l.x.length <= 2}`,
   );
   const bands = spec.bands.map((b) => b.color);
-  return [spec.y.kind, spec.xTitle, spec.yTitle, height, ...lines, '|', ...bands].join(';');
+  return [
+    spec.y.kind,
+    spec.xTitle,
+    xIsWholeNumbers(spec),
+    spec.yTitle,
+    height,
+    ...lines,
+    '|',
+    ...bands,
+  ].join(';');
 }
 
 /**
@@ -126,7 +140,11 @@ export function plotOptions(
       },
     },
     axes: [
-      { ...axis(spec.xTitle, (_u, splits) => splits.map(formatTick)), size: 30 },
+      {
+        ...axis(spec.xTitle, (_u, splits) => splits.map(formatTick)),
+        size: 30,
+        ...(xIsWholeNumbers(spec) ? { incrs: [...WHOLE_NUMBER_STEPS] } : {}),
+      },
       {
         ...axis(spec.yTitle, (_u, splits) => splits.map(formatTick)),
         size: ySize,
