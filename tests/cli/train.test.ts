@@ -10,6 +10,20 @@ import { runCatalog } from '../../src/worker/run-spec';
 
 const quiet = () => vi.spyOn(console, 'log').mockImplementation(() => {});
 
+/** A GRPO run on copy small enough for a test: a 16-wide, 1-layer model, 2 SFT steps, 2 updates. */
+const TINY_GRPO_RUN = [
+  '--algo=grpo',
+  '--task=copy',
+  '--backend=cpu',
+  '--sft-steps=2',
+  '--updates=2',
+  '--group-size=2',
+  '--prompts-per-update=2',
+  '--width=16',
+  '--layers=1',
+  '--heads=2',
+];
+
 describe('npm run train', () => {
   it('trains an environment algorithm and writes a run file', async () => {
     quiet();
@@ -34,19 +48,7 @@ describe('npm run train', () => {
   it('trains a language-model algorithm on the CPU backend', async () => {
     quiet();
     const out = join(mkdtempSync(join(tmpdir(), 'train-')), 'run.json');
-    const code = await main([
-      '--algo=grpo',
-      '--task=copy',
-      '--backend=cpu',
-      '--sft-steps=2',
-      '--updates=2',
-      '--group-size=2',
-      '--prompts-per-update=2',
-      '--width=16',
-      '--layers=1',
-      '--heads=2',
-      `--out=${out}`,
-    ]);
+    const code = await main([...TINY_GRPO_RUN, `--out=${out}`]);
     expect(code).toBe(0);
     const run = JSON.parse(readFileSync(out, 'utf8'));
     expect(run.algorithm).toBe('grpo');
@@ -72,20 +74,7 @@ describe('npm run train', () => {
   it('trains a new model with rotary positions (--positions=rotary) and records them', async () => {
     quiet();
     const out = join(mkdtempSync(join(tmpdir(), 'train-')), 'run.json');
-    const code = await main([
-      '--algo=grpo',
-      '--task=copy',
-      '--backend=cpu',
-      '--sft-steps=2',
-      '--updates=2',
-      '--group-size=2',
-      '--prompts-per-update=2',
-      '--width=16',
-      '--layers=1',
-      '--heads=2',
-      '--positions=rotary',
-      `--out=${out}`,
-    ]);
+    const code = await main([...TINY_GRPO_RUN, '--positions=rotary', `--out=${out}`]);
     expect(code).toBe(0);
     const text = readFileSync(out, 'utf8');
     const run = JSON.parse(text);
