@@ -52,9 +52,9 @@ describe('RunDraft: the start a task recommends', () => {
     expect(grpo.spec.config).toMatchObject({ iterations: 2, promptsPerUpdate: 16, lr: 1.5e-3 });
     grpo.select('ppo');
     expect(grpo.spec.config).toMatchObject({ promptsPerUpdate: 128, lr: 1e-3 });
-    // DPO: more prompts (more pairs an update) and a larger step; β stays TRL's default.
+    // DPO: more prompts (more pairs an update) at its own lr; β stays TRL's default.
     grpo.select('dpo');
-    expect(grpo.spec.config).toMatchObject({ promptsPerUpdate: 32, lr: 1.5e-3, beta: 0.1 });
+    expect(grpo.spec.config).toMatchObject({ promptsPerUpdate: 32, lr: 1e-3, beta: 0.1 });
     // Another task without them: the algorithm's own defaults (verl's ppo_epochs 1).
     grpo.select('grpo');
     grpo.selectTask('sort');
