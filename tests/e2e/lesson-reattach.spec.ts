@@ -60,7 +60,7 @@ test('a lesson run says what it waits on, survives leaving the lesson, and its l
   await page.goto('/?backend=cpu#/lab');
   await page.getByTestId('inspect-load').click();
   await expect(page.getByTestId('inspect-summary')).toContainText(
-    `GRPO update ${done}: 64 samples in 8 groups of 8`,
+    `GRPO update ${done}: 128 samples in 16 groups of 8`,
   );
   await expect(page.getByTestId('inspect-group').first()).toBeVisible();
   await page.getByTestId('inspect-summary').scrollIntoViewIfNeeded();
