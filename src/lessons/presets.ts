@@ -452,7 +452,8 @@ export const PRESETS = {
     algo: 'grpo',
     ...FROM_SHIPPED_COPY,
     seed: 1,
-    // grpo-copy's run with verl's filter_groups on. Measured on CPU (seed 4, 30 updates): about
+    // GRPO from the shipped copy model (8 prompts × 8 answers) with verl's filter_groups on; not
+    // from copy-noisy, whose groups are rarely all alike. Measured on CPU (seed 4, 30 updates): about
     // half of the sampled groups have equal rewards (frac_reward_zero_std 0.4–0.75), so an update
     // takes 2–4 generation rounds (690–1,420 generated tokens against 270–420 without); the
     // trained batch holds none of them. The check is on the trained batch, so that a run with
