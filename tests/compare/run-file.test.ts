@@ -50,6 +50,31 @@ function edited(edit: Edit): string {
   return replaced === undefined ? JSON.stringify(file) : (replaced as string);
 }
 
+/**
+ * A CLI run file of a language-model run (what `npm run train -- --out` writes), with `extra`
+ * fields set on top (undefined removes one).
+ */
+function cliFile(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const file: Record<string, unknown> = {
+    format: 'agent-rl-lab/run',
+    version: 1,
+    algorithm: 'grpo',
+    task: 'grpo on copy(3–5)',
+    seed: 4,
+    backend: 'CPU (requested)',
+    createdAt: '2025-01-01T00:00:00.000Z',
+    config: { ...defaultsOf('grpo'), rewardModelWeight: 1 },
+    taskOptions: { maxLength: 5 },
+    rewardModel: rewardModel(),
+    metrics: { 'reward/model': [0.5, -0.25] },
+    events: [],
+    summary: { updates: 2 },
+    ...extra,
+  };
+  for (const [key, value] of Object.entries(file)) if (value === undefined) delete file[key];
+  return file;
+}
+
 describe('parseRunFile', () => {
   it('reads a valid lab-run file', () => {
     const run = parseRunFile(
@@ -645,31 +670,6 @@ describe('parseRunFile', () => {
       'task: must name a task of q-learning',
     );
   });
-  /**
-   * A CLI run file of a language-model run (what `npm run train -- --out` writes), with `extra`
-   * fields set on top (undefined removes one).
-   */
-  function cliFile(extra: Record<string, unknown> = {}): Record<string, unknown> {
-    const file: Record<string, unknown> = {
-      format: 'agent-rl-lab/run',
-      version: 1,
-      algorithm: 'grpo',
-      task: 'grpo on copy(3–5)',
-      seed: 4,
-      backend: 'CPU (requested)',
-      createdAt: '2025-01-01T00:00:00.000Z',
-      config: { ...defaultsOf('grpo'), rewardModelWeight: 1 },
-      taskOptions: { maxLength: 5 },
-      rewardModel: rewardModel(),
-      metrics: { 'reward/model': [0.5, -0.25] },
-      events: [],
-      summary: { updates: 2 },
-      ...extra,
-    };
-    for (const [key, value] of Object.entries(file)) if (value === undefined) delete file[key];
-    return file;
-  }
-
   it("reads a CLI run file's warm-up steps and starting file as written", () => {
     expect(parseRunFile(JSON.stringify(cliFile({ sftSteps: 300 })), catalog).sftSteps).toBe(300);
     const init = { file: 'start.ckpt', bytes: 'AQID' }; // bytes 1, 2, 3
@@ -890,22 +890,15 @@ describe('parseRunFile', () => {
 describe('CLI run files: the model’s positions', () => {
   /** A CLI run file of a grpo run on copy from a new model, recording `model`. */
   const cliRun = (model: unknown) =>
-    JSON.stringify({
-      format: 'agent-rl-lab/run',
-      version: 1,
-      algorithm: 'grpo',
-      task: 'grpo on copy(3–5)',
-      seed: 4,
-      backend: 'CPU (requested)',
-      createdAt: '2025-01-01T00:00:00.000Z',
-      config: defaultsOf('grpo'),
-      taskOptions: { maxLength: 5 },
-      sftSteps: 300,
-      model,
-      metrics: { 'reward/mean': [0.5, 0.25] },
-      events: [],
-      summary: { updates: 2 },
-    });
+    JSON.stringify(
+      cliFile({
+        config: defaultsOf('grpo'),
+        rewardModel: undefined,
+        sftSteps: 300,
+        model,
+        metrics: { 'reward/mean': [0.5, 0.25] },
+      }),
+    );
 
   it('reads a rotary model as written, and the lab rebuilds it with rotary positions', () => {
     const model = { width: 64, layers: 2, heads: 4, positions: 'rotary', rotaryBase: 10000 };
