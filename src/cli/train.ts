@@ -40,7 +40,12 @@ import {
 } from '../compare/run-file';
 import type { LanguageModel } from '../models/language-model';
 import { CharTokenizer } from '../models/tokenizer';
-import { rotaryBaseOf, usesRotary, type TransformerConfig } from '../models/transformer-config';
+import {
+  newRunModelConfig,
+  rotaryBaseOf,
+  usesRotary,
+  type TransformerConfig,
+} from '../models/transformer-config';
 import { transformerLayout } from '../models/transformer-params';
 import { nodeOrtOptions } from '../onnx/ort-node';
 import { OrtReferenceModel } from '../onnx/ort-reference-model';
@@ -319,15 +324,13 @@ async function setUpLanguageModel(run: LmFlags, seed: number) {
   const { tasks, curriculum, retained, taskOptions, init, sftSteps } = run;
   const task = tasks.first;
   const tokenizer = CharTokenizer.createDefault();
-  let modelConfig: TransformerConfig = {
+  let modelConfig: TransformerConfig = newRunModelConfig({
     vocab: tokenizer.vocabSize,
-    context: Math.min(256, tasks.maxChars + 2 + 8),
-    ...run.shape,
-    tiedEmbeddings: true,
+    maxChars: tasks.maxChars,
+    shape: run.shape,
     valueHead: run.algo.valueHead,
-    // Learned positions leave the field out, as every config from before rotary ones has it.
-    ...(run.positions === 'rotary' ? { positions: 'rotary' as const } : {}),
-  };
+    positions: run.positions,
+  });
   let params = transformerLayout(modelConfig).initialize<Float32Array>(seed);
   const initBytes = init
     ? readModelFile(init, 'init', 'a checkpoint (.ckpt) or an ONNX export (.onnx)')

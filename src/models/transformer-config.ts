@@ -65,6 +65,29 @@ export const LAB_MODEL_SHAPE = Object.freeze({ width: 64, layers: 2, heads: 4 })
 /** The trunk's size: what a run file records so the lab can tell whether it builds the same. */
 export type ModelShape = Pick<TransformerConfig, 'width' | 'layers' | 'heads'>;
 
+/**
+ * A new model for a run (the lab's worker and `npm run train` build the same one): the trunk
+ * `shape`, tied embeddings, a context that holds the run's longest task (`maxChars`) with 10
+ * positions to spare, at most the model's 256, and the chosen positions. Learned positions leave
+ * the field out, as every config from before rotary ones has it.
+ */
+export function newRunModelConfig(run: {
+  vocab: number;
+  maxChars: number;
+  shape: ModelShape;
+  valueHead: boolean;
+  positions?: PositionKind;
+}): TransformerConfig {
+  return {
+    vocab: run.vocab,
+    context: Math.min(256, run.maxChars + 2 + 8),
+    ...run.shape,
+    tiedEmbeddings: true,
+    valueHead: run.valueHead,
+    ...(run.positions === 'rotary' ? { positions: 'rotary' as const } : {}),
+  };
+}
+
 export const TRANSFORMER_LIMITS = {
   vocab: [2, 256],
   context: [2, 256],

@@ -15,7 +15,11 @@ import type { LanguageModel } from '../models/language-model';
 import { CpuLanguageModel } from '../models/lm-cpu';
 import { GpuLanguageModel } from '../models/lm-gpu';
 import { CharTokenizer } from '../models/tokenizer';
-import { LAB_MODEL_SHAPE, type TransformerConfig } from '../models/transformer-config';
+import {
+  LAB_MODEL_SHAPE,
+  newRunModelConfig,
+  type TransformerConfig,
+} from '../models/transformer-config';
 import { transformerLayout } from '../models/transformer-params';
 import type { LmAlgorithm } from '../rl/registry';
 import { DEFAULT_SFT_CONFIG, runSft } from '../rl/sft';
@@ -140,15 +144,13 @@ export async function setUpLmRun(
   const tasks = runTasks(spec);
   const task = tasks.first;
   const tokenizer = CharTokenizer.createDefault();
-  let modelConfig: TransformerConfig = {
+  let modelConfig: TransformerConfig = newRunModelConfig({
     vocab: tokenizer.vocabSize,
-    context: Math.min(256, tasks.maxChars + 2 + 8),
-    ...LAB_MODEL_SHAPE,
-    tiedEmbeddings: true,
+    maxChars: tasks.maxChars,
+    shape: LAB_MODEL_SHAPE,
     valueHead: algo.valueHead,
-    // Learned positions leave the field out, as every config from before rotary ones has it.
-    ...(spec.positions === 'rotary' ? { positions: 'rotary' as const } : {}),
-  };
+    ...(spec.positions ? { positions: spec.positions } : {}),
+  });
   let params: Float32Array;
   if (spec.init) {
     const started = readStartingPolicy(await startBytes(spec.init, options.readShipped), {
