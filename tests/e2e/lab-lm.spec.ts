@@ -1,12 +1,16 @@
 import { expect, test, type Page } from '@playwright/test';
 import { SCREENSHOTS, collectErrors } from './support';
 
-/** Creates a language-model run on reverse (CPU backend, a short warm-up) and returns its card. */
-async function createLmRun(page: Page, algo: string, n: number) {
+/**
+ * Creates a language-model run on reverse from a new model (CPU backend, a short warm-up; learned
+ * positions unless `positions` says otherwise) and returns its card.
+ */
+async function createLmRun(page: Page, algo: string, n: number, positions = 'learned') {
   const form = page.getByRole('form', { name: 'New run' });
   await form.getByLabel('Algorithm').selectOption(algo);
   await form.getByLabel('Task').selectOption('reverse');
   await form.getByLabel('Backend').selectOption('cpu');
+  await form.getByLabel('Positions').selectOption(positions);
   const settings = form.locator('details').first();
   if (!(await settings.evaluate((el) => (el as HTMLDetailsElement).open))) {
     await form.getByText(/^Settings/).click();
@@ -188,6 +192,21 @@ test('a run starts from a shipped checkpoint or from an ONNX file, without a war
   const fromFile = page.getByRole('article', { name: '#2 grpo on copy' });
   await expect(fromFile.getByTestId('run-status')).toHaveText('idle', { timeout: 60_000 });
   await expect(fromFile.getByTestId('run-start')).toHaveText('Starts from copy.onnx');
+  expect(errors).toEqual([]);
+});
+
+test('a new model with rotary positions warms up and trains; its card says how it knows positions', async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  const errors = collectErrors(page);
+  await page.goto('/#/lab');
+  const card = await createLmRun(page, 'grpo', 1, 'rotary');
+  await expect(card.getByTestId('run-start')).toHaveText(
+    'Starts from a new model with rotary positions (RoPE, as Llama, SmolLM2 and Qwen2.5), then 5 SFT steps',
+  );
+  await card.getByRole('button', { name: 'Step' }).click();
+  await expect(card.getByTestId('run-steps')).toContainText('Update 1', { timeout: 60_000 });
   expect(errors).toEqual([]);
 });
 
