@@ -1,12 +1,16 @@
 /**
- * The "New run" form's last algorithm, environment and task, kept in localStorage so that a reload
- * (or the next visit) opens the form where the user left it. Only names are kept; RunDraft checks
- * them against the catalog, so a stale or hand-edited entry falls back to the defaults.
+ * The "New run" form's last algorithm, environment, task and a new model's positions, kept in
+ * localStorage so that a reload (or the next visit) opens the form where the user left it. Only
+ * names are kept; RunDraft checks them against the catalog, so a stale or hand-edited entry falls
+ * back to the defaults.
  */
+import { POSITION_KINDS, type PositionKind } from '../models/transformer-config';
+
 export interface DraftChoice {
   algo: string;
   env: string;
   task: string;
+  positions: PositionKind;
 }
 
 export const DRAFT_MEMORY_KEY = 'agent-rl-lab/new-run';
@@ -24,6 +28,10 @@ export function recallChoice(store: Store | undefined): Partial<DraftChoice> {
       const value = (parsed as Record<string, unknown>)[key];
       if (typeof value === 'string') out[key] = value;
     }
+    const positions = (parsed as Record<string, unknown>).positions;
+    // Only a kind this build knows: anything else leaves the form's default.
+    const known = POSITION_KINDS.find((kind) => kind === positions);
+    if (known) out.positions = known;
     return out;
   } catch {
     return {};

@@ -62,9 +62,10 @@ export class RunDraft {
 
   constructor(
     readonly catalog: RunCatalog,
-    initial: { algo?: string; env?: string; task?: string; backend?: BackendChoice } = {},
+    initial: Partial<DraftChoice> & { backend?: BackendChoice } = {},
   ) {
     this.backend = initial.backend ?? 'auto';
+    this.positions = initial.positions ?? 'learned';
     this.sftSteps = catalog.sftSteps.default;
     // A remembered choice may name an algorithm or task this build no longer has.
     const algo = catalog.algorithms.some((a) => a.name === initial.algo) ? initial.algo : undefined;
@@ -75,7 +76,7 @@ export class RunDraft {
 
   /** What the form remembers across a reload (see draft-memory.ts). */
   get choice(): DraftChoice {
-    return { algo: this.algo, env: this.env, task: this.task };
+    return { algo: this.algo, env: this.env, task: this.task, positions: this.positions };
   }
 
   get taskInfo(): TaskInfo | undefined {

@@ -12,8 +12,14 @@ function memoryStore(initial: Record<string, string> = {}) {
 describe('draft memory', () => {
   it('gives back what it kept', () => {
     const store = memoryStore();
-    rememberChoice(store, { algo: 'grpo', env: 'cliffwalking', task: 'reverse' });
-    expect(recallChoice(store)).toEqual({ algo: 'grpo', env: 'cliffwalking', task: 'reverse' });
+    const choice = {
+      algo: 'grpo',
+      env: 'cliffwalking',
+      task: 'reverse',
+      positions: 'rotary',
+    } as const;
+    rememberChoice(store, choice);
+    expect(recallChoice(store)).toEqual(choice);
   });
 
   it.each([
@@ -22,6 +28,9 @@ describe('draft memory', () => {
     ['not an object', '"grpo"', {}],
     ['null', 'null', {}],
     ['wrong types dropped', '{"algo":3,"task":"copy","env":null}', { task: 'copy' }],
+    ['a known position kind', '{"positions":"learned"}', { positions: 'learned' }],
+    ['an unknown position kind dropped', '{"positions":"alibi","task":"copy"}', { task: 'copy' }],
+    ['a non-string position kind dropped', '{"positions":["rotary"]}', {}],
   ])('reads %s as %j', (_, raw, expected) => {
     const store = memoryStore(raw === undefined ? {} : { [DRAFT_MEMORY_KEY]: raw });
     expect(recallChoice(store)).toEqual(expected);
@@ -37,7 +46,9 @@ describe('draft memory', () => {
       },
     };
     expect(recallChoice(blocked)).toEqual({});
-    expect(() => rememberChoice(blocked, { algo: 'a', env: '', task: '' })).not.toThrow();
+    expect(() =>
+      rememberChoice(blocked, { algo: 'a', env: '', task: '', positions: 'learned' }),
+    ).not.toThrow();
     expect(recallChoice(undefined)).toEqual({});
   });
 });

@@ -50,4 +50,13 @@ describe('RunDraft: a new model’s positions', () => {
     draft.positions = 'rotary';
     expect('positions' in draft.spec).toBe(false);
   });
+
+  it('starts from a remembered choice (draft-memory.ts) and gives it back to be remembered', () => {
+    const draft = new RunDraft(catalog, { algo: 'grpo', task: 'reverse', positions: 'rotary' });
+    draft.selectStart('new');
+    expect(draft.spec.positions).toBe('rotary');
+    expect(draft.choice.positions).toBe('rotary');
+    draft.positions = 'learned';
+    expect(draft.choice.positions).toBe('learned');
+  });
 });

@@ -8,7 +8,7 @@ describe('RunDraft: a remembered choice', () => {
 
   it('opens on the remembered algorithm and task', () => {
     const draft = new RunDraft(catalog, { algo: 'grpo', task });
-    expect(draft.choice).toEqual({ algo: 'grpo', env: '', task });
+    expect(draft.choice).toEqual({ algo: 'grpo', env: '', task, positions: 'learned' });
     expect(draft.spec).toMatchObject({ algo: 'grpo', task });
   });
 
