@@ -1,7 +1,8 @@
 /**
  * The lab's new-run form as a newcomer leaves it: for each language-model algorithm, the form's
- * default spec (its default task, the shipped start that task recommends, the algorithm's default
- * settings) on the CPU, 20 updates on seeds 1–5, beside a control at lr 1e-9. Δ is the success of
+ * default spec (its default task, or each of `tasks` as the form opens when that task is picked:
+ * the shipped start the task recommends, the settings it recommends over the algorithm's
+ * defaults) on the CPU, 20 updates on seeds 1–5, beside a control at lr 1e-9. Δ is the success of
  * the last 5 updates minus that of the first 5; the target is a visible rise, Δ ≥ 0.2 on every
  * seed, while the control stays near 0.
  */
@@ -30,14 +31,25 @@ const delta = (xs: readonly number[]) => mean(xs.slice(-5)) - mean(xs.slice(0, 5
 
 export async function labDefaults(options: {
   seeds: readonly number[];
+  /** Tasks picked in the form (`--tasks=copy,reverse`); absent: the form's default task. */
+  tasks?: readonly string[];
   updates?: number;
   log?: (s: string) => void;
 }): Promise<{ rows: DefaultsRow[]; table: string }> {
   const catalog = runCatalog();
+  const unknown = options.tasks?.filter((t) => !catalog.tasks.some((c) => c.name === t)) ?? [];
+  if (unknown.length > 0) {
+    throw new Error(
+      `--tasks names no task: ${unknown.join(', ')} (known: ${catalog.tasks.map((t) => t.name).join(', ')})`,
+    );
+  }
   const updates = options.updates ?? 20;
   const rows: DefaultsRow[] = [];
-  for (const algo of Object.keys(SUCCESS)) {
-    const draft = new RunDraft(catalog, { algo });
+  const pairs = Object.keys(SUCCESS).flatMap((algo) =>
+    (options.tasks ?? [undefined]).map((task) => ({ algo, task })),
+  );
+  for (const { algo, task } of pairs) {
+    const draft = new RunDraft(catalog, task === undefined ? { algo } : { algo, task });
     const metric = SUCCESS[algo]!;
     const row: DefaultsRow = { algo, task: draft.task, start: draft.start, metric, seeds: [] };
     for (const seed of options.seeds) {

@@ -206,6 +206,18 @@ export const TOKEN_TASKS: {
       spec: lengthFields,
       defaults: DEFAULT_REVERSE_OPTIONS,
       difficultyLevels: reverseDifficultyLevels,
+      recommended: {
+        start: 'reverse-noisy',
+        // copy's settings from reverse-noisy (made as copy-noisy is, after clean steps), 20
+        // updates on seeds 1–5 (CPU, bench:learn --only=defaults --tasks=reverse): GRPO rises
+        // 0.30–0.45, PPO 0.24–0.38, DPO 0.41–0.46; their lr 1e-9 controls −0.05 to +0.04
+        // (bench/results/learn-2026-12-06T00-04-10-283Z.json).
+        settings: {
+          grpo: { iterations: 2, promptsPerUpdate: 16, lr: 1.5e-3 },
+          ppo: { promptsPerUpdate: 128 },
+          dpo: { promptsPerUpdate: 32 },
+        },
+      },
     },
     reverseTask,
   ),

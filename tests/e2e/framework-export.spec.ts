@@ -12,6 +12,8 @@ test("the share panel names the framework releases and offers a run's TRL and ve
   await form.getByLabel('Algorithm').selectOption('ppo');
   await form.getByLabel('Task').selectOption('reverse');
   await form.getByLabel('Backend').selectOption('cpu');
+  // Reverse opens on its shipped RL start; a new model with a 5-step warm-up is quicker here.
+  await form.getByLabel('Start from').selectOption('new');
   const settings = form.locator('details').first();
   if (!(await settings.evaluate((el) => (el as HTMLDetailsElement).open))) {
     await form.getByText(/^Settings/).click();

@@ -10,6 +10,8 @@ async function createLmRun(page: Page, algo: string, n: number, positions = 'lea
   await form.getByLabel('Algorithm').selectOption(algo);
   await form.getByLabel('Task').selectOption('reverse');
   await form.getByLabel('Backend').selectOption('cpu');
+  // Reverse opens on its shipped RL start; these runs test a new model's warm-up.
+  await form.getByLabel('Start from').selectOption('new');
   await form.getByLabel('Positions').selectOption(positions);
   const settings = form.locator('details').first();
   if (!(await settings.evaluate((el) => (el as HTMLDetailsElement).open))) {

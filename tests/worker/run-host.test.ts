@@ -602,7 +602,7 @@ describe('run host: starting from saved weights', () => {
   it.each([
     [
       { init: { kind: 'shipped', model: 'gpt' } },
-      "init.model must be one of reverse, copy, copy-noisy, addition, multiply, shopping, multiply-recall, got 'gpt'",
+      "init.model must be one of reverse, copy, copy-noisy, reverse-noisy, addition, multiply, shopping, multiply-recall, got 'gpt'",
     ],
     [{ task: 'copy' }, "init.model 'reverse' was warmed up on reverse, not copy"],
     [
@@ -773,6 +773,23 @@ describe('run spec: task options', () => {
     seed: 1,
     config: grpo.defaults,
     backend: 'cpu',
+  });
+
+  it('recommends, for each task that names one, a shipped start warmed up on that task with its options and made for RL', () => {
+    const catalog = runCatalog();
+    const recommending = catalog.tasks.filter((t) => t.recommended.start !== undefined);
+    expect(recommending.map((t) => t.name).sort()).toEqual(['copy', 'multiply', 'reverse']);
+    for (const task of recommending) {
+      const start = catalog.startingModels.find((m) => m.name === task.recommended.start);
+      expect(start, task.name).toBeDefined();
+      expect(start!.task).toBe(task.name);
+      // The form's task options become the start's: they must be ones the task accepts.
+      expect(
+        checkRunSpec({ ...lm(start!.taskOptions as Record<string, number>), task: task.name }),
+      ).toEqual([]);
+      // Room and signal: most prompts have a right answer among G samples.
+      expect(start!.sampled!.passAtG, task.name).toBeGreaterThanOrEqual(0.8);
+    }
   });
 
   it('lists each task with its options, defaults and recommended settings', () => {
