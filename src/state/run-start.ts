@@ -1,9 +1,10 @@
 /**
- * The run card's line on where a language-model run's weights come from: a shipped start, a file,
- * or a new model — and then how that new model knows positions, which a card would otherwise not
- * show (a rotary run and a learned one read the same everywhere else).
+ * Where a language-model run's weights start, in words. The run card's line: a shipped start, a
+ * file, or a new model — and then how that new model knows positions, which a card would otherwise
+ * not show (a rotary run and a learned one read the same everywhere else). And the form's label
+ * of each shipped start.
  */
-import type { RunSpec } from '../worker/run-protocol';
+import type { RunSpec, ShippedModelInfo } from '../worker/run-protocol';
 
 type StartedSpec = Pick<RunSpec, 'task' | 'init' | 'positions' | 'sftSteps'>;
 
@@ -23,4 +24,18 @@ export function startLine(spec: StartedSpec): string | undefined {
         : spec.init.name;
   const warmUp = spec.sftSteps ? `, then ${spec.sftSteps} SFT steps` : '';
   return `Starts from ${from}${warmUp}`;
+}
+
+const percent = (x: number) => `${(x * 100).toFixed(0)}%`;
+
+/**
+ * A shipped start as the form's "Start from" lists it: its greedy success and, where the build
+ * measured it, the success of one sampled answer — what a run's first updates show (a start made
+ * for RL answers right greedily but samples a right answer about one time in three).
+ */
+export function startingModelLabel(
+  model: Pick<ShippedModelInfo, 'name' | 'successRate' | 'sampled'>,
+): string {
+  const sampled = model.sampled ? `, ${percent(model.sampled.passAt1)} sampled` : '';
+  return `shipped ${model.name} (${percent(model.successRate)} greedy${sampled})`;
 }

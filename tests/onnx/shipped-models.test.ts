@@ -7,7 +7,8 @@
  *
  * Context by hand, task.maxChars + 10 (capped at 256):
  *   reverse / copy 3–6 letters   maxChars = 2·6 + 1 = 13       (6 letters, the separator, 6)  → 23
- *   (copy-noisy and reverse-noisy are their tasks warmed up on noisy demonstrations: the same context)
+ *   sort 3–6 letters: the same (copy-noisy, reverse-noisy and sort-noisy are their tasks warmed up
+ *   on noisy demonstrations: the same context)
  *   addition 1–2 digits          maxChars = 3·2 + 3 = 9        ('99+99=' and '198')           → 19
  *   multiply 1–2 digits, tools   maxChars = 8·2 + 50 = 66      (a call, its result, answer)   → 76
  *   shopping, sized for its top rung (3 items; the longest item name, 'umbrella', has 8 letters):
@@ -33,6 +34,7 @@ const EXPECTED_CONTEXT: Record<string, number> = {
   copy: 23,
   'copy-noisy': 23,
   'reverse-noisy': 23,
+  'sort-noisy': 23,
   addition: 19,
   multiply: 76,
   shopping: 250,
@@ -42,7 +44,7 @@ const EXPECTED_CONTEXT: Record<string, number> = {
 const manifest = shippedManifest();
 
 describe('src/models/shipped-manifest.json', () => {
-  it('lists the lessons’ eight models once each, with recipe and result', () => {
+  it('lists the lessons’ nine models once each, with recipe and result', () => {
     expect(manifest.version).toBe(1);
     expect(manifest.models.map((m) => m.name).sort()).toEqual([
       'addition',
@@ -53,6 +55,7 @@ describe('src/models/shipped-manifest.json', () => {
       'reverse',
       'reverse-noisy',
       'shopping',
+      'sort-noisy',
     ]);
     for (const m of manifest.models) {
       expect(m.recipe.steps, m.name).toBeGreaterThan(0);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startLine } from '../../src/state/run-start';
+import { startLine, startingModelLabel } from '../../src/state/run-start';
 
 describe('startLine', () => {
   it.each<[Parameters<typeof startLine>[0], string | undefined]>([
@@ -26,5 +26,17 @@ describe('startLine', () => {
     ],
   ])('%o → %s', (spec, line) => {
     expect(startLine(spec)).toBe(line);
+  });
+});
+
+describe('startingModelLabel', () => {
+  it('gives greedy success, and sampled success where it was measured', () => {
+    const sampled = { temperature: 1, groupSize: 8, passAt1: 0.33203125, passAtG: 0.949 };
+    expect(startingModelLabel({ name: 'reverse-noisy', successRate: 0.96484375, sampled })).toBe(
+      'shipped reverse-noisy (96% greedy, 33% sampled)',
+    );
+    expect(startingModelLabel({ name: 'old', successRate: 0.402 })).toBe(
+      'shipped old (40% greedy)',
+    );
   });
 });
