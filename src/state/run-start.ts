@@ -26,7 +26,8 @@ export function startLine(spec: StartedSpec): string | undefined {
   return `Starts from ${from}${warmUp}`;
 }
 
-const percent = (x: number) => `${(x * 100).toFixed(0)}%`;
+/** Whole percents; a rate just short of 1 reads '>99%', never a 100% it did not reach. */
+const percent = (x: number) => (x < 1 && x >= 0.995 ? '>99%' : `${(x * 100).toFixed(0)}%`);
 
 /**
  * A shipped start as the form's "Start from" lists it: its greedy success and, where the build
