@@ -38,5 +38,12 @@ describe('startingModelLabel', () => {
     expect(startingModelLabel({ name: 'old', successRate: 0.402 })).toBe(
       'shipped old (40% greedy)',
     );
+    // Just short of 1 is not 100%.
+    expect(startingModelLabel({ name: 'sort-noisy', successRate: 0.99609375 })).toBe(
+      'shipped sort-noisy (>99% greedy)',
+    );
+    expect(startingModelLabel({ name: 'exact', successRate: 1 })).toBe(
+      'shipped exact (100% greedy)',
+    );
   });
 });
