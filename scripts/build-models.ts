@@ -216,6 +216,20 @@ export const MODELS: readonly ModelPlan[] = [
     rlSampling: { temperature: 1, groupSize: 8 },
   },
   {
+    // The lab's addition start for RL. Sums written least significant digit first (the task's
+    // reverseAnswer option: a run from it takes the model's options), 2,000 clean steps (greedy
+    // 97% then), then demonstrations wholly right 40% of the time: greedy 90.6%, pass@1 0.30,
+    // pass@8 0.875. Sums written as usual were not learned well enough for it: 3,000 clean steps
+    // reached 80–89% greedy, and after the noisy steps pass@8 was 0.50. At 30% wholly right the
+    // reversed sums gave pass@8 0.785 (2,000 clean steps) and 0.715 (3,000).
+    name: 'addition-noisy',
+    task: 'addition',
+    options: { minDigits: 1, maxDigits: 2, reverseAnswer: true },
+    demoNoise: { wholeAnswerRight: 0.4 },
+    recipe: { ownFirstSteps: 2000, steps: 600, batchSize: 32, lr: 3e-3, seed: 1 },
+    rlSampling: { temperature: 1, groupSize: 8 },
+  },
+  {
     // The tool-use capstone's start: two-digit factors, and a demonstrator that calls the
     // calculator on half the problems and answers from memory on the other half (the same
     // prompts, weights 1 : 1). The model knows the call syntax and how to copy a result, but not

@@ -151,7 +151,7 @@ const AGENT_RECOMMENDED = { maxNewTokens: 32, sftSteps: 400 } as const;
 
 /**
  * The copy lessons' settings, for a run from a single-turn start made for RL (copy-noisy,
- * reverse-noisy, sort-noisy: demonstrations wholly right 30% of the time): GRPO two passes over
+ * reverse-noisy, sort-noisy, addition-noisy: noisy demonstrations): GRPO two passes over
  * each batch (verl's ppo_epochs 2), 16 prompts and lr 1.5e-3; PPO 128 prompts (GRPO's 128
  * answers); DPO 32 prompts (about 48 pairs an update instead of 12) at its default lr 1e-3.
  */
@@ -265,6 +265,14 @@ export const TOKEN_TASKS: {
       },
       defaults: DEFAULT_ADDITION_OPTIONS,
       difficultyLevels: additionDifficultyLevels,
+      recommended: {
+        start: 'addition-noisy',
+        // From addition-noisy (sums written reversed: a run from it takes that option), 20
+        // updates on seeds 1–5 (CPU, bench:learn --only=defaults --tasks=addition): GRPO rises
+        // 0.30–0.44, PPO 0.35–0.41, DPO 0.34–0.40; their lr 1e-9 controls −0.05 to +0.04
+        // (bench/results/learn-2026-12-06T00-45-50-956Z.json).
+        settings: NOISY_START_SETTINGS,
+      },
     },
     additionTask,
   ),

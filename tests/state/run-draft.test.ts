@@ -42,7 +42,7 @@ describe('RunDraft: the start a task recommends', () => {
   });
 
   it('starts a task without a recommended model from a new one, with its warm-up', () => {
-    const draft = new RunDraft(catalog, { algo: 'grpo', task: 'addition' });
+    const draft = new RunDraft(catalog, { algo: 'grpo', task: 'countdown' });
     expect(draft.start).toBe('new');
     expect(draft.spec.sftSteps).toBeGreaterThan(0);
   });
@@ -57,7 +57,7 @@ describe('RunDraft: the start a task recommends', () => {
     expect(grpo.spec.config).toMatchObject({ promptsPerUpdate: 32, lr: 1e-3, beta: 0.1 });
     // Another task without them: the algorithm's own defaults (verl's ppo_epochs 1).
     grpo.select('grpo');
-    grpo.selectTask('addition');
+    grpo.selectTask('countdown');
     expect(grpo.spec.config).toMatchObject({ iterations: 1 });
   });
 });

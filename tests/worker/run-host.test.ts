@@ -602,7 +602,7 @@ describe('run host: starting from saved weights', () => {
   it.each([
     [
       { init: { kind: 'shipped', model: 'gpt' } },
-      "init.model must be one of reverse, copy, copy-noisy, reverse-noisy, sort-noisy, addition, multiply, shopping, multiply-recall, got 'gpt'",
+      "init.model must be one of reverse, copy, copy-noisy, reverse-noisy, sort-noisy, addition, addition-noisy, multiply, shopping, multiply-recall, got 'gpt'",
     ],
     [{ task: 'copy' }, "init.model 'reverse' was warmed up on reverse, not copy"],
     [
@@ -778,7 +778,13 @@ describe('run spec: task options', () => {
   it('recommends, for each task that names one, a shipped start warmed up on that task with its options and made for RL', () => {
     const catalog = runCatalog();
     const recommending = catalog.tasks.filter((t) => t.recommended.start !== undefined);
-    expect(recommending.map((t) => t.name).sort()).toEqual(['copy', 'multiply', 'reverse', 'sort']);
+    expect(recommending.map((t) => t.name).sort()).toEqual([
+      'addition',
+      'copy',
+      'multiply',
+      'reverse',
+      'sort',
+    ]);
     for (const task of recommending) {
       const start = catalog.startingModels.find((m) => m.name === task.recommended.start);
       expect(start, task.name).toBeDefined();
