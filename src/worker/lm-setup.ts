@@ -149,7 +149,7 @@ export async function setUpLmRun(
     maxChars: tasks.maxChars,
     shape: LAB_MODEL_SHAPE,
     valueHead: algo.valueHead,
-    ...(spec.positions ? { positions: spec.positions } : {}),
+    positions: spec.positions,
   });
   let params: Float32Array;
   if (spec.init) {
