@@ -188,9 +188,7 @@ export const MODELS: readonly ModelPlan[] = [
     // the time at every length), after 2,000 clean steps that teach reversing first: greedy
     // 96.5%, pass@1 0.33, pass@8 0.95. From noisy demonstrations alone (1,500 steps, seed 1) the
     // model never learned to reverse (loss 1.32, greedy 0.8%); after 400 clean steps (greedy 75%
-    // then) the noisy 1,000 left greedy 44.5%, pass@1 0.12, pass@8 0.51. The same recipe did not
-    // give an addition start (1–2 digits): 3,000 clean steps reached 80–89% greedy, and after the
-    // noisy 600 pass@1 was 0.09 and pass@8 0.50 (without the clean steps 0.06 / 0.35).
+    // then) the noisy 1,000 left greedy 44.5%, pass@1 0.12, pass@8 0.51.
     name: 'reverse-noisy',
     task: 'reverse',
     options: { minLength: 3, maxLength: 6, alphabet: 'abcde' },
@@ -220,7 +218,8 @@ export const MODELS: readonly ModelPlan[] = [
     // reverseAnswer option: a run from it takes the model's options), 2,000 clean steps (greedy
     // 97% then), then demonstrations wholly right 40% of the time: greedy 90.6%, pass@1 0.30,
     // pass@8 0.875. Sums written as usual were not learned well enough for it: 3,000 clean steps
-    // reached 80–89% greedy, and after the noisy steps pass@8 was 0.50. At 30% wholly right the
+    // reached 80–89% greedy, and after 600 noisy steps (30% wholly right) pass@1 was 0.09 and
+    // pass@8 0.50 (1,500 noisy steps alone: 0.06 / 0.35). At 30% wholly right the
     // reversed sums gave pass@8 0.785 (2,000 clean steps) and 0.715 (3,000).
     name: 'addition-noisy',
     task: 'addition',
