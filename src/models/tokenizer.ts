@@ -13,6 +13,8 @@
  * '<' 'c' 'a' 'l' 'l' '>' decode to text that re-encodes as the single token <call>).
  */
 
+import type { Tokenizer } from './tokenizer-api';
+
 export const SPECIAL_TOKENS = [
   '<pad>',
   '<bos>',
@@ -65,7 +67,7 @@ const DEFAULT_CHARS: string = (() => {
 /** One UTF-16 code unit → its id (or −1), for any code unit. Built once per tokenizer. */
 const UNKNOWN = -1;
 
-export class CharTokenizer {
+export class CharTokenizer implements Tokenizer {
   static readonly DEFAULT_CHARS: string = DEFAULT_CHARS;
 
   readonly spec: TokenizerSpec;
@@ -74,6 +76,8 @@ export class CharTokenizer {
   readonly pad: number;
   readonly bos: number;
   readonly eos: number;
+  /** Generation stops at <eos>. */
+  readonly stopIds: readonly number[];
 
   // charIds: (65536) code unit → id or −1; tokens: (vocabSize) id → its text.
   private readonly charIds: Int16Array;
@@ -88,6 +92,7 @@ export class CharTokenizer {
     this.pad = special['<pad>'];
     this.bos = special['<bos>'];
     this.eos = special['<eos>'];
+    this.stopIds = Object.freeze([this.eos]);
     this.charIds = new Int16Array(0x10000).fill(UNKNOWN);
     for (let i = 0; i < chars.length; i++) {
       this.charIds[chars.charCodeAt(i)] = SPECIAL_TOKENS.length + i;

@@ -3,6 +3,7 @@
  * N(0, 0.02²), residual output projections N(0, (0.02/√(2·layers))²), biases 0, LayerNorm gain 1).
  * Weight layout is PyTorch's nn.Linear: W (out, in), y = x·Wᵀ + b.
  */
+import { paramGroups, type ParamGroup } from './param-groups';
 import { ParamLayout, type ParamSpec } from './param-layout';
 import { checkTransformerConfig, usesRotary, type TransformerConfig } from './transformer-config';
 
@@ -83,4 +84,11 @@ export function transformerLayout(config: TransformerConfig): ParamLayout {
 /** The LM head's weight: the token embedding when tied. (V, C) */
 export function lmHeadName(config: TransformerConfig): string {
   return config.tiedEmbeddings ? 'wte' : 'lm_head.w';
+}
+
+/** The tiny GPT's parameters as groups: one trainable f32 group, 'base', over its one layout. */
+export function transformerParamGroups(config: TransformerConfig): readonly ParamGroup[] {
+  return paramGroups([
+    { name: 'base', layout: transformerLayout(config), storage: 'f32', trainable: true },
+  ]);
 }
