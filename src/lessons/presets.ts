@@ -84,8 +84,7 @@ const FROM_SHIPPED_COPY = {
 
 /**
  * The reward-model lesson's start: the shipped copy model on its shorter prompts (3–4 of the 3–6
- * letters it was warmed up on), where it samples a right answer about two times in three (strict
- * accuracy 0.53–0.70 over the first 5 updates, seeds 1–8), so that there is room to fall.
+ * letters it was warmed up on), where it is right often enough to have room to fall.
  */
 const FROM_SHIPPED_COPY_SHORT = {
   ...FROM_SHIPPED_COPY,
@@ -93,11 +92,9 @@ const FROM_SHIPPED_COPY_SHORT = {
 } as const;
 
 /**
- * The learning lessons' copy start (src/models/shipped-manifest.json, 'copy-noisy'): warmed up on
- * demonstrations wholly right 30% of the time at every length (letters replaced at random), it
- * writes the right letter most often at every position but samples a whole right answer about a
- * quarter of the time (pass@1 0.26 at temperature 1), while 8 samples of a prompt hold a right
- * one for 7 prompts in 8 (pass@8 0.875): groups with signal, and room to learn.
+ * The learning lessons' copy start (src/models/shipped-manifest.json, 'copy-noisy', with its
+ * sampled pass@1 and pass@8): warmed up on demonstrations wholly right 30% of the time, it samples
+ * a whole right answer now and then while most groups of 8 hold one — signal, and room to learn.
  */
 const FROM_SHIPPED_COPY_NOISY = {
   task: 'copy',
@@ -129,11 +126,9 @@ const CALC_FORGETTING_CONFIG = {
 } as const;
 
 /**
- * A reward model trained on the shipped copy model's answers: 96 prompts × 4 answers, on the 3–4
- * letters of FROM_SHIPPED_COPY_SHORT, give 52 right/wrong pairs on seed 1 (69 on seed 4); 30 steps
- * of 8 pairs, about 4 s on CPU. Measured on seed 1: the Bradley–Terry loss from 0.67 on the first
- * minibatch to 0.45 on the last, 7 of the 10 held-out pairs ordered as the verifier orders them
- * (seed 4: 12 of 13). On 3–6 letters (seed 4): 46 pairs, 0.67 → 0.28, 7 of 9.
+ * A reward model trained on the shipped copy model's answers to the 3–4 letters of
+ * FROM_SHIPPED_COPY_SHORT: 96 prompts × 4 answers, 30 steps of 8 right/wrong pairs (what it
+ * learns: docs/presets.md).
  */
 const COPY_REWARD_MODEL: RewardModelConfig = {
   prompts: 96,
@@ -206,7 +201,7 @@ export const PRESETS = {
     algo: 'reinforce',
     env: 'bandit-10-plus4',
     seed: 1,
-    // Measured (seed 1): best arm in 80% of pulls by update 21; grad variance ≈ 19.6.
+    // No baseline: its gradient variance is what the lesson contrasts (docs/presets.md).
     config: { baseline: 'none', lr: 0.5 },
     free: ['lr', 'batchEpisodes', 'baseline'],
     keyMetric: 'actor/grad_variance',
@@ -218,7 +213,7 @@ export const PRESETS = {
     algo: 'reinforce',
     env: 'bandit-10-plus4',
     seed: 1,
-    // Measured (seed 1): best arm in 80% of pulls by update 35; grad variance ≈ 1.5.
+    // The batch-mean baseline: the same learning at a fraction of the variance (docs/presets.md).
     config: { baseline: 'mean', lr: 0.5 },
     free: ['lr', 'batchEpisodes', 'baseline'],
     keyMetric: 'actor/grad_variance',
@@ -231,9 +226,7 @@ export const PRESETS = {
     env: 'cartpole',
     seed: 3,
     // The algorithm's defaults are rl-baselines3-zoo's tuned CartPole settings (8 envs × 32
-    // steps, 20 epochs, γ 0.98, λ 0.8, lr 1e-3, entCoef 0). Measured on CPU (seed 3): the mean
-    // return of the last 10 updates reaches 150 at update 21 (about 6 s); with λ = 0 at update
-    // 59, with λ = 1 at update 21. Seeds 1–7 reach it at updates 21–66.
+    // steps, 20 epochs, γ 0.98, λ 0.8, lr 1e-3, entCoef 0); what they reach: docs/presets.md.
     config: {},
     free: ['learningRate', 'clipCoef', 'entCoef', 'gaeLambda'],
     keyMetric: 'charts/episodic_return',
@@ -245,13 +238,8 @@ export const PRESETS = {
     algo: 'grpo',
     ...FROM_SHIPPED_COPY_NOISY,
     seed: 1,
-    // lr 1.5e-3, 16 prompts × 8 answers, two optimizer steps on each batch (TRL num_iterations,
-    // verl ppo_epochs: the clipped ratio then matters). Measured on CPU, seeds 1–5 (bench:learn
-    // --only=lessons): passes at updates 15–19 (14.8–17.6 CPU s); success 0.19–0.25 at update 1,
-    // 0.39–0.42 over the first 5, 0.81–0.91 over updates 51–60; the control (lr 1e-9) gains −0.02
-    // to +0.02 in 60 updates. From this start 8 prompts were too few: at lr 1e-3 seed 1 gained
-    // 0.28 in 60 updates and seed 4 passed only at 53; at 1.5e-3 seeds 3 and 4 passed at 55 and 53
-    // and seeds 1 and 5 fell back after passing; at 2e-3 seed 5 collapsed (−0.13).
+    // Two optimizer steps per batch (TRL num_iterations, verl ppo_epochs) so that the clipped
+    // ratio matters; 16 prompts, since 8 were too few from this start (docs/presets.md).
     config: { lr: 1.5e-3, iterations: 2, promptsPerUpdate: 16 },
     free: ['lr', 'iterations', 'temperature', 'stdNormalization', 'advantageEstimator'],
     keyMetric: 'reward/accuracy',
@@ -267,16 +255,8 @@ export const PRESETS = {
     algo: 'grpo',
     ...FROM_SHIPPED_COPY_NOISY,
     seed: 1,
-    // grpo-copy's start, 8 prompts × 8 answers at lr 4e-3 (grpo-copy: 16 prompts at 1.5e-3), one
-    // step per batch. The policy turns deterministic: each prompt's group comes out all right or
-    // all wrong, so the share of groups with no signal rises by 0.3 or more over the run's first 5
-    // updates (seed 1: actor/entropy 0.54 → 0.07–0.20 from update 11 on; the share 0.05 over the
-    // first 5 updates, 0.70 over updates 21–30, while success goes only 0.46 → 0.54). Measured on
-    // CPU, seeds 1–5 (bench:learn --only=lessons): passes at updates 15–21 (4.7–6.9 CPU s), the
-    // share up by 0.31–0.45 there; the control (lr 1e-3) +0.04 to +0.19 in 30 updates, never
-    // passing: its share rises only as answers come out right (seed 1: success 0.35 → 0.71). On the
-    // previous copy start (30% of letters noisy in every answer) lr 6e-3 collapsed within the
-    // first 5 updates, before the run had measured its start.
+    // Four times grpo-copy's lr turns the policy deterministic: groups come out all right or all
+    // wrong and lose their signal, which the check measures (docs/presets.md).
     config: { lr: 4e-3 },
     free: ['lr'],
     keyMetric: 'frac_reward_zero_std',
@@ -292,9 +272,7 @@ export const PRESETS = {
     ...FROM_SHIPPED_COPY_NOISY,
     seed: 1,
     // Dr. GRPO: verl norm_adv_by_std_in_grpo=False, TRL scale_rewards='none' and loss_type
-    // 'dr_grpo'; grpo-copy's start, lr and batch otherwise. Measured on CPU, seeds 1–5 (bench:learn
-    // --only=lessons): passes at updates 15–23 (15.0–22.7 CPU s; grpo-copy: 15–19); the control
-    // at lr 1e-9 never in 60.
+    // 'dr_grpo'; grpo-copy's start, lr and batch otherwise (docs/presets.md).
     config: {
       lr: 1.5e-3,
       iterations: 2,
@@ -315,22 +293,9 @@ export const PRESETS = {
     algo: 'grpo',
     ...FROM_SHIPPED_COPY_NOISY,
     seed: 1,
-    // grpo-copy-collapse's start at lr 6e-3 (grpo-copy-collapse: 4e-3), with verl's GRPO KL:
-    // use_kl_loss, kl_loss_type low_var_kl (k3), kl_loss_coef 3. The check is on the policy's
-    // entropy, the collapse itself, not on the KL, so that a run started with klCoef 0 (no
-    // reference, a KL of 0) cannot pass it: at update 20 (and after) actor/entropy over the last
-    // 10 updates has not fallen below its mean over the run's first 5. A mechanism that prevents a
-    // change: the claim is the difference from the control (klCoef 1e-6: a reference, no pull, a
-    // run that turns deterministic as grpo-copy-collapse does) on the same seed at update 20.
-    // Measured on CPU, seeds 1–5 (bench:learn --only=lessons): passes at update 20 on all five,
-    // entropy up by 0.15–0.33 (0.60–0.65 over the first 5 updates → 0.77–0.93 over updates 11–20);
-    // the control falls by 0.27–0.35 by update 25 (0.47–0.55 → 0.14–0.22), never passing; the
-    // difference 0.49–0.66. On the previous copy start (30% of letters noisy in every answer)
-    // seeds 6–8 passed too (+0.24 to +0.26) and their controls fell by 0.09, 0.20 and 0.40 (a
-    // threshold of −0.15 would have passed seed 6's control). k3's gradient is that of
-    // KL(ref ‖ policy), which spreads mass over what the reference covered, so entropy rises
-    // above the start. The earlier check, frac_reward_zero_std gain<=0.2 after 20, passed on 4 of
-    // 5 (seed 4 +0.36): with accuracy falling, all-wrong groups lose their signal too.
+    // verl's GRPO KL (use_kl_loss, low_var_kl = k3, kl_loss_coef 3) at a collapsing lr. The check
+    // is on entropy, the collapse itself, so that a run without a reference cannot pass; the claim
+    // is the difference from the control at update 20 (docs/presets.md).
     config: { lr: 6e-3, klCoef: 3, klEstimator: 'k3', klPenalty: 'loss' },
     free: ['lr', 'klCoef', 'klEstimator'],
     keyMetric: 'actor/entropy',
@@ -345,26 +310,13 @@ export const PRESETS = {
     algo: 'grpo',
     task: 'multiply',
     // The options the shipped multiply model was warmed up on (src/models/shipped-manifest.json):
-    // two-digit factors, and a demonstrator that called the calculator on half the prompts and
-    // answered from memory on the rest. Sampled at 0.85 the start calls in 0.27 of episodes and
-    // is right in 0.26 (pass@8 0.90); from memory it is right on almost no two-digit product.
+    // two-digit factors, the calculator called on half of its demonstrations.
     taskOptions: { minDigits: 2, maxDigits: 2, useTools: true },
     init: { kind: 'shipped', model: 'multiply' },
     sftSteps: 0,
     seed: 1,
-    // 32 tokens per turn (the task's recommended budget); temperature 0.85, the build's. The
-    // check is on strict success (the answer exactly right). Measured on CPU, seeds 1–5
-    // (bench:learn --only=lessons, bench/results/learn-2026-12-05T19-09-59-936Z.json): sampled
-    // success 0.23–0.34 at update 1; passes at updates 15, 15, 16, 17, 15 (13–15 CPU s), a gain
-    // of 0.41–0.46; run for all 40 updates (bench/results/2026-12-05T19-10-00Z-multiply-tools-
-    // 40-updates-cpu.json), success over the last 10 is 0.96, 0.88, 0.99, 0.99, 0.96 and calls
-    // 0.99–1.00 (0.28–0.34 at update 1). The mean of updates 1–5 (0.38–0.46) is above the start because learning begins at
-    // once. Both controls fail on all five: without the calculator success stays near 0 (gain
-    // ≤ 0.01); at lr 1e-9 the gain is −0.03 to +0.03. Answers after a call copy its result
-    // 0.90–1.00 of the time over the last 10 updates: the start copies three-digit results too
-    // (185 of 187) since its warm-up learned the calc demonstrations alone first; the previous
-    // start (the mixture from the first step) copied 34 of 186 and capped success near 0.9
-    // (0.84–0.92 over the last 10, passes at updates 17–31).
+    // 32 tokens per turn (the task's budget) and the build's temperature; the check is strict
+    // success, the answer exactly right (docs/presets.md).
     config: { lr: 1e-3, maxNewTokens: 32, temperature: 0.85 },
     free: ['lr', 'temperature'],
     keyMetric: 'reward/strict_accuracy',
@@ -381,12 +333,8 @@ export const PRESETS = {
     algo: 'grpo',
     ...FROM_SHIPPED_COPY,
     seed: 1,
-    // 0.1 per token and room for 12: a right answer padded to the limit earns 1 + 1.2, the honest
-    // one at most 1 + 0.7. The check is the hack itself: the share of answers cut at the 12-token
-    // limit (no <eos>) rises by 0.8 over the run's first 5 updates, where it is 0–0.08. Measured on
-    // CPU, seeds 1–5 (25 updates): strict accuracy 0.23–0.66 at update 1, 0 at every update from
-    // update 10–17 on; cut answers 0.97–1 from update 11–25 on. The check passes at updates 16–29
-    // (median 21, 5.8–9.9 CPU s); the control (lr 1e-9) cuts no answer in 30 (bench:learn).
+    // 0.1 per token with room for 12: a padded right answer earns more than an honest one, so the
+    // check is the hack itself, the share of answers cut at the limit (docs/presets.md).
     config: { maxNewTokens: 12, lengthBonus: 0.1, verifierMatch: 'prefix' },
     free: ['lengthBonus', 'verifierMatch', 'lr'],
     keyMetric: 'reward/strict_accuracy',
@@ -401,15 +349,9 @@ export const PRESETS = {
     algo: 'grpo',
     ...FROM_SHIPPED_COPY,
     seed: 1,
-    // Right answers are at most 7 tokens (6 letters and <eos>): L_max 9 with a 2-token buffer
-    // charges nothing up to 7, −0.5 at 8 and −1 from 9 on, more than the 0.5 that padding on to
-    // 12 earns. The check: at update 25 the share of answers cut at the limit has not risen by
-    // more than 0.05; the control is grpo-copy-gamed itself. Measured on CPU, seeds 1–5
-    // (bench:learn --only=lessons): passes at update 25 on all five (a change of 0.00–0.01,
-    // 7.3–7.9 CPU s); the control's share rises by 0.91–1.00 by update 30. Judged at update 20
-    // instead, the control passed on seed 5, whose gaming starts late. (Seed 1, 30 updates:
-    // response_length/mean 5.9–6.9; strict accuracy still falls, 0.38 → 0.13 by update 20:
-    // within the free 7 tokens the prefix verifier is still gamed.)
+    // Right answers take at most 7 tokens: L_max 9 with a 2-token buffer charges nothing up to 7
+    // and more than padding earns from 9 on; judged at update 25, as the control games late on
+    // some seeds (docs/presets.md).
     config: {
       maxNewTokens: 12,
       lengthBonus: 0.1,
@@ -431,12 +373,8 @@ export const PRESETS = {
     algo: 'ppo',
     ...FROM_SHIPPED_COPY_NOISY,
     seed: 1,
-    // 128 prompts × 1 answer: the sample budget of grpo-copy (16 prompts × 8 answers), so the two
-    // compare on one budget. The shipped model's value head starts untrained for this task.
-    // Measured on CPU, seeds 1–5 (bench:learn --only=lessons): passes at updates 15–25 (median 18,
-    // 15–31 CPU s); the control at lr 1e-9 never in 60. At grpo-copy's lr 1.5e-3 seed 1 gained
-    // only 0.08 in 60 updates. critic/vf_explained_var stays below 0 for 30 updates on seed 1
-    // (−0.17 to −0.03; about 0 by update 23 with vfCoef 0.5) while success goes 0.32 → 0.85.
+    // 128 prompts × 1 answer: grpo-copy's sample budget, so the two compare on one budget; the
+    // value head starts untrained for this task (docs/presets.md).
     config: { lr: 1e-3, promptsPerUpdate: 128 },
     free: ['lr', 'vfCoef', 'lambda', 'clipHigh'],
     keyMetric: 'reward/accuracy',
@@ -452,15 +390,9 @@ export const PRESETS = {
     algo: 'grpo',
     ...FROM_SHIPPED_COPY,
     seed: 1,
-    // GRPO from the shipped copy model (8 prompts × 8 answers) with verl's filter_groups on; not
-    // from copy-noisy, whose groups are rarely all alike. Measured on CPU (seed 4, 30 updates): about
-    // half of the sampled groups have equal rewards (frac_reward_zero_std 0.4–0.75), so an update
-    // takes 2–4 generation rounds (690–1,420 generated tokens against 270–420 without); the
-    // trained batch holds none of them. The check is on the trained batch, so that a run with
-    // dynamic sampling off (about half its groups zero-std) cannot pass it; a level, not a gain,
-    // because the mechanism acts from update 1 (no start to move from). Measured on CPU, seeds
-    // 1–5 (bench:learn --only=lessons): passes at update 10 on all five (4.3–5.2 CPU s); the
-    // control's trained batch is 0.42–0.65 zero-std groups over the last 10 of 15 updates.
+    // verl's filter_groups from the shipped copy model, whose groups are often all alike
+    // (copy-noisy's rarely are). The check is on the trained batch, and a level, since the
+    // mechanism acts from update 1 (docs/presets.md).
     config: { lr: 3e-4, dynamicSampling: true },
     free: ['dynamicSampling', 'maxGenerationRounds', 'lr'],
     keyMetric: 'batch/frac_reward_zero_std',
@@ -475,16 +407,8 @@ export const PRESETS = {
     algo: 'grpo',
     ...FROM_SHIPPED_COPY_SHORT,
     seed: 1,
-    // The reward is the reward model's score alone; the answers drift to strings that no pair
-    // held, of one or two letters and longer than the prompt ('cccccc' for 'bbee' on seed 4,
-    // 'aabaaaaa' for 'abc' on seed 1), while the model's score rises (seed 1: +0.57 by update 20).
-    // The check: strict accuracy falls by 0.3 below the run's first 5 updates (0.53–0.70 on 3–4
-    // letters; on 3–6 the start was 0.28–0.48 and the fall 0.25–0.32 on seeds 1–5, 0.17 on seed
-    // 8). Measured on CPU (bench:learn --only=lessons), seeds 1–5: passes at updates 15–16, a fall
-    // of 0.31–0.52 (0.44–0.61 by update 20; 7.0–9.2 CPU s, median 7.2); the control (lr 1e-9)
-    // −0.04 to +0.07 in 30 updates, never passing. Seeds 6–10 (a confirmation): passes at 15–17 on
-    // all five (−0.32 to −0.49); the controls 0/5. At a threshold of 0.4 seed 9 failed (its reward model harder to game: −0.34 at
-    // update 20, −0.26 at 30), hence 0.3.
+    // The reward is the reward model's score alone: answers drift to strings no pair held while
+    // that score rises, so the check is the fall in strict accuracy (docs/presets.md).
     config: REWARD_MODEL_RUN,
     rewardModel: COPY_REWARD_MODEL,
     free: ['klCoef', 'lr', 'rewardModelWeight', 'correctWeight'],
@@ -500,14 +424,8 @@ export const PRESETS = {
     algo: 'grpo',
     ...FROM_SHIPPED_COPY_SHORT,
     seed: 1,
-    // grpo-copy-rm with a k3 KL to the starting policy in the loss (klCoef 1). The check: at update
-    // 20 strict accuracy has not fallen by more than 0.1. A mechanism that prevents a change: the
-    // claim is the difference from the control (klCoef 0, grpo-copy-rm itself) on the same seed at
-    // update 20. Measured on CPU (bench:learn --only=lessons), seeds 1–5: −0.06 to +0.06 at update
-    // 20, passing on all five (9.2–11.9 CPU s); the control −0.44 to −0.61, never passing; the
-    // difference 0.43–0.59. Seeds 6–10: passes on all five (−0.02 to +0.08); the control −0.34 to
-    // −0.56; the difference 0.34–0.61. (On 3–6 letters: 4 of 5, seed 5 −0.17; at klCoef 0.5, seed
-    // 4, strict accuracy sank to 0.24 by update 30.)
+    // grpo-copy-rm with a k3 KL to the start in the loss: a mechanism that prevents a change, so
+    // the claim is the difference from its control at update 20 (docs/presets.md).
     config: { ...REWARD_MODEL_RUN, klCoef: 1 },
     rewardModel: COPY_REWARD_MODEL,
     free: ['klCoef', 'lr', 'rewardModelWeight', 'correctWeight'],
@@ -523,10 +441,7 @@ export const PRESETS = {
     algo: 'dpo',
     ...FROM_SHIPPED_COPY_NOISY,
     seed: 1,
-    // The copy-noisy start, lr 1e-3, 8 prompts × 8 samples per update; β 0.1 (TRL's default).
-    // Measured on CPU, seeds 1–5 (bench:learn --only=lessons): passes at updates 20–29 (4.6–6.3
-    // CPU s), success 0.28–0.34 over the first 5 updates → 0.60–0.65 over the last 10; the control
-    // at lr 1e-9 never in 60 (−0.03 to +0.02).
+    // The copy-noisy start, 8 prompts × 8 samples per update; β 0.1, TRL's default (docs/presets.md).
     config: { lr: 1e-3 },
     free: ['beta', 'lossType', 'lr'],
     keyMetric: 'reward/success_rate',
@@ -546,14 +461,8 @@ export const PRESETS = {
     seed: 1,
     // The rungs set the task's options: one lookup; a lookup and a product; two items; three.
     curriculum: { threshold: 0.85, patience: 3 },
-    // 8 prompts × 4 episodes (8 different lists per update, so the pass rate is not one item's
-    // luck), lr 3e-4, temperature 0.7. Threshold 0.85, above what the frozen start reaches by
-    // luck: at lr 1e-9 it passes rung 1 at 0.41–0.91 an update (seed 2), and at 0.8 that control
-    // climbed to rung 2 on seed 2 (update 18) of seeds 1–3. Measured on CPU, seeds 1–5, beside the
-    // control for 40 updates (bench/results/2026-12-05T14-28-00Z-shopping-curriculum-cpu.json):
-    // the check passes at updates 17–30 (median 23; 21–35 s of CPU time, median 28); no control
-    // passes (four end at rung 1, seed 5's reaches it at update 33). At 0.9 seed 4 had not passed
-    // by update 40. On rung 2 (two items: the warm-up never wrote two lookups) every group fails.
+    // 8 prompts × 4 episodes (8 lists per update, so a pass is not one item's luck); the threshold
+    // 0.85 lies above what the frozen start reaches by luck (docs/presets.md).
     config: { lr: 3e-4, maxNewTokens: 32, temperature: 0.7, promptsPerUpdate: 8, groupSize: 4 },
     free: ['lr', 'temperature'],
     keyMetric: 'curriculum/level',
@@ -568,32 +477,9 @@ export const PRESETS = {
     algo: 'grpo',
     ...FROM_SHIPPED_MULTIPLY_RECALL,
     seed: 1,
-    // GRPO on two-digit products with the calculator (8 prompts × 8 answers, lr 3e-4 as in the
-    // curriculum run, temperature 0.85 as the build samples); the retained task, one-digit
-    // products with no tool offered, is never sampled. Measured on CPU over seeds 1–5 (bench:learn
-    // --only=lessons, bench/results/learn-2026-12-05T19-09-40-511Z.json): the check passes at
-    // update 15 on all five (one-digit success −0.51, −0.45, −0.48, −0.50, −0.46 against the first
-    // 5 updates; 15.1–16.7 CPU s, median 15.8); the control (lr 1e-9, same seeds and prompts)
-    // stays at its start (0.00 on all five by update 30). Over the same 30 updates the trained
-    // task rises: strict success 0.44–0.54 over updates 1–5 → 0.81–0.85 over 21–30 (gain +0.34,
-    // +0.37, +0.33, +0.37, +0.31; +0.09 to +0.18 at update 15), calls 0.44–0.55 at update 1 →
-    // 0.85–0.88; one-digit success 0.81 after update 1 on every seed, 0 from updates 14–16. The
-    // answers go to calls: on seed 1 the same run judged with the calculator offered on the
-    // one-digit prompts answers 0.81 of them after update 1 and 1.00 from update 12. Why
-    // this retained task: both read "a*b=", and the first token after "=" (<call> or <answer>)
-    // is what GRPO moves on the two-digit prompts. Retained tasks that share no such decision with
-    // the trained one barely moved: from the shipped shopping model (shopping trained, multiply
-    // with calc or memorised products or prices retained) at lr 1e-3, −0.18 to +0.01 (bench/
-    // results/2026-12-05T16-20-00Z-shopping-forgetting-memorised-retained-cpu.json), and at
-    // 1.5e-3–3e-3 shopping itself collapsed first (…13-40-00Z-shopping-forgetting-collapse-cpu.json).
-    // From this start lr 1e-3 and 2e-3 forget within 2–5 updates, faster than the first-5
-    // baseline can see (gains −0.08 to −0.23 on seeds 1–2). A trial start without the one-digit
-    // calls in its warm-up (greedy one-digit success 81.6%, never a call there) forgot less:
-    // −0.17 on seeds 1–2 at lr 1e-3, −0.34 and −0.24 at 2e-3; at 3e-3 its trained task collapsed
-    // on seed 2 (strict success 0 from update 5). klCoef 0.5 does not keep the retained task (its
-    // KL is on two-digit episodes only): −0.69 and −0.66 on seeds 1–2, strict success +0.33, +0.34.
-    // The series of these trials and of the 30-update runs above: bench/results/2026-12-05T19-20-
-    // 00Z-calc-forgetting-sweeps-cpu.json.
+    // GRPO on two-digit products with the calculator; the retained task (one-digit products, no
+    // tool) is never sampled and shares the decision after '=' (<call> or <answer>) that GRPO
+    // moves (docs/presets.md).
     config: CALC_FORGETTING_CONFIG,
     free: ['lr', 'ptxCoef', 'ptxBatch', 'klCoef'],
     keyMetric: 'retained/success_rate',
@@ -608,21 +494,8 @@ export const PRESETS = {
     algo: 'grpo',
     ...FROM_SHIPPED_MULTIPLY_RECALL,
     seed: 1,
-    // grpo-calc-forgetting with ptxCoef 0.2 and 8 one-digit demonstrations (answered from memory)
-    // in every optimizer step. The check: at update 25 one-digit success is no more than 0.1
-    // below the first 5 updates; a mechanism that prevents a change, so the claim is the
-    // difference from the control (ptxCoef 0, grpo-calc-forgetting) on the same seed. Measured on
-    // CPU, seeds 1–5 (bench/results/learn-2026-12-05T19-09-40-511Z.json): passes at update 25 on
-    // all five (+0.11, +0.08, +0.10, +0.06, +0.15; 25.1–27.0 CPU s, median 26.4); the control
-    // −0.66 to −0.70, never passing; the difference 0.74–0.84. The trained task still learns:
-    // strict success 0.45–0.52 over updates 1–5 → 0.68–0.70 over 21–30 (gain +0.19 to +0.24;
-    // +0.15 to +0.18 at update 25), against 0.81–0.85 without ptx. On seeds 4–5 one-digit success
-    // dipped to 0.62 around update 12 before rising to 0.94–1.00. The coefficient is a trade,
-    // because the demonstrations (<answer> after "a*b=") and the reward (<call>) pull on the same
-    // token: at ptxCoef 1 (seeds 1–2) one-digit success rose to 1.00 and strict success fell
-    // (0.39 → 0.23, 0.42 → 0.24, first 5 → last 10 of 30); at 0.1 one-digit success fell by 0.43
-    // on both seeds while strict success rose by 0.30 and 0.28 (series: bench/results/2026-12-05T19-
-    // 20-00Z-calc-forgetting-sweeps-cpu.json).
+    // grpo-calc-forgetting with ptxCoef 0.2 and one-digit demonstrations in every step; the
+    // coefficient is a trade, as demonstrations and reward pull on the same token (docs/presets.md).
     config: { ...CALC_FORGETTING_CONFIG, ptxCoef: 0.2 },
     free: ['lr', 'ptxCoef', 'ptxBatch', 'klCoef'],
     keyMetric: 'retained/success_rate',
