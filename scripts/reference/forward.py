@@ -115,11 +115,11 @@ def _rms_norm(x, w, eps):
     return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * w
 
 
-def _rotary_tables(T, hd, theta):
+def _rotary_tables(T, hd, theta, dtype):
     inv_freq = 1.0 / (theta ** (torch.arange(0, hd, 2, dtype=torch.float64) / hd))  # [hd/2]
     angles = torch.arange(T, dtype=torch.float64)[:, None] * inv_freq[None, :]  # [T, hd/2]
     emb = torch.cat([angles, angles], dim=-1)  # [T, hd]
-    return emb.cos(), emb.sin()
+    return emb.cos().to(dtype), emb.sin().to(dtype)
 
 
 def _rotate_half(x):
@@ -127,10 +127,11 @@ def _rotate_half(x):
     return torch.cat([-x[..., half:], x[..., :half]], dim=-1)
 
 
-def forward_torch(cfg, weights, ids):
-    """ids: list of ints -> logits, torch float64 [T, vocab]."""
+def forward_torch(cfg, weights, ids, dtype=torch.float64):
+    """ids: list of ints -> logits, torch [T, vocab] in `dtype` (float64 for the golden values;
+    float32 only to measure how far an f32 implementation lands from them)."""
     a = Arch(cfg)
-    W = {k: torch.from_numpy(np.asarray(v, dtype=np.float64)) for k, v in weights.items()}
+    W = {k: torch.from_numpy(np.asarray(v, dtype=np.float64)).to(dtype) for k, v in weights.items()}
 
     def linear(x, name, bias):
         y = x @ W[name + ".weight"].T
@@ -138,7 +139,7 @@ def forward_torch(cfg, weights, ids):
 
     T = len(ids)
     x = W["model.embed_tokens.weight"][torch.tensor(ids, dtype=torch.long)]  # [T, H]
-    cos, sin = _rotary_tables(T, a.hd, a.theta)
+    cos, sin = _rotary_tables(T, a.hd, a.theta, dtype)
     cos, sin = cos[:, None, :], sin[:, None, :]  # broadcast over heads
     causal = torch.ones(T, T, dtype=torch.bool).tril()  # [query, key]
     rep = a.nh // a.nkv

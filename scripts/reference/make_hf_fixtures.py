@@ -12,6 +12,7 @@ import json
 import math
 import os
 import sys
+import unicodedata
 
 import numpy as np
 import torch
@@ -271,6 +272,20 @@ def score_sequence(cfg, weights, ids):
     return logits, lp, diff
 
 
+def float32_distance(cfg, weights, sequences, seqs):
+    """How far the same forward in float32 (torch CPU) lands from the float64 golden values:
+    a measured guide for the tolerance of an f32 implementation."""
+    max_logit, max_lp = 0.0, 0.0
+    for ids, exact in zip(sequences, seqs):
+        logits = forward.forward_torch(cfg, weights, ids, dtype=torch.float32)
+        logp = torch.log_softmax(logits, dim=-1).double()
+        ref = forward.forward_torch(cfg, weights, ids)
+        max_logit = max(max_logit, float((logits.double() - ref).abs().max()))
+        for t in range(1, len(ids)):
+            max_lp = max(max_lp, abs(float(logp[t - 1, ids[t]]) - exact["logprobs"][t - 1]))
+    return max_logit, max_lp
+
+
 def check_causal_prefix(cfg, weights, ids):
     """Causality: the logits of a prefix do not depend on the tokens after it."""
     full = forward.forward_torch(cfg, weights, ids)
@@ -403,6 +418,7 @@ def make_model(out_dir, spec, tok, sequences, prompt, tok_json):
                 "logits": [[round_sig(float(v)) for v in row] for row in logits],
             }
         )
+    f32_logit, f32_lp = float32_distance(cfg, weights, sequences, seqs)
     prefix_diff = check_causal_prefix(cfg, weights, sequences[-1])
     rotary_diff = check_rotary_relative(cfg)
     g_ids, g_lp, g_margins = greedy(cfg, weights, prompt, GREEDY_STEPS)
@@ -421,6 +437,8 @@ def make_model(out_dir, spec, tok, sequences, prompt, tok_json):
             "logit_std": logit_std,
             "causal_prefix_max_abs_diff": prefix_diff,
             "rotary_relative_position_max_abs_diff": rotary_diff,
+            "float32_forward_max_abs_logit_diff": f32_logit,
+            "float32_forward_max_abs_logprob_diff": f32_lp,
         },
         "sequences": seqs,
         "greedy": {
@@ -456,7 +474,8 @@ TOKENIZER_STRINGS = [
     "text<|endoftext|>more text",
     '<tool_call>\n{"name": "add", "arguments": {"a": 1}}\n</tool_call>',
     "<|im_start|><|im_end|><|endoftext|>",
-    "THE ANSWER IS 42!!! ... ok?",
+    "THE ANSWER IS 42!!! ... ok? DON'T, WE'LL SEE.",
+    "cafe\u0301 (decomposed e + combining acute: NFC makes it one code point)",
     "a<|im_start|b",
 ]
 
@@ -519,9 +538,11 @@ def make_tokenizer_golden(out_dir, tok):
     strings = []
     for s in TOKENIZER_STRINGS:
         ids = tok.encode(s)
-        if tok.decode(ids) != s:
+        decoded = tok.decode(ids)
+        # decode(encode(s)) == s for every NFC string; the one NFD string comes back composed
+        if decoded != unicodedata.normalize("NFC", s) or (decoded != s and "decomposed" not in s):
             raise RuntimeError(f"round trip failed for {s!r}")
-        strings.append({"text": s, "ids": ids, "tokens": [tok.id_to_token[i] for i in ids]})
+        strings.append({"text": s, "ids": ids, "tokens": [tok.id_to_token[i] for i in ids], "decoded": decoded})
     special = {"bos_token": None, "eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"}
     chats = []
     for conv in CONVERSATIONS:
