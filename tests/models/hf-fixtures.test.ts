@@ -35,6 +35,8 @@ interface Golden {
   weight_files: string[];
   sequences: { ids: number[]; logprobs: number[]; logits: number[][] }[];
   greedy: { prompt_ids: number[]; ids: number[]; logprobs: number[]; top2_margins: number[] };
+  long_sequence: { ids: number[]; logprobs: number[]; last_logits: number[] };
+  intermediates: Record<string, number[][]> & { ids: number[] };
 }
 
 interface TensorInfo {
@@ -225,9 +227,40 @@ describe.each(MODELS)('fixture %s', (model) => {
         );
       }
     }
+    const long = golden.long_sequence;
+    expect([long.ids.length, long.logprobs.length, long.last_logits.length]).toEqual([
+      100,
+      99,
+      config.vocab_size,
+    ]);
+    expect(Math.max(...long.ids)).toBeLessThan(config.vocab_size);
     expect(golden.greedy.ids).toHaveLength(8);
     for (const m of golden.greedy.top2_margins) expect(m).toBeGreaterThan(1e-6);
     for (const lp of golden.greedy.logprobs) expect(lp).toBeLessThan(0);
+  });
+
+  it('has per-layer intermediates for the 7-token sequence with the widths the shapes imply', () => {
+    const hd = config.head_dim ?? config.hidden_size / config.num_attention_heads;
+    const { ids, ...values } = golden.intermediates;
+    expect(ids).toEqual(golden.sequences[1]!.ids);
+    const widths: Record<string, number> = { final_norm: config.hidden_size };
+    for (let l = 0; l < config.num_hidden_layers; l++) {
+      widths[`layers.${l}.q`] = config.num_attention_heads * hd;
+      widths[`layers.${l}.k`] = config.num_key_value_heads * hd;
+      widths[`layers.${l}.attn`] = config.num_attention_heads * hd;
+      widths[`layers.${l}.out`] = config.hidden_size;
+    }
+    expect(Object.keys(values).sort()).toEqual(Object.keys(widths).sort());
+    for (const [key, rows] of Object.entries(values)) {
+      expect(rows.length, key).toBe(ids.length);
+      for (const row of rows) expect(row.length, key).toBe(widths[key]);
+    }
+    // final_norm rows are RMS-normalized then scaled by norm weights near 1: their RMS is near 1
+    for (const row of values.final_norm!) {
+      const rms = Math.sqrt(row.reduce((a, b) => a + b * b, 0) / row.length);
+      expect(rms).toBeGreaterThan(0.7);
+      expect(rms).toBeLessThan(1.3);
+    }
   });
 });
 
