@@ -21,7 +21,7 @@ export interface TensorToWrite {
 export function writeSafetensors(
   tensors: readonly TensorToWrite[],
   metadata?: Record<string, string>,
-): Uint8Array {
+): Uint8Array<ArrayBuffer> {
   const header: Record<string, unknown> = {};
   if (metadata) header.__metadata__ = metadata;
   let offset = 0;

@@ -14,7 +14,7 @@ import {
 import { writeSafetensors } from '../../../src/models/hf/safetensors-writer';
 
 /** A file written byte by byte from the format's description, not by the writer. */
-function handWritten(header: string, data: number[]): Uint8Array {
+function handWritten(header: string, data: number[]): Uint8Array<ArrayBuffer> {
   const json = [...header].map((c) => c.charCodeAt(0));
   const n = json.length;
   const length = [n & 255, (n >> 8) & 255, 0, 0, 0, 0, 0, 0]; // u64 little-endian
