@@ -4,6 +4,8 @@
  * with the CLI to keep node:fs out of the code the browser bundles.
  */
 import { open, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CheckpointFiles } from '../models/hf/hf-checkpoint';
 import { checkReadRange, type RandomAccessSource } from '../models/hf/random-access-source';
 
 export interface FileSource extends RandomAccessSource {
@@ -31,4 +33,31 @@ export async function openFileSource(path: string): Promise<FileSource> {
     close: () => handle.close(),
   };
   return source;
+}
+
+/**
+ * A checkpoint folder on disk (config.json, model.safetensors or shards): files open on first
+ * use and stay open until close(). Names are file names in the folder, never paths.
+ */
+export function directoryFiles(dir: string): CheckpointFiles & { close(): Promise<void> } {
+  const opened = new Map<string, FileSource>();
+  return {
+    async open(name) {
+      if (name.includes('/') || name.includes('\\') || name.startsWith('.')) return undefined;
+      const known = opened.get(name);
+      if (known) return known;
+      try {
+        const source = await openFileSource(join(dir, name));
+        opened.set(name, source);
+        return source;
+      } catch (error) {
+        if ((error as { code?: string }).code === 'ENOENT') return undefined;
+        throw error;
+      }
+    },
+    async close() {
+      for (const source of opened.values()) await source.close();
+      opened.clear();
+    },
+  };
 }
