@@ -245,7 +245,7 @@ export class HfTokenizer implements Tokenizer {
     const kept: number[] = [];
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i]!;
-      this.checkId(id, `index ${i}: `, 'ids');
+      this.checkId(id, 'ids', `index ${i}: id `);
       if (!(skip && this.specialIds.has(id))) kept.push(id);
     }
     if (kept.length === 0) return ''; // the library refuses an empty list
@@ -257,7 +257,7 @@ export class HfTokenizer implements Tokenizer {
 
   /** The text of one token: an added token's text, else what it decodes to (see the header). */
   token(id: number): string {
-    this.checkId(id, '', 'id');
+    this.checkId(id, 'id', '');
     const added = this.addedTokens.get(id);
     if (added !== undefined) return added;
     const token = this.tokens[id]!;
@@ -272,22 +272,33 @@ export class HfTokenizer implements Tokenizer {
     return this.specialIds.has(id);
   }
 
-  private checkId(id: number, where: string, field: string): void {
+  /** `field` 'ids' with `where` 'index 3: id ' (decode), or 'id' with '' (token). */
+  private checkId(id: number, field: string, where: string): void {
     if (!Number.isInteger(id) || id < 0 || id >= this.vocabSize) {
       throw new TokenizerError(
         field,
-        `${where}id must be an integer in [0, ${this.vocabSize - 1}], got ${shown(id)}`,
+        `${where}must be an integer in [0, ${this.vocabSize - 1}], got ${shown(id)}`,
       );
     }
     if (this.tokens[id] === undefined) {
-      throw new TokenizerError(field, `${where}id ${id} has no token in tokenizer.json`);
+      // A gap in the file's ids (real files have none; a model's vocab_size may exceed them).
+      throw new TokenizerError(field, `${where}${id} has no token in tokenizer.json`);
     }
   }
 
-  /** Names the first character holding a byte the byte-level vocabulary lacks. */
+  /**
+   * Names the first character holding a byte the byte-level vocabulary lacks (the library would
+   * drop it silently). Added tokens in the text are skipped: they are encoded whole.
+   */
   private checkBytes(text: string): void {
     const encoder = new TextEncoder();
+    const added = [...this.addedTokens.values()];
     for (let i = 0; i < text.length;) {
+      const token = added.find((t) => text.startsWith(t, i));
+      if (token !== undefined) {
+        i += token.length;
+        continue;
+      }
       const char = String.fromCodePoint(text.codePointAt(i)!);
       for (const byte of encoder.encode(char)) {
         if (this.missingBytes.has(byte)) {
