@@ -53,7 +53,7 @@ export function checkTokenizerJson(value: unknown): CheckedTokenizerJson {
   const addedTokens = checkAddedTokens(root['added_tokens']);
   json['added_tokens'] = root['added_tokens'] ?? [];
 
-  let vocab: Map<string, number> | undefined;
+  let vocab: Vocabulary | undefined;
   if (model['type'] === 'BPE' || model['type'] === 'WordPiece') {
     vocab = checkVocab(model['vocab']);
   }
@@ -69,7 +69,7 @@ export function checkTokenizerJson(value: unknown): CheckedTokenizerJson {
   ) {
     const added = new Set(addedTokens.map((t) => t.content));
     BYTE_TO_CHAR.forEach((char, byte) => {
-      if (!vocab!.has(char) && !added.has(char)) missingBytes.add(byte);
+      if (!Object.hasOwn(vocab!, char) && !added.has(char)) missingBytes.add(byte);
     });
   }
   return {
@@ -116,11 +116,14 @@ function checkAddedTokens(value: unknown): AddedTokenEntry[] {
   });
 }
 
+/** A vocabulary object token → id, checked; looked up with Object.hasOwn (no copy into a Map). */
+type Vocabulary = Readonly<Record<string, number>>;
+
 /** BPE and WordPiece vocabularies: an object token → id. */
-function checkVocab(value: unknown): Map<string, number> {
+function checkVocab(value: unknown): Vocabulary {
   const vocab = record(value, 'model.vocab');
-  const map = new Map<string, number>();
-  for (const [token, id] of Object.entries(vocab)) {
+  for (const token in vocab) {
+    const id = vocab[token];
     if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id > MAX_TOKEN_ID) {
       throw new HfTokenizerError(
         FILE,
@@ -128,20 +131,15 @@ function checkVocab(value: unknown): Map<string, number> {
         `must be an integer in [0, ${MAX_TOKEN_ID}], got ${shown(id)}`,
       );
     }
-    map.set(token, id);
   }
-  return map;
+  return vocab as Vocabulary;
 }
 
 /**
  * Each merge: "a b" (older files) or ["a", "b"]; a, b and their join must be in the vocabulary
  * (the join drops a `continuing_subword_prefix` from b, as the BPE model does).
  */
-function checkMerges(
-  value: unknown,
-  vocab: ReadonlyMap<string, number>,
-  model: Record<string, unknown>,
-): void {
+function checkMerges(value: unknown, vocab: Vocabulary, model: Record<string, unknown>): void {
   if (!Array.isArray(value)) {
     throw new HfTokenizerError(FILE, 'model.merges', `must be a list, got ${shown(value)}`);
   }
@@ -149,26 +147,46 @@ function checkMerges(
     typeof model['continuing_subword_prefix'] === 'string'
       ? model['continuing_subword_prefix']
       : '';
-  value.forEach((merge: unknown, i) => {
-    const path = `model.merges[${i}]`;
-    let pair: unknown[];
-    if (typeof merge === 'string') pair = merge.split(' ');
-    else if (Array.isArray(merge)) pair = merge;
-    else throw new HfTokenizerError(FILE, path, `must be "a b" or ["a", "b"], got ${shown(merge)}`);
-    const [a, b] = pair;
-    if (pair.length !== 2 || typeof a !== 'string' || typeof b !== 'string') {
-      throw new HfTokenizerError(FILE, path, `must be "a b" or ["a", "b"], got ${shown(merge)}`);
+  // A plain loop, the message built only on failure: real files hold ~150,000 merges.
+  for (let i = 0; i < value.length; i++) {
+    const merge: unknown = value[i];
+    let a: unknown;
+    let b: unknown;
+    let parts = 0;
+    if (typeof merge === 'string') {
+      const space = merge.indexOf(' ');
+      parts = space < 0 ? 1 : merge.indexOf(' ', space + 1) < 0 ? 2 : 3;
+      a = merge.slice(0, space);
+      b = merge.slice(space + 1);
+    } else if (Array.isArray(merge)) {
+      parts = merge.length;
+      [a, b] = merge as unknown[];
+    }
+    if (parts !== 2 || typeof a !== 'string' || typeof b !== 'string') {
+      throw new HfTokenizerError(
+        FILE,
+        `model.merges[${i}]`,
+        `must be "a b" or ["a", "b"], got ${shown(merge)}`,
+      );
     }
     for (const part of [a, b]) {
-      if (!vocab.has(part)) {
-        throw new HfTokenizerError(FILE, path, `names ${quoted(part)}, which model.vocab lacks`);
+      if (!Object.hasOwn(vocab, part)) {
+        throw new HfTokenizerError(
+          FILE,
+          `model.merges[${i}]`,
+          `names ${quoted(part)}, which model.vocab lacks`,
+        );
       }
     }
     const joined = a + (prefix && b.startsWith(prefix) ? b.slice(prefix.length) : b);
-    if (!vocab.has(joined)) {
-      throw new HfTokenizerError(FILE, path, `makes ${quoted(joined)}, which model.vocab lacks`);
+    if (!Object.hasOwn(vocab, joined)) {
+      throw new HfTokenizerError(
+        FILE,
+        `model.merges[${i}]`,
+        `makes ${quoted(joined)}, which model.vocab lacks`,
+      );
     }
-  });
+  }
 }
 
 /** True if the section is of `type`, or a Sequence (list in `listKey`) holding one of that type. */
