@@ -12,6 +12,7 @@ import json
 import math
 import os
 import sys
+import unicodedata
 
 import numpy as np
 import torch
@@ -36,6 +37,7 @@ ADDED = [
     ("</tool_call>", False),
 ]
 GREEDY_STEPS = 8
+LONG_LENGTH = 100  # past the 16/32/64-wide tiles a kernel may use
 LOGIT_DIGITS = 9  # significant digits kept for logits (float32 carries about 7)
 
 # ------------------------------------------------------------------ tokenizer
@@ -271,6 +273,37 @@ def score_sequence(cfg, weights, ids):
     return logits, lp, diff
 
 
+def float32_distance(cfg, weights, sequences, seqs):
+    """How far the same forward in float32 (torch CPU) lands from the float64 golden values:
+    a measured guide for the tolerance of an f32 implementation."""
+    max_logit, max_lp = 0.0, 0.0
+    for ids, exact in zip(sequences, seqs):
+        logits = forward.forward_torch(cfg, weights, ids, dtype=torch.float32)
+        logp = torch.log_softmax(logits, dim=-1).double()
+        ref = forward.forward_torch(cfg, weights, ids)
+        max_logit = max(max_logit, float((logits.double() - ref).abs().max()))
+        for t in range(1, len(ids)):
+            max_lp = max(max_lp, abs(float(logp[t - 1, ids[t]]) - exact["logprobs"][t - 1]))
+    return max_logit, max_lp
+
+
+def intermediates(cfg, weights, ids):
+    """Per-layer values for one sequence, to find WHERE an implementation departs; the batched
+    and loop paths must agree on each."""
+    batched, loops = {}, {}
+    forward.forward_torch(cfg, weights, ids, trace=batched)
+    forward.forward_loops(cfg, weights, ids, trace=loops)
+    if set(batched) != set(loops):
+        raise RuntimeError("trace keys differ")
+    out = {"ids": ids}
+    for key in batched:
+        diff = float(np.max(np.abs(batched[key].numpy() - loops[key])))
+        if diff > 1e-10:
+            raise RuntimeError(f"intermediate {key} differs between paths by {diff}")
+        out[key] = [[round_sig(float(v)) for v in row] for row in batched[key]]
+    return out
+
+
 def check_causal_prefix(cfg, weights, ids):
     """Causality: the logits of a prefix do not depend on the tokens after it."""
     full = forward.forward_torch(cfg, weights, ids)
@@ -347,7 +380,9 @@ def golden_sequences(tok):
         raise RuntimeError(f"seq24 text gives only {len(seq24)} ids")
     seq24 = seq24[:22] + [tok.token_id("</tool_call>"), eot]
     prompt = tok.encode("<|im_start|>user\nWhat is 3 + 4?<|im_end|>\n<|im_start|>assistant\n")
-    return [seq1, seq7, seq24], prompt
+    rng = np.random.default_rng(99)
+    long_seq = [int(i) for i in rng.integers(0, tok.size, LONG_LENGTH)]
+    return [seq1, seq7, seq24], prompt, long_seq
 
 
 # ------------------------------------------------------------------ output
@@ -375,7 +410,7 @@ def write_json(path, obj):
         f.write(enc(obj, 0) + "\n")
 
 
-def make_model(out_dir, spec, tok, sequences, prompt, tok_json):
+def make_model(out_dir, spec, tok, sequences, prompt, long_seq, tok_json):
     folder = os.path.join(out_dir, spec["name"])
     os.makedirs(folder, exist_ok=True)
     for old in os.listdir(folder):
@@ -403,6 +438,10 @@ def make_model(out_dir, spec, tok, sequences, prompt, tok_json):
                 "logits": [[round_sig(float(v)) for v in row] for row in logits],
             }
         )
+    f32_logit, f32_lp = float32_distance(cfg, weights, sequences, seqs)
+    long_logits, long_lp, long_diff = score_sequence(cfg, weights, long_seq)
+    max_diff = max(max_diff, long_diff)
+    trace = intermediates(cfg, weights, sequences[1])
     prefix_diff = check_causal_prefix(cfg, weights, sequences[-1])
     rotary_diff = check_rotary_relative(cfg)
     g_ids, g_lp, g_margins = greedy(cfg, weights, prompt, GREEDY_STEPS)
@@ -421,8 +460,16 @@ def make_model(out_dir, spec, tok, sequences, prompt, tok_json):
             "logit_std": logit_std,
             "causal_prefix_max_abs_diff": prefix_diff,
             "rotary_relative_position_max_abs_diff": rotary_diff,
+            "float32_forward_max_abs_logit_diff": f32_logit,
+            "float32_forward_max_abs_logprob_diff": f32_lp,
         },
         "sequences": seqs,
+        "long_sequence": {
+            "ids": long_seq,
+            "logprobs": long_lp,
+            "last_logits": [round_sig(float(v)) for v in long_logits[-1]],
+        },
+        "intermediates": trace,
         "greedy": {
             "prompt_ids": prompt,
             "ids": g_ids,
@@ -456,7 +503,8 @@ TOKENIZER_STRINGS = [
     "text<|endoftext|>more text",
     '<tool_call>\n{"name": "add", "arguments": {"a": 1}}\n</tool_call>',
     "<|im_start|><|im_end|><|endoftext|>",
-    "THE ANSWER IS 42!!! ... ok?",
+    "THE ANSWER IS 42!!! ... ok? DON'T, WE'LL SEE.",
+    "cafe\u0301 (decomposed e + combining acute: NFC makes it one code point)",
     "a<|im_start|b",
 ]
 
@@ -519,9 +567,11 @@ def make_tokenizer_golden(out_dir, tok):
     strings = []
     for s in TOKENIZER_STRINGS:
         ids = tok.encode(s)
-        if tok.decode(ids) != s:
+        decoded = tok.decode(ids)
+        # decode(encode(s)) == s for every NFC string; the one NFD string comes back composed
+        if decoded != unicodedata.normalize("NFC", s) or (decoded != s and "decomposed" not in s):
             raise RuntimeError(f"round trip failed for {s!r}")
-        strings.append({"text": s, "ids": ids, "tokens": [tok.id_to_token[i] for i in ids]})
+        strings.append({"text": s, "ids": ids, "tokens": [tok.id_to_token[i] for i in ids], "decoded": decoded})
     special = {"bos_token": None, "eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"}
     chats = []
     for conv in CONVERSATIONS:
@@ -556,9 +606,9 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
     tok = build_tokenizer()
     tok_json = tok.tokenizer_json()
-    sequences, prompt = golden_sequences(tok)
+    sequences, prompt, long_seq = golden_sequences(tok)
     for spec in model_specs(tok):
-        make_model(out_dir, spec, tok, sequences, prompt, tok_json)
+        make_model(out_dir, spec, tok, sequences, prompt, long_seq, tok_json)
     make_tokenizer_golden(out_dir, tok)
 
 
