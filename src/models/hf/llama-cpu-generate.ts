@@ -100,7 +100,16 @@ export function llamaCachedStep<T extends Floats>(
   const positions = new Int32Array(rows);
   const starts: number[] = [];
   let r = 0;
+  const seen = new Set<number>();
+  checkInt(OP, 'segments.length', segments.length, 1, cache.lengths.length);
   for (const { sequence, ids: segmentIds } of segments) {
+    checkInt(OP, 'segments[].sequence', sequence, 0, cache.lengths.length - 1);
+    checkInt(OP, 'segments[].ids.length', segmentIds.length, 1, cache.capacity);
+    // Two segments of one sequence in a step would both write at the same cached positions.
+    if (seen.has(sequence)) {
+      throw new OpInputError(OP, 'segments', `name sequence ${sequence} twice in one step`);
+    }
+    seen.add(sequence);
     const past = cache.lengths[sequence]!;
     if (past + segmentIds.length > cache.capacity) {
       throw new OpInputError(

@@ -236,6 +236,26 @@ describe('Llama-family CPU model input checks', () => {
     );
   });
 
+  it('refuses cache steps that name a sequence twice or one the cache does not have', () => {
+    const cache = llamaKvCache(model, 2, 4);
+    const table = llamaRotaryTable(model, 4);
+    const one = Int32Array.of(1);
+    expect(() => llamaCachedStep(model, cache, table, [{ sequence: 2, ids: one }])).toThrow(
+      /segments\[\].sequence must be an integer in \[0, 1\], got 2/,
+    );
+    expect(() =>
+      llamaCachedStep(model, cache, table, [
+        { sequence: 1, ids: one },
+        { sequence: 1, ids: one },
+      ]),
+    ).toThrow(/segments name sequence 1 twice in one step/);
+    llamaCachedStep(model, cache, table, [{ sequence: 0, ids: Int32Array.of(1, 2, 3) }]);
+    expect(() =>
+      llamaCachedStep(model, cache, table, [{ sequence: 0, ids: Int32Array.of(1, 2) }]),
+    ).toThrow(/would fill sequence 0 past its cache capacity 4/);
+    expect(Array.from(cache.lengths)).toEqual([3, 0]);
+  });
+
   it.each([
     [
       'ids length',
