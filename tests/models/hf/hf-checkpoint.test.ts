@@ -11,6 +11,7 @@ import {
   SINGLE_FILE,
 } from '../../../src/models/hf/hf-checkpoint';
 import { hfBaseGroup, hfParamSpecs } from '../../../src/models/hf/hf-weights';
+import { filesFromBlobs, readHfModelConfig } from '../../../src/models/hf/picked-files';
 import { blobSource, bytesSource } from '../../../src/models/hf/random-access-source';
 import { writeSafetensors, type TensorToWrite } from '../../../src/models/hf/safetensors-writer';
 import { parameterCount, type ModelSpec } from '../../../src/models/model-spec';
@@ -274,5 +275,43 @@ describe('checkpoint checks', () => {
     await expect(loadHfWeights(spec, filesFrom(new Map()))).rejects.toThrow(
       'no model.safetensors or model.safetensors.index.json',
     );
+  });
+});
+
+describe('picked files', () => {
+  it('reads a folder picked as Files: config, generation defaults, weights', async () => {
+    const folder = 'qwen3-tiny';
+    const names = [
+      'config.json',
+      'generation_config.json',
+      INDEX_FILE,
+      'model-00001-of-00002.safetensors',
+      'model-00002-of-00002.safetensors',
+    ];
+    const files = filesFromBlobs(
+      names.map((n) => new File([readFileSync(join(FIXTURES, folder, n))], n)),
+    );
+    const { spec, dtype, generation } = await readHfModelConfig(files);
+    expect(spec).toMatchObject({ family: 'qwen3', headDim: 32, vocab: 400, tiedEmbeddings: true });
+    expect(dtype).toBe('float16');
+    expect(generation.eos).toEqual([381, 379]);
+    const loaded = await loadHfWeights(spec, files);
+    const entry = loaded.layout.entry('model.layers.1.self_attn.q_norm.weight');
+    expect(loaded.f32![entry.offset + 2]).toBe(
+      rawValue(folder, 'model-00002-of-00002.safetensors', entry.name, 2).value,
+    );
+  });
+
+  it('falls back to config.json ids without generation_config.json, refuses a missing config or a repeated name', async () => {
+    const config = readFileSync(join(FIXTURES, 'llama-tiny', 'config.json'));
+    const files = filesFromBlobs([['llama/config.json', new Blob([config])]]);
+    expect((await readHfModelConfig(files)).generation).toEqual({ bos: 380, eos: [381] });
+    await expect(readHfModelConfig(filesFromBlobs([]))).rejects.toThrow('config.json is missing');
+    expect(() =>
+      filesFromBlobs([
+        ['a/config.json', new Blob([])],
+        ['b/config.json', new Blob([])],
+      ]),
+    ).toThrow('two files are named config.json');
   });
 });
