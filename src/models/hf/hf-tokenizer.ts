@@ -23,13 +23,8 @@
 
 import { Tokenizer as LibraryTokenizer } from '@huggingface/tokenizers';
 import { TokenizerError } from '../tokenizer';
-import type {
-  ChatMessage,
-  ChatTemplateOptions,
-  Tokenizer,
-  TokenizerRecord,
-} from '../tokenizer-api';
-import { ChatTemplate } from './chat-template';
+import type { ChatMessage, Tokenizer, TokenizerRecord } from '../tokenizer-api';
+import { ChatTemplate, type HfChatTemplateOptions } from './chat-template';
 import { byteLevelBytes, readableBytes } from './hf-tokenizer-bytes';
 import {
   additionalSpecialTokens,
@@ -69,10 +64,13 @@ export class HfTokenizer implements Tokenizer {
   readonly stopIds: readonly number[];
   /** The token the chat template ends an assistant's turn with; undefined if none was found. */
   readonly endOfTurn: number | undefined;
-  /** Present where the model has a chat template. */
+  /**
+   * Present where the model has a chat template. Beyond the interface, `options.variables` sets
+   * variables some templates read (Qwen3's `enable_thinking`).
+   */
   readonly applyChatTemplate?: (
     messages: readonly ChatMessage[],
-    options: ChatTemplateOptions,
+    options: HfChatTemplateOptions,
   ) => string;
 
   // tokens: (vocabSize) id → its vocabulary string, undefined for ids the file leaves out.
