@@ -30,6 +30,35 @@ export interface TemplateSource {
   source: string;
 }
 
+/**
+ * The interface's options, plus variables some templates read beyond the usual ones, e.g.
+ * `{ enable_thinking: false }` for Qwen3 (an empty thinking block in the generation prompt).
+ */
+export interface HfChatTemplateOptions extends ChatTemplateOptions {
+  variables?: Readonly<Record<string, string | number | boolean>>;
+}
+
+/** Names a caller's variable may not take: the ones set here and the interpreter's globals. */
+const RESERVED = new Set([
+  'messages',
+  'tools',
+  'add_generation_prompt',
+  'bos_token',
+  'eos_token',
+  'pad_token',
+  'unk_token',
+  'true',
+  'false',
+  'none',
+  'True',
+  'False',
+  'None',
+  'raise_exception',
+  'range',
+  'strftime_now',
+  'namespace',
+]);
+
 /** A template failed while rendering (its own raise_exception, or an error in the template). */
 export class ChatTemplateError extends Error {
   override readonly name = 'ChatTemplateError';
@@ -68,7 +97,7 @@ export class ChatTemplate {
    * The conversation as text. With tools, a template named 'tool_use' is used where the model
    * has one; else the one named 'default' (as `transformers` chooses).
    */
-  render(messages: readonly ChatMessage[], options: ChatTemplateOptions): string {
+  render(messages: readonly ChatMessage[], options: HfChatTemplateOptions): string {
     const name =
       options.tools !== undefined && this.templates.has('tool_use') ? 'tool_use' : 'default';
     const chosen = this.templates.get(name);
@@ -84,6 +113,7 @@ export class ChatTemplate {
       );
     }
     const context: Record<string, unknown> = {
+      ...extraVariables(options.variables),
       ...this.variables,
       messages: templateMessages(messages),
       tools: options.tools === undefined ? null : templateTools(options.tools),
@@ -95,6 +125,34 @@ export class ChatTemplate {
       throw new ChatTemplateError(`chat template (${chosen.where}): ${reason(error)}`);
     }
   }
+}
+
+function extraVariables(
+  variables: HfChatTemplateOptions['variables'],
+): Record<string, string | number | boolean> {
+  if (variables === undefined) return {};
+  if (typeof variables !== 'object' || variables === null || Array.isArray(variables)) {
+    throw new TokenizerError('options.variables', `must be an object, got ${quote(variables)}`);
+  }
+  const out: Record<string, string | number | boolean> = {};
+  for (const [name, value] of Object.entries(variables)) {
+    const path = `options.variables.${name.length > 40 ? `${name.slice(0, 39)}…` : name}`;
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+      throw new TokenizerError(path, 'must be named with letters, digits and _ (a Jinja name)');
+    }
+    if (RESERVED.has(name)) {
+      throw new TokenizerError(path, 'is set by the tokenizer or the interpreter itself');
+    }
+    const ok =
+      typeof value === 'string' ||
+      typeof value === 'boolean' ||
+      (typeof value === 'number' && Number.isFinite(value));
+    if (!ok) {
+      throw new TokenizerError(path, `must be a string, a finite number or a boolean`);
+    }
+    out[name] = value;
+  }
+  return out;
 }
 
 /** ChatMessage → the dict a template reads; checks each field (the caller's data may be bad). */

@@ -4,11 +4,12 @@
  * special and stop tokens from tokenizer_config.json and generation_config.json.
  *
  * Choices (each as `transformers` does unless said):
- * - encode(text) writes the text's tokens only: no BOS/EOS is added (a chat template writes the
- *   BOS where the model wants one; add `bos` yourself for plain text). Added tokens such as
+ * - encode(text) writes the text's tokens only: no BOS/EOS is added, as transformers encodes a
+ *   rendered chat (its plain encode adds the post-processor's by default): a chat template writes
+ *   the BOS where the model wants one; add `bos` yourself for plain text. Added tokens such as
  *   "<|im_end|>" in the text are read as their single token.
  * - decode leaves clean-up of tokenization spaces off unless tokenizer_config.json turns it on,
- *   so decode(encode(s)) === s for byte-level models.
+ *   so decode(encode(s)) === s for byte-level models, up to their normalizer (Qwen's NFC).
  * - pad: tokenizer_config.json's pad_token, else generation_config.json's pad_token_id, else eos.
  * - bos: tokenizer_config.json's bos_token (Qwen has none: undefined).
  * - eos: tokenizer_config.json's eos_token, else the first of generation_config.json's ids.
@@ -23,13 +24,8 @@
 
 import { Tokenizer as LibraryTokenizer } from '@huggingface/tokenizers';
 import { TokenizerError } from '../tokenizer';
-import type {
-  ChatMessage,
-  ChatTemplateOptions,
-  Tokenizer,
-  TokenizerRecord,
-} from '../tokenizer-api';
-import { ChatTemplate } from './chat-template';
+import type { ChatMessage, Tokenizer, TokenizerRecord } from '../tokenizer-api';
+import { ChatTemplate, type HfChatTemplateOptions } from './chat-template';
 import { byteLevelBytes, readableBytes } from './hf-tokenizer-bytes';
 import {
   additionalSpecialTokens,
@@ -69,10 +65,13 @@ export class HfTokenizer implements Tokenizer {
   readonly stopIds: readonly number[];
   /** The token the chat template ends an assistant's turn with; undefined if none was found. */
   readonly endOfTurn: number | undefined;
-  /** Present where the model has a chat template. */
+  /**
+   * Present where the model has a chat template. Beyond the interface, `options.variables` sets
+   * variables some templates read (Qwen3's `enable_thinking`).
+   */
   readonly applyChatTemplate?: (
     messages: readonly ChatMessage[],
-    options: ChatTemplateOptions,
+    options: HfChatTemplateOptions,
   ) => string;
 
   // tokens: (vocabSize) id → its vocabulary string, undefined for ids the file leaves out.

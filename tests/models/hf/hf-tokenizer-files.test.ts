@@ -40,6 +40,10 @@ describe('HfTokenizer on a hand-made byte-level BPE', () => {
     expect(t.token(16)).toBe('<0xE2><0x82>');
     expect(t.token(9)).toBe('<0x82>');
     expect(t.token(END)).toBe('<|end|>');
+    // decode, unlike token(), writes text: an incomplete character is one U+FFFD (as Python's
+    // bytes.decode('utf-8', errors='replace'), which transformers uses).
+    expect(t.decode([16])).toBe('\uFFFD');
+    expect(t.decode([16, 10])).toBe('€');
   });
 
   it('names bad ids by index with the valid range, and ids the file leaves out', async () => {
@@ -260,5 +264,37 @@ describe('files that are wrong', () => {
     await expect(HfTokenizer.load('', files())).rejects.toThrow(
       'tokenizer: source must be a string of 1–300 characters, got ""',
     );
+  });
+});
+
+describe('template variables beyond the interface', () => {
+  const THINK =
+    '{% if enable_thinking is defined and enable_thinking is false %}<no-think>{% endif %}' +
+    '{{ tag | default("-") }}{{ n }}';
+
+  it('reach the template (as Qwen3 reads enable_thinking)', async () => {
+    const t = await load(files({ chat_template: THINK }));
+    const render = (variables?: Record<string, string | number | boolean>): string =>
+      t.applyChatTemplate!([], { addGenerationPrompt: true, ...(variables ? { variables } : {}) });
+    expect(render()).toBe('-');
+    expect(render({ enable_thinking: true })).toBe('-');
+    expect(render({ enable_thinking: false, tag: 'T', n: 2 })).toBe('<no-think>T2');
+  });
+
+  it('may not take the names the tokenizer sets, and hold only plain values', async () => {
+    const t = await load(files({ chat_template: THINK }));
+    const render = (variables: unknown): string =>
+      t.applyChatTemplate!([], { addGenerationPrompt: true, variables: variables as never });
+    expect(() => render({ messages: 'x' })).toThrow(
+      'tokenizer: options.variables.messages is set by the tokenizer or the interpreter itself',
+    );
+    expect(() => render({ range: 1 })).toThrow('options.variables.range is set by');
+    expect(() => render({ 'a-b': 1 })).toThrow(
+      'options.variables.a-b must be named with letters, digits and _',
+    );
+    expect(() => render({ x: [1] })).toThrow(
+      'options.variables.x must be a string, a finite number or a boolean',
+    );
+    expect(() => render({ x: Number.NaN })).toThrow('options.variables.x must be a string');
   });
 });
