@@ -1,0 +1,128 @@
+/**
+ * `npm run lm -- score --model=DIR --ids=1,2,3`
+ * `npm run lm -- generate --model=DIR --prompt=TEXT [--chat] [--max-new-tokens=64]
+ *    [--temperature=0] [--top-k=0] [--top-p=1] [--seed=0]`
+ *
+ * A Hugging Face model folder (config.json, safetensors, tokenizer files; Llama, Qwen2, Qwen3) on
+ * the CPU (src/models/hf/llama-cpu*.ts), so that anyone can check the lab's numbers against
+ * another implementation.
+ *
+ * score prints one JSON line: {"model", "family", "ids", "logprobs"}, where logprobs[i] is
+ * log p(ids[i + 1] | ids[0..i]) — one number per id after the first.
+ * generate prints the completion's text (special tokens, and ids past the tokenizer's vocabulary
+ * that a padded embedding allows, left out). --chat wraps the prompt as one
+ * user message in the model's chat template, with the assistant's turn opened. Decoding is greedy
+ * unless --temperature > 0 (then top-k, top-p and the seed apply); it stops at the tokenizer's
+ * stop ids (eos, generation_config's eos ids, the template's end of turn) or after
+ * --max-new-tokens. Every bad flag is refused with one line naming it.
+ */
+import { llamaGenerate } from '../models/hf/llama-cpu-generate';
+import { llamaScore } from '../models/hf/llama-cpu';
+import { CliArgs, FlagError } from './args';
+import { loadLmModel, loadLmTokenizer } from './lm-model';
+
+const COMMANDS = ['score', 'generate'] as const;
+const USAGE =
+  'usage: npm run lm -- score --model=DIR --ids=1,2,3 | generate --model=DIR --prompt=TEXT [--chat]';
+
+/** --ids: a comma-separated list of at least two ids in [0, vocab − 1]. */
+function parseIds(text: string, vocab: number, context: number): Int32Array {
+  const parts = text.split(',');
+  const ids = parts.map((part, i) => {
+    const id = /^\s*\d+\s*$/.test(part) ? Number(part) : NaN;
+    if (!Number.isSafeInteger(id) || id >= vocab) {
+      throw new FlagError(
+        'ids',
+        `--ids must be comma-separated token ids in [0, ${vocab - 1}], but entry ${i} is '${part}'`,
+      );
+    }
+    return id;
+  });
+  if (ids.length < 2 || ids.length > context) {
+    throw new FlagError(
+      'ids',
+      `--ids must list 2 to ${context} ids (the first is only context), got ${ids.length}`,
+    );
+  }
+  return Int32Array.from(ids);
+}
+
+function required(args: CliArgs, name: string, what: string): string {
+  const value = args.optional(name);
+  if (value === undefined) throw new FlagError(name, `--${name}=${what} is required`);
+  return value;
+}
+
+async function score(args: CliArgs): Promise<number> {
+  const dir = required(args, 'model', 'DIR');
+  const idsText = required(args, 'ids', 'I0,I1,...');
+  args.checkAllUsed();
+  const { model } = await loadLmModel(dir);
+  const ids = parseIds(idsText, model.spec.vocab, model.spec.context);
+  const { logprobs } = llamaScore(model, ids, 1, ids.length);
+  console.log(
+    JSON.stringify({
+      model: dir,
+      family: model.spec.family,
+      ids: Array.from(ids),
+      logprobs: Array.from(logprobs),
+    }),
+  );
+  return 0;
+}
+
+async function generate(args: CliArgs): Promise<number> {
+  const dir = required(args, 'model', 'DIR');
+  const prompt = required(args, 'prompt', 'TEXT');
+  const chat = args.flag('chat');
+  const maxNewTokens = args.int('max-new-tokens', 64, { min: 1, max: 4096 });
+  const temperature = args.real('temperature', 0, { min: 0, max: 100 });
+  const topK = args.int('top-k', 0, { min: 0, max: 2 ** 31 - 1 });
+  const topP = args.real('top-p', 1, { min: 0, max: 1, minOpen: true });
+  const seed = args.int('seed', 0, { min: 0, max: 2 ** 32 - 1 });
+  args.checkAllUsed();
+  const { model } = await loadLmModel(dir);
+  const tokenizer = await loadLmTokenizer(dir);
+  let text = prompt;
+  if (chat) {
+    if (!tokenizer.applyChatTemplate) {
+      throw new FlagError('chat', `--chat: the model in ${dir} has no chat template`);
+    }
+    text = tokenizer.applyChatTemplate([{ role: 'user', content: prompt }], {
+      addGenerationPrompt: true,
+    });
+  }
+  const ids = tokenizer.encode(text);
+  const room = model.spec.context - ids.length;
+  if (ids.length < 1 || room < maxNewTokens) {
+    throw new FlagError(
+      'max-new-tokens',
+      `--max-new-tokens must be at most ${Math.max(room, 0)} (the model's context ${model.spec.context} minus the prompt's ${ids.length} tokens), got ${maxNewTokens}`,
+    );
+  }
+  const out = llamaGenerate(model, [ids], {
+    maxNewTokens,
+    temperature,
+    topK,
+    topP,
+    seed,
+    stopIds: tokenizer.stopIds,
+  });
+  // Qwen checkpoints pad the vocabulary past the tokenizer's ids (rows with no token string); a
+  // model can still pick one, and like Hugging Face's decode the text leaves it out.
+  const known = out.tokens[0]!.filter((id) => id < tokenizer.vocabSize);
+  console.log(tokenizer.decode(known, { skipSpecial: true }));
+  return 0;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!(COMMANDS as readonly (string | undefined)[]).includes(command)) {
+    throw new FlagError(
+      'command',
+      `the first argument must be one of ${COMMANDS.join(', ')}, got '${command ?? ''}' (${USAGE})`,
+    );
+  }
+  const args = new CliArgs(rest);
+  return command === 'score' ? score(args) : generate(args);
+}
