@@ -11,29 +11,12 @@ import {
 } from '../../../src/gpu/kernels/nn/layer-norm';
 import { OpInputError } from '../../../src/ops/errors';
 import { layerNormBackward, layerNormForward } from '../../../src/ops/nn/layer-norm';
+import { expectClose } from '../../support/expect-close';
 import { testGpu } from '../../support/gpu';
 import { randomLogits as uniform } from '../../support/random';
 import { PackedSlices } from './packed-slices';
 
 const gpu = await testGpu();
-
-/** Largest |a − e| − rel·|e| must stay ≤ abs; the message names the worst index. */
-function expectClose(
-  actual: Float32Array,
-  expected: ArrayLike<number>,
-  abs: number,
-  rel: number,
-  label: string,
-): void {
-  expect(actual.length, label).toBe(expected.length);
-  let worst = -Infinity;
-  let at = -1;
-  for (let i = 0; i < actual.length; i++) {
-    const excess = Math.abs(actual[i]! - expected[i]!) - rel * Math.abs(expected[i]!);
-    if (!(excess <= worst)) [worst, at] = [excess, i];
-  }
-  expect(worst, `${label}: index ${at}: ${actual[at]} vs ${expected[at]}`).toBeLessThanOrEqual(abs);
-}
 
 /**
  * Σ_rows |dout|·(|xhat| + 1) per column: the scale of the dgamma/dbeta sums. An f32 sum of n terms

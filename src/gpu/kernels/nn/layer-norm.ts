@@ -22,14 +22,22 @@ import {
   checkLayerNormBackwardInput,
   checkLayerNormInput,
 } from '../../../ops/nn/layer-norm';
-import { checkInt, checkOneOf, checkRange } from '../../../ops/validate';
-import type { AdapterSummary } from '../../adapter-summary';
-import { type BufferRef, type CommandBatch, workgroupGrid } from '../../batch';
+import { checkOneOf, checkRange } from '../../../ops/validate';
+import type { BufferRef, CommandBatch } from '../../batch';
 import type { GpuContext } from '../../context';
 import { defineKernel } from '../../kernel';
 import { checkBindingSize } from '../advantage-dispatch';
 import { PooledBuffers } from '../run-convenience';
-import { checkRefElements } from './add';
+import {
+  PARAMS_ROW_LANES,
+  PARAMS_TILE_COLS,
+  checkRowShape,
+  checkSizes,
+  columnTileGroups,
+  rowGroups,
+  rowKernelConstants,
+  type RowSplitOptions,
+} from './row-split';
 
 export const layerNormForwardKernel = defineKernel({
   name: 'layer_norm',
@@ -83,55 +91,6 @@ export const layerNormBackwardParamsKernel = defineKernel({
   ],
 });
 
-/** Threads per workgroup of the row kernels (forward, dx). */
-const ROW_KERNEL_WORKGROUP_SIZE = 64;
-
-export const LAYER_NORM_THREADS_PER_ROW = [1, 2, 4, 8, 16, 32, 64] as const;
-export type LayerNormThreadsPerRow = (typeof LAYER_NORM_THREADS_PER_ROW)[number];
-
-/**
- * Threads sharing a row in the forward and dx kernels. On a software adapter (SwiftShader) each
- * barrier and each workgroup is a context switch on the CPU: one thread per row, no barriers, ran
- * the forward at 4096 × 256 about 6× faster (and 4096 × 64 about 20× faster) than a 32-thread
- * workgroup per row. On hardware, 32–64 threads per row keep loads coalesced.
- */
-export function defaultLayerNormThreadsPerRow(
-  summary: AdapterSummary,
-  cols: number,
-): LayerNormThreadsPerRow {
-  if (summary.isFallbackAdapter || summary.architecture === 'swiftshader') return 1;
-  return cols <= 256 ? 32 : 64;
-}
-
-/** GPU-only tuning; the CPU twin has no counterpart. */
-export interface LayerNormGpuOptions {
-  /** Threads per row, one of 1, 2, 4, …, 64. Default: defaultLayerNormThreadsPerRow(). */
-  threadsPerRow?: LayerNormThreadsPerRow;
-}
-
-function rowKernelConstants(
-  gpu: GpuContext,
-  op: string,
-  cols: number,
-  options: LayerNormGpuOptions,
-): { WORKGROUP_SIZE: number; THREADS_PER_ROW: number } {
-  const threadsPerRow = options.threadsPerRow ?? defaultLayerNormThreadsPerRow(gpu.summary, cols);
-  checkOneOf(op, 'threadsPerRow', threadsPerRow, LAYER_NORM_THREADS_PER_ROW);
-  return { WORKGROUP_SIZE: ROW_KERNEL_WORKGROUP_SIZE, THREADS_PER_ROW: threadsPerRow };
-}
-
-/** Workgroups of the row kernels: 64 / threadsPerRow rows each, over (x, y). */
-function rowGroups(gpu: GpuContext, rows: number, threadsPerRow: number): [number, number] {
-  return workgroupGrid(
-    Math.ceil(rows / (ROW_KERNEL_WORKGROUP_SIZE / threadsPerRow)),
-    gpu.summary.limits.maxComputeWorkgroupsPerDimension,
-  );
-}
-
-/** Columns per workgroup and row lanes per column of the dgamma/dbeta kernel (32 × 8 = 256). */
-const PARAMS_TILE_COLS = 32;
-const PARAMS_ROW_LANES = 8;
-
 export interface LayerNormForwardBuffers {
   x: BufferRef;
   gamma: BufferRef;
@@ -152,23 +111,12 @@ export interface LayerNormBackwardBuffers {
   dbeta: BufferRef;
 }
 
-export interface LayerNormBackwardOptions extends LayerNormGpuOptions {
+export interface LayerNormBackwardOptions extends RowSplitOptions {
   /**
    * dx += the LayerNorm's input gradient instead of dx = …: in a pre-LN block the residual
    * stream's gradient already holds the skip connection's share. Default false.
    */
   accumulateDx?: boolean;
-}
-
-function checkShape(gpu: GpuContext, op: string, rows: number, cols: number): void {
-  checkInt(op, 'rows', rows, 1, 2 ** 31 - 1);
-  checkInt(op, 'cols', cols, 1, 2 ** 31 - 1);
-  checkBindingSize(gpu, rows * cols, `${op} (rows, C) tensors`);
-}
-
-/** Checks that each named binding holds its number of f32. */
-function checkSizes(op: string, sizes: [string, BufferRef, number][]): void {
-  for (const [name, ref, elements] of sizes) checkRefElements(op, name, ref, elements);
 }
 
 /**
@@ -182,10 +130,10 @@ export async function encodeLayerNormForward(
   rows: number,
   cols: number,
   eps: number = LAYER_NORM_DEFAULT_EPS,
-  options: LayerNormGpuOptions = {},
+  options: RowSplitOptions = {},
 ): Promise<void> {
   const op = 'layerNormForward';
-  checkShape(gpu, op, rows, cols);
+  checkRowShape(gpu, op, rows, cols);
   checkRange(op, 'eps', eps, 0, Infinity, { lowOpen: true });
   const n = rows * cols;
   checkSizes(op, [
@@ -220,7 +168,7 @@ export async function encodeLayerNormBackward(
   options: LayerNormBackwardOptions = {},
 ): Promise<void> {
   const op = 'layerNormBackward';
-  checkShape(gpu, op, rows, cols);
+  checkRowShape(gpu, op, rows, cols);
   checkOneOf(op, 'accumulateDx', options.accumulateDx, [undefined, false, true]);
   const n = rows * cols;
   checkSizes(op, [
@@ -255,10 +203,7 @@ export async function encodeLayerNormBackward(
     pipeline: paramsPipeline,
     buffers: { dout, x, mean, rstd, dgamma, dbeta },
     uniforms: { rows, cols },
-    workgroups: workgroupGrid(
-      Math.ceil(cols / PARAMS_TILE_COLS),
-      gpu.summary.limits.maxComputeWorkgroupsPerDimension,
-    ),
+    workgroups: columnTileGroups(gpu, cols),
   });
 }
 
@@ -271,7 +216,7 @@ export async function layerNormForwardGpu(
   rows: number,
   cols: number,
   eps: number = LAYER_NORM_DEFAULT_EPS,
-  options: LayerNormGpuOptions = {},
+  options: RowSplitOptions = {},
 ): Promise<{ out: Float32Array; mean: Float32Array; rstd: Float32Array }> {
   checkLayerNormInput(x, gamma, beta, rows, cols, eps);
   checkBindingSize(gpu, rows * cols, 'layerNormForward (rows, C) tensors');
@@ -309,7 +254,7 @@ export async function layerNormBackwardGpu(
   rstd: Float32Array,
   rows: number,
   cols: number,
-  options: LayerNormGpuOptions = {},
+  options: RowSplitOptions = {},
 ): Promise<{ dx: Float32Array; dgamma: Float32Array; dbeta: Float32Array }> {
   checkLayerNormBackwardInput(dout, x, gamma, mean, rstd, rows, cols);
   checkBindingSize(gpu, rows * cols, 'layerNormBackward (rows, C) tensors');

@@ -1,0 +1,22 @@
+import { expect } from 'vitest';
+
+/**
+ * Largest |a − e| − rel·|e| over the arrays must stay ≤ abs; the message names the worst index
+ * and both values, so a failing parity test says where it parted from its CPU twin.
+ */
+export function expectClose(
+  actual: Float32Array,
+  expected: ArrayLike<number>,
+  abs: number,
+  rel: number,
+  label: string,
+): void {
+  expect(actual.length, label).toBe(expected.length);
+  let worst = -Infinity;
+  let at = -1;
+  for (let i = 0; i < actual.length; i++) {
+    const excess = Math.abs(actual[i]! - expected[i]!) - rel * Math.abs(expected[i]!);
+    if (!(excess <= worst)) [worst, at] = [excess, i];
+  }
+  expect(worst, `${label}: index ${at}: ${actual[at]} vs ${expected[at]}`).toBeLessThanOrEqual(abs);
+}
