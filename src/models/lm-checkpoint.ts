@@ -176,6 +176,24 @@ export function loadLanguageModel(bytes: Uint8Array): LoadedLanguageModel {
   };
 }
 
+/**
+ * Writes every loaded group's parameters into `model`, and the AdamW state of each trainable group
+ * the file has moments for: a checkpoint resumed group by group. The model must have the loaded
+ * spec (its groups are then the same).
+ */
+export function restoreLanguageModel(model: LanguageModel, loaded: LoadedLanguageModel): void {
+  if (JSON.stringify(model.spec) !== JSON.stringify(loaded.spec)) {
+    throw new CheckpointError(
+      'model.config.spec',
+      `does not describe this model: the file's ${shortJson(loaded.spec)}, the model's ${shortJson(model.spec)}`,
+    );
+  }
+  for (const { group, params, optimizer } of loaded.groups) {
+    model.writeParams(params, group.name);
+    if (optimizer) model.writeOptimizer(optimizer, group.name);
+  }
+}
+
 /** Reads model.config in either header form (see the top of this file). */
 function declaredModel(config: unknown): Declared {
   if (typeof config === 'object' && config !== null && 'spec' in config) {

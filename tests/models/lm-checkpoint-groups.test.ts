@@ -11,7 +11,11 @@ import {
   type Checkpoint,
 } from '../../src/models/checkpoint';
 import { layoutToTensors } from '../../src/models/layout-tensors';
-import { loadLanguageModel, saveLanguageModel } from '../../src/models/lm-checkpoint';
+import {
+  loadLanguageModel,
+  restoreLanguageModel,
+  saveLanguageModel,
+} from '../../src/models/lm-checkpoint';
 import { CpuLanguageModel } from '../../src/models/lm-cpu';
 import { fromTransformerConfig } from '../../src/models/model-spec';
 import { packSequences } from '../../src/models/sequence-batch';
@@ -158,6 +162,24 @@ describe('grouped language-model checkpoints', () => {
 });
 
 describe('a language model by parameter group', () => {
+  it('resumes group by group: save, restore into a fresh model, one more step as straight', async () => {
+    const batch = packSequences(tokenizer, [{ prompt: 'ab=', completion: 'ba' }], 12);
+    const straight = await trainedModel();
+    const saved = await saveLanguageModel(straight, { tokenizer: tokenizer.spec, seed: 5 });
+    await straight.trainCrossEntropy(batch, optimizer);
+    const fresh = new CpuLanguageModel(config, transformerLayout(config).initialize(9));
+    restoreLanguageModel(fresh, loadLanguageModel(saved));
+    await fresh.trainCrossEntropy(batch, optimizer);
+    expect(await fresh.readParams()).toEqual(await straight.readParams());
+    const other = new CpuLanguageModel(
+      { ...config, width: 32 },
+      transformerLayout({ ...config, width: 32 }).initialize(1),
+    );
+    expect(() => restoreLanguageModel(other, loadLanguageModel(saved))).toThrow(
+      /checkpoint model\.config\.spec: does not describe this model/,
+    );
+  });
+
   it('reads and writes its one trainable group, base, and knows no other', async () => {
     const model = await trainedModel();
     expect(model.spec).toEqual(fromTransformerConfig(config));
