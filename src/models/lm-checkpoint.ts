@@ -60,6 +60,7 @@ export async function saveLanguageModel(
   options: SaveOptions,
 ): Promise<Uint8Array> {
   const { groups } = model;
+  checkTokenizerFits(model.spec, options.tokenizer);
   const trainable = groups.filter((g) => g.trainable);
   const [params, snapshots] = await Promise.all([
     Promise.all(groups.map((g) => model.readParams(g.name))),
@@ -158,12 +159,7 @@ export function loadLanguageModel(bytes: Uint8Array): LoadedLanguageModel {
   });
   const base = loadedGroups.find((g) => g.group.name === 'base')!;
   const record = ckpt.tokenizer;
-  if (record && record.kind !== 'char' && spec.family === 'gpt') {
-    throw new CheckpointError(
-      'tokenizer.kind',
-      `the tiny GPT reads a character tokenizer ('char'), found '${record.kind}'`,
-    );
-  }
+  if (record) checkTokenizerFits(spec, record);
   return {
     spec,
     config: declared.config,
@@ -191,6 +187,16 @@ export function restoreLanguageModel(model: LanguageModel, loaded: LoadedLanguag
   for (const { group, params, optimizer } of loaded.groups) {
     model.writeParams(params, group.name);
     if (optimizer) model.writeOptimizer(optimizer, group.name);
+  }
+}
+
+/** The tiny GPT reads only the character tokenizer (its vocabulary is at most 256 ids). */
+function checkTokenizerFits(spec: ModelSpec, record: TokenizerRecord): void {
+  if (spec.family === 'gpt' && record.kind !== 'char') {
+    throw new CheckpointError(
+      'tokenizer.kind',
+      `the tiny GPT reads a character tokenizer ('char'), found '${record.kind}'`,
+    );
   }
 }
 

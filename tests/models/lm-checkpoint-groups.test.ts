@@ -158,6 +158,10 @@ describe('grouped language-model checkpoints', () => {
     expect(() => loadLanguageModel(hf)).toThrow(
       "checkpoint tokenizer.kind: the tiny GPT reads a character tokenizer ('char'), found 'hf'",
     );
+    const model = await trainedModel();
+    await expect(
+      saveLanguageModel(model, { tokenizer: HF_TOKENIZER as never, seed: 1 }),
+    ).rejects.toThrow('checkpoint tokenizer.kind: the tiny GPT reads a character tokenizer');
   });
 });
 
