@@ -60,7 +60,7 @@ export async function saveLanguageModel(
   options: SaveOptions,
 ): Promise<Uint8Array> {
   const { groups } = model;
-  checkTokenizerFits(model.spec, options.tokenizer);
+  if (options.tokenizer !== undefined) checkTokenizerFits(model.spec, options.tokenizer);
   const trainable = groups.filter((g) => g.trainable);
   const [params, snapshots] = await Promise.all([
     Promise.all(groups.map((g) => model.readParams(g.name))),
