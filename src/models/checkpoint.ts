@@ -20,7 +20,9 @@
  * decodeCheckpoint checks everything (framing, checksums, header fields, layout, finiteness, the
  * caller's expectations) before it returns: a bad file never half-loads into a model.
  */
-import { CharTokenizer, TokenizerError, type TokenizerSpec } from './tokenizer';
+import { TokenizerError } from './tokenizer';
+import type { TokenizerRecord } from './tokenizer-api';
+import { readTokenizerRecord } from './tokenizer-record';
 import { jsonDepthProblem } from '../util/json-depth';
 import { crc32, hex32 } from './checksum';
 import {
@@ -62,7 +64,8 @@ export interface CheckpointOptimizer {
 export interface Checkpoint {
   /** kind: 'transformer' | 'mlp' | 'tabular'; config: that model's JSON config. */
   model: { kind: string; config: unknown };
-  tokenizer?: TokenizerSpec;
+  /** The tokenizer's record: a character tokenizer's alphabet, or a Hugging Face one's source. */
+  tokenizer?: TokenizerRecord;
   /** Training steps taken when saved (integer ≥ 0). */
   step: number;
   /** The run's seed (integer in [0, 2^32 − 1]). */
@@ -261,7 +264,7 @@ function readFraming(bytes: Uint8Array): { header: Uint8Array; payloadStart: num
 interface ParsedHeader {
   headerLength: number;
   model: { kind: string; config: unknown };
-  tokenizer?: TokenizerSpec;
+  tokenizer?: TokenizerRecord;
   step: number;
   seed: number;
   meta?: Record<string, string | number | boolean>;
@@ -396,10 +399,10 @@ function checkMoments(weights: TensorEntry[], m: TensorEntry[], v: TensorEntry[]
   }
 }
 
-function checkTokenizer(value: unknown): TokenizerSpec {
+function checkTokenizer(value: unknown): TokenizerRecord {
   const spec = expectObject(value, 'tokenizer');
   try {
-    return CharTokenizer.fromSpec(spec as unknown as TokenizerSpec).spec;
+    return readTokenizerRecord(spec);
   } catch (e) {
     if (e instanceof TokenizerError) throw new CheckpointError('tokenizer', e.message);
     throw e;
@@ -411,7 +414,7 @@ function checkTokenizer(value: unknown): TokenizerSpec {
 
 interface HeaderJson {
   model: { kind: string; config: unknown };
-  tokenizer?: TokenizerSpec;
+  tokenizer?: TokenizerRecord;
   step: number;
   seed: number;
   meta?: Record<string, string | number | boolean>;

@@ -1,11 +1,17 @@
 /**
- * A transformer language model on one backend (WebGPU or CPU), as the trainers see it: train a step,
- * score tokens, generate, and hand over its state for checkpoints. The trainers in src/rl call
- * this interface and never ask which backend is underneath.
+ * A language model on one backend (WebGPU or CPU), as the trainers see it: train a step, score
+ * tokens, generate, and hand over its state for checkpoints. The trainers in src/rl call this
+ * interface and never ask which backend or which family (src/models/model-spec.ts) is underneath.
+ *
+ * The parameters are parameter groups (src/models/param-groups.ts): each is read and written on
+ * its own, by name; only trainable groups have a gradient and optimizer state, and a training
+ * step updates those alone. The tiny GPT is one trainable group, 'base'.
  */
 import type { GpuContext } from '../gpu/context';
 import type { GenerateRequest, Generation } from './generate';
+import type { ModelSpec } from './model-spec';
 import type { OptimizerConfig } from './optimizer';
+import type { ParamGroup, ParamGroupName } from './param-groups';
 import type { ParamLayout } from './param-layout';
 import type { TransformerConfig } from './transformer-config';
 import type { PolicyStepRequest, PolicyStepResult } from './policy-step-request';
@@ -31,9 +37,10 @@ export interface TokenScores {
   values?: Float32Array;
 }
 
+/** AdamW's state of one trainable parameter group. */
 export interface OptimizerSnapshot {
-  m: Float32Array; // (layout.total)
-  v: Float32Array; // (layout.total)
+  m: Float32Array; // (group layout.total)
+  v: Float32Array; // (group layout.total)
   /** [gradNorm, clipScale, applied, step] */
   stats: Float32Array;
 }
@@ -43,7 +50,16 @@ export interface LanguageModel {
   /** The WebGPU device the parameters live on (WebGPU models): the trainers run their other RL
    *  ops there too (src/rl/advantage-ops.ts). */
   readonly gpu?: GpuContext;
+  /** The architecture: sizes (vocab, context, width, …), family and the choices that go with it. */
+  readonly spec: ModelSpec;
+  /** The parameter groups, each with its layout, storage dtype and trainable flag. */
+  readonly groups: readonly ParamGroup[];
+  /**
+   * The tiny GPT's own configuration (family 'gpt'). Compatibility: kept on the interface for
+   * callers that read sizes from it (src/rl, src/worker, src/cli); new code reads `spec`.
+   */
   readonly config: TransformerConfig;
+  /** The 'base' group's layout. Compatibility, as `config`: new code reads `groups`. */
   readonly layout: ParamLayout;
   /**
    * One supervised step: token-mean cross-entropy of `batch.targets` over `batch.mask`, backward,
@@ -87,10 +103,13 @@ export interface LanguageModel {
   /** Logits (B, T, V) of a batch of token ids (B·T). A sync point. */
   logits(tokens: Int32Array, batch: number, seq: number): Promise<Float32Array>;
   generate(request: GenerateRequest): Promise<Generation>;
-  readParams(): Promise<Float32Array>;
-  writeParams(params: Float32Array): void;
-  readOptimizer(): Promise<OptimizerSnapshot>;
-  writeOptimizer(snapshot: OptimizerSnapshot): void;
+  /** A copy of one group's parameters as f32, (group layout.total); 'base' when not named. */
+  readParams(group?: ParamGroupName): Promise<Float32Array>;
+  /** Replaces one group's parameters ('base' when not named); throws on a wrong length. */
+  writeParams(params: Float32Array, group?: ParamGroupName): void;
+  /** One trainable group's AdamW state ('base' when not named); a frozen group throws. */
+  readOptimizer(group?: ParamGroupName): Promise<OptimizerSnapshot>;
+  writeOptimizer(snapshot: OptimizerSnapshot, group?: ParamGroupName): void;
   dispose(): void;
 }
 

@@ -1,6 +1,7 @@
 /**
- * The transformer language model on the CPU (the fallback where WebGPU is missing): float32
- * parameters, the CPU ops for every layer, the same optimizer rule as the GPU.
+ * The tiny GPT language model on the CPU (the fallback where WebGPU is missing): float32
+ * parameters in one trainable group, 'base', the CPU ops for every layer, the same optimizer rule
+ * as the GPU.
  */
 import { GRAD_STATS } from '../ops/nn/grad-norm';
 import { tokenLogprobs, tokenLogprobsBackward } from '../ops/token-logprobs';
@@ -19,13 +20,23 @@ import {
   STATS_LENGTH,
   type OptimizerConfig,
 } from './optimizer';
+import { fromTransformerConfig, type ModelSpec } from './model-spec';
+import {
+  groupNamed,
+  trainableGroupNamed,
+  type ParamGroup,
+  type ParamGroupName,
+} from './param-groups';
 import type { ParamLayout } from './param-layout';
 import type { TransformerConfig } from './transformer-config';
 import { transformerBackward, transformerForward, type TransformerOutput } from './transformer-cpu';
-import { transformerLayout } from './transformer-params';
+import { transformerParamGroups } from './transformer-params';
 
 export class CpuLanguageModel implements LanguageModel {
   readonly backend = 'cpu';
+  readonly spec: ModelSpec;
+  readonly groups: readonly ParamGroup[];
+  /** The 'base' group's layout: the whole model. */
   readonly layout: ParamLayout;
   private params: Float32Array;
   private optimizer: CpuOptimizerState<Float32Array>;
@@ -38,7 +49,9 @@ export class CpuLanguageModel implements LanguageModel {
     readonly config: TransformerConfig,
     params: Float32Array,
   ) {
-    this.layout = transformerLayout(config);
+    this.spec = fromTransformerConfig(config);
+    this.groups = transformerParamGroups(config);
+    this.layout = this.groups[0]!.layout;
     this.params = checkedParams(params, this.layout.total).slice();
     this.optimizer = new CpuOptimizerState(this.params);
   }
@@ -151,20 +164,24 @@ export class CpuLanguageModel implements LanguageModel {
     return generateCpu(this.config, this.layout, this.params, request);
   }
 
-  async readParams(): Promise<Float32Array> {
+  async readParams(group: ParamGroupName = 'base'): Promise<Float32Array> {
+    groupNamed(this.groups, group);
     return this.params.slice();
   }
 
-  writeParams(params: Float32Array): void {
+  writeParams(params: Float32Array, group: ParamGroupName = 'base'): void {
+    groupNamed(this.groups, group);
     this.params = checkedParams(params, this.layout.total).slice();
   }
 
-  async readOptimizer(): Promise<OptimizerSnapshot> {
+  async readOptimizer(group: ParamGroupName = 'base'): Promise<OptimizerSnapshot> {
+    trainableGroupNamed(this.groups, group);
     const { m, v, stats } = this.optimizer;
     return { m: m.slice(), v: v.slice(), stats: Float32Array.from(stats) };
   }
 
-  writeOptimizer(snapshot: OptimizerSnapshot): void {
+  writeOptimizer(snapshot: OptimizerSnapshot, group: ParamGroupName = 'base'): void {
+    trainableGroupNamed(this.groups, group);
     const state = new CpuOptimizerState(this.params);
     state.m.set(checkedParams(snapshot.m, this.layout.total));
     state.v.set(checkedParams(snapshot.v, this.layout.total));

@@ -1,5 +1,6 @@
 /**
- * The transformer language model on WebGPU. A training step is ONE command encoder — forward,
+ * The tiny GPT language model on WebGPU: its parameters are one trainable group, 'base', held in
+ * one flat f32 buffer (TransformerGpu's) with one gradient buffer and one AdamW state. A training step is ONE command encoder — forward,
  * token log-probs, their backward, the model's backward, grad norm + AdamW — with no readback;
  * each step's metrics (loss and optimizer stats) are copied into a ring buffer on the GPU that is
  * read once every METRICS_CAPACITY steps or when the caller asks (takeMetrics).
@@ -20,10 +21,18 @@ import {
   type StepMetrics,
   type TokenScores,
 } from './language-model';
+import { fromTransformerConfig, type ModelSpec } from './model-spec';
 import { readStats, STATS_LENGTH, type OptimizerConfig } from './optimizer';
 import { GpuOptimizerState, encodeOptimizerStep } from './optimizer-gpu';
+import {
+  groupNamed,
+  trainableGroupNamed,
+  type ParamGroup,
+  type ParamGroupName,
+} from './param-groups';
 import { encodePolicyStepLoss } from './policy-step-gpu';
 import type { TransformerConfig } from './transformer-config';
+import { transformerParamGroups } from './transformer-params';
 import { TransformerGpu, type TransformerWorkspace } from './transformer-gpu';
 
 /** Steps whose metrics fit in the ring before a read is forced. */
@@ -46,6 +55,8 @@ interface LossBuffers {
 
 export class GpuLanguageModel implements LanguageModel {
   readonly backend = 'webgpu';
+  readonly spec: ModelSpec;
+  readonly groups: readonly ParamGroup[];
   readonly model: TransformerGpu;
   private readonly optimizer: GpuOptimizerState;
   private readonly metrics: GPUBuffer;
@@ -63,11 +74,14 @@ export class GpuLanguageModel implements LanguageModel {
     readonly config: TransformerConfig,
     params: Float32Array,
   ) {
+    this.spec = fromTransformerConfig(config);
+    this.groups = transformerParamGroups(config);
     this.model = new TransformerGpu(gpu, config, params);
     this.optimizer = new GpuOptimizerState(gpu, this.model.layout);
     this.metrics = gpu.storage(METRICS_CAPACITY * SLOT * 4, 'step metrics');
   }
 
+  /** The 'base' group's layout: the whole model. */
   get layout() {
     return this.model.layout;
   }
@@ -226,15 +240,18 @@ export class GpuLanguageModel implements LanguageModel {
     return generateGpu(this.model, request);
   }
 
-  readParams(): Promise<Float32Array> {
+  async readParams(group: ParamGroupName = 'base'): Promise<Float32Array> {
+    groupNamed(this.groups, group);
     return this.model.readParams();
   }
 
-  writeParams(params: Float32Array): void {
+  writeParams(params: Float32Array, group: ParamGroupName = 'base'): void {
+    groupNamed(this.groups, group);
     this.model.writeParams(params);
   }
 
-  async readOptimizer(): Promise<OptimizerSnapshot> {
+  async readOptimizer(group: ParamGroupName = 'base'): Promise<OptimizerSnapshot> {
+    trainableGroupNamed(this.groups, group);
     const total = this.layout.total;
     const [m, v, stats] = await Promise.all([
       this.gpu.readF32(this.optimizer.m, total),
@@ -244,7 +261,8 @@ export class GpuLanguageModel implements LanguageModel {
     return { m, v, stats };
   }
 
-  writeOptimizer(snapshot: OptimizerSnapshot): void {
+  writeOptimizer(snapshot: OptimizerSnapshot, group: ParamGroupName = 'base'): void {
+    trainableGroupNamed(this.groups, group);
     const total = this.layout.total;
     if (snapshot.m.length !== total || snapshot.v.length !== total) {
       throw new Error(`optimizer moments: expected ${total} floats each (the layout)`);

@@ -64,3 +64,22 @@ export function groupNamed(groups: readonly ParamGroup[], name: ParamGroupName):
   }
   return group;
 }
+
+/** The trainable group named `name`: only those have a gradient and optimizer state. */
+export function trainableGroupNamed(
+  groups: readonly ParamGroup[],
+  name: ParamGroupName,
+): ParamGroup {
+  const group = groupNamed(groups, name);
+  if (!group.trainable) {
+    throw new OpInputError(
+      'paramGroups',
+      'name',
+      `group '${name}' is frozen: it has no gradient or optimizer state (trainable: ${groups
+        .filter((g) => g.trainable)
+        .map((g) => g.name)
+        .join(', ')})`,
+    );
+  }
+  return group;
+}

@@ -9,7 +9,7 @@
  * so the loss trains the completion only (SFT practice: prompts are given, not learned).
  */
 import { OpInputError } from '../ops/errors';
-import type { CharTokenizer } from './tokenizer';
+import type { Tokenizer } from './tokenizer-api';
 
 export interface SequenceBatch {
   batch: number;
@@ -26,7 +26,7 @@ export interface PromptCompletion {
 
 /** Packs `pairs` into a batch of length `seq`; a pair that does not fit is an error naming it. */
 export function packSequences(
-  tokenizer: CharTokenizer,
+  tokenizer: Tokenizer,
   pairs: readonly PromptCompletion[],
   seq: number,
 ): SequenceBatch {
@@ -37,7 +37,9 @@ export function packSequences(
   pairs.forEach((pair, b) => {
     const prompt = tokenizer.encode(pair.prompt);
     const completion = tokenizer.encode(pair.completion);
-    const full = [tokenizer.bos, ...prompt, ...completion, tokenizer.eos];
+    // A tokenizer without a begin token (some Hugging Face ones) starts at the prompt.
+    const start = tokenizer.bos === undefined ? [] : [tokenizer.bos];
+    const full = [...start, ...prompt, ...completion, tokenizer.eos];
     if (full.length - 1 > seq) {
       throw new OpInputError(
         'packSequences',
@@ -45,7 +47,7 @@ export function packSequences(
         `needs ${full.length - 1} positions (prompt ${prompt.length} + completion ${completion.length} + <bos>/<eos>), but seq is ${seq}`,
       );
     }
-    const firstTrained = 1 + prompt.length; // index in `full` of the first completion token
+    const firstTrained = start.length + prompt.length; // index in `full` of the first completion token
     for (let t = 0; t + 1 < full.length; t++) {
       tokens[b * seq + t] = full[t]!;
       targets[b * seq + t] = full[t + 1]!;

@@ -13,7 +13,7 @@
  * '<' 'c' 'a' 'l' 'l' '>' decode to text that re-encodes as the single token <call>).
  */
 
-import type { Tokenizer } from './tokenizer-api';
+import type { Tokenizer, TokenizerRecord } from './tokenizer-api';
 
 export const SPECIAL_TOKENS = [
   '<pad>',
@@ -29,13 +29,11 @@ export const SPECIAL_TOKENS = [
 
 export type SpecialToken = (typeof SPECIAL_TOKENS)[number];
 
-/** What checkpoints and run files store to rebuild a tokenizer. */
-export interface TokenizerSpec {
-  kind: 'char';
-  version: 1;
-  /** The ordinary characters, in id order (character i has id SPECIAL_TOKENS.length + i). */
-  chars: string;
-}
+/**
+ * What checkpoints and run files store to rebuild a character tokenizer: the 'char' kind of
+ * TokenizerRecord (character i of `chars` has id SPECIAL_TOKENS.length + i).
+ */
+export type TokenizerSpec = Extract<TokenizerRecord, { kind: 'char' }>;
 
 /** Largest vocabulary (specials + characters): token ids fit in a byte. */
 export const MAX_VOCAB = 256;

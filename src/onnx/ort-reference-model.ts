@@ -25,11 +25,13 @@ import type {
   TokenScores,
 } from '../models/language-model';
 import { loadLanguageModel } from '../models/lm-checkpoint';
+import { fromTransformerConfig, type ModelSpec } from '../models/model-spec';
 import type { OptimizerConfig } from '../models/optimizer';
+import { groupNamed, type ParamGroup, type ParamGroupName } from '../models/param-groups';
 import type { ParamLayout } from '../models/param-layout';
 import type { TokenizerSpec } from '../models/tokenizer';
 import type { TransformerConfig } from '../models/transformer-config';
-import { transformerLayout } from '../models/transformer-params';
+import { transformerParamGroups } from '../models/transformer-params';
 import { OpInputError } from '../ops/errors';
 import { resolveTemperature, tokenLogprobs } from '../ops/token-logprobs';
 import type { SequenceBatch } from '../models/sequence-batch';
@@ -58,6 +60,9 @@ export class FrozenModelError extends Error {
 export class OrtReferenceModel implements LanguageModel {
   /** 'webgpu' when ORT runs on its WebGPU EP, else 'cpu' (the wasm EP). */
   readonly backend: 'webgpu' | 'cpu';
+  readonly spec: ModelSpec;
+  /** The groups of the policy this mirrors (its 'base'); nothing here trains them. */
+  readonly groups: readonly ParamGroup[];
   readonly config: TransformerConfig;
   readonly layout: ParamLayout;
   private released = false;
@@ -78,7 +83,9 @@ export class OrtReferenceModel implements LanguageModel {
       );
     }
     this.config = policy.config;
-    this.layout = transformerLayout(policy.config);
+    this.spec = fromTransformerConfig(policy.config);
+    this.groups = transformerParamGroups(policy.config);
+    this.layout = this.groups[0]!.layout;
     if (params !== undefined && params.length !== this.layout.total) {
       throw new OnnxError(
         'input',
@@ -144,7 +151,7 @@ export class OrtReferenceModel implements LanguageModel {
       return { logp: new Float32Array(rows).fill(NaN), entropy: new Float32Array(rows).fill(NaN) };
     }
     // tokenLogprobs checks targets (length B·T, ids in [0, V)) and the temperature.
-    const { logp, entropy } = tokenLogprobs(logits, targets, rows, this.config.vocab, {
+    const { logp, entropy } = tokenLogprobs(logits, targets, rows, this.spec.vocab, {
       temperature,
     });
     return { logp, entropy: entropy!, ...(values ? { values } : {}) };
@@ -155,8 +162,9 @@ export class OrtReferenceModel implements LanguageModel {
     return (await ortForward(this.policy, tokens, batch, seq)).logits;
   }
 
-  async readParams(): Promise<Float32Array> {
+  async readParams(group: ParamGroupName = 'base'): Promise<Float32Array> {
     this.checkLive('readParams');
+    groupNamed(this.groups, group);
     if (!this.params) {
       throw new OnnxError('input', 'params', 'were not given when this reference was built');
     }

@@ -6,6 +6,8 @@
  */
 import type { GenerateRequest, Generation } from '../../src/models/generate';
 import type { LanguageModel } from '../../src/models/language-model';
+import { fromTransformerConfig } from '../../src/models/model-spec';
+import type { TransformerConfig } from '../../src/models/transformer-config';
 import type { CharTokenizer } from '../../src/models/tokenizer';
 
 export interface ScriptedPolicy extends LanguageModel {
@@ -21,16 +23,21 @@ export function scriptedPolicy(
   const refuse = (): never => {
     throw new Error('scriptedPolicy: only generate() is scripted');
   };
+  const config: TransformerConfig = {
+    vocab: tokenizer.vocabSize,
+    context: 256,
+    width: 16,
+    layers: 1,
+    heads: 1,
+    tiedEmbeddings: true,
+    valueHead: false,
+  };
   return {
     backend: 'cpu',
-    config: {
-      vocab: tokenizer.vocabSize,
-      context: 256,
-      width: 16,
-      layers: 1,
-      heads: 1,
-      tiedEmbeddings: true,
-      valueHead: false,
+    config,
+    spec: fromTransformerConfig(config),
+    get groups() {
+      return refuse();
     },
     get layout() {
       return refuse();

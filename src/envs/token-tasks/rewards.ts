@@ -39,7 +39,7 @@
  * 'reward/strict_accuracy' (fraction the full verifier passed), 'response_length/mean',
  * 'response_length/max', 'response_length/clip_ratio' (fraction truncated, as verl names it).
  */
-import type { CharTokenizer } from '../../models/tokenizer';
+import type { Tokenizer } from '../../models/tokenizer-api';
 import { OpInputError } from '../../ops/errors';
 import { checkConfig, type ConfigSpec } from '../../util/hyperparams';
 import type { TokenTask, TokenTaskSample } from './types';
@@ -228,7 +228,7 @@ export interface Completion {
  * Reads the generated ids of one row (prompt and padding excluded) up to and including the first
  * <eos>. Without an <eos> the completion is truncated and every id counts.
  */
-export function readCompletion(tokenizer: CharTokenizer, ids: ArrayLike<number>): Completion {
+export function readCompletion(tokenizer: Tokenizer, ids: ArrayLike<number>): Completion {
   const kept: number[] = [];
   let specialTokens = 0;
   for (let t = 0; t < ids.length; t++) {
