@@ -17,7 +17,7 @@ import { TRANSFORMER_LIMITS, type TransformerConfig } from '../models/transforme
 import { transformerLayout } from '../models/transformer-params';
 import { MAX_SEED } from '../compare/run-file';
 import { DEFAULT_SFT_CONFIG, runSft, type SftConfig } from '../rl/sft';
-import { CliArgs } from './args';
+import { CliArgs, FlagError } from './args';
 import { createLanguageModel } from './backend';
 import { prepareOutput, writeAtomically } from './output-file';
 
@@ -37,9 +37,20 @@ export async function main(argv: string[]): Promise<number> {
     const [min, max] = TRANSFORMER_LIMITS[key];
     return args.int(flag, fallback, { min, max });
   };
+  // The longest prompt and answer of the task, plus <bos> and <eos>: a shorter context cannot
+  // hold one demonstration (runSft would refuse it naming its packing function, not the flag).
+  const fewest = task.maxChars + 2;
+  const context = shape('context', 'context', fewest);
+  if (context < fewest) {
+    throw new FlagError(
+      'context',
+      `--context must be at least ${fewest} for ${task.name} (its longest prompt and answer ` +
+        `with <bos> and <eos>), at most ${TRANSFORMER_LIMITS.context[1]}, got ${context}`,
+    );
+  }
   const config: TransformerConfig = {
     vocab: tokenizer.vocabSize,
-    context: shape('context', 'context', task.maxChars + 2),
+    context,
     width: shape('width', 'width', 64),
     layers: shape('layers', 'layers', 2),
     heads: shape('heads', 'heads', 4),
