@@ -33,7 +33,7 @@ const LARGEST_MODEL_FLOATS = transformerLayout({
   heads: TRANSFORMER_LIMITS.heads[1],
   tiedEmbeddings: false,
   valueHead: true,
-}).total;
+}).parameterCount;
 
 /**
  * Bytes of the largest model file any CLI reads: the largest transformer's weights and its AdamW
