@@ -61,12 +61,17 @@ function kindOf(stats: Stats): string {
 }
 
 /**
- * The bytes of the regular file `path`, at most `maxBytes` of them, or a FlagError naming
- * `--<flag>` and the bound. stat first (a FIFO would block an open for reading until a writer
+ * The bytes of the regular file `path`, at most `maxBytes` of them (`why` says where the bound
+ * comes from), or a FlagError naming `--<flag>` and the bound. stat first (a FIFO would block an open for reading until a writer
  * came), then open without blocking and check the opened file again with fstat (it may have been
  * swapped meanwhile), then read exactly the size found.
  */
-export function readBoundedFile(path: string, flag: string, maxBytes: number): Uint8Array {
+export function readBoundedFile(
+  path: string,
+  flag: string,
+  maxBytes: number,
+  why = 'the largest model the lab loads',
+): Uint8Array {
   const shown = `--${flag}=${shownText(path, 200)}`;
   const refuse = (stats: Stats): void => {
     if (!stats.isFile()) {
@@ -76,7 +81,7 @@ export function readBoundedFile(path: string, flag: string, maxBytes: number): U
       throw new FlagError(
         flag,
         `${shown} is ${stats.size.toLocaleString('en')} bytes; --${flag} reads at most ` +
-          `${maxBytes.toLocaleString('en')} bytes (the largest model the lab loads)`,
+          `${maxBytes.toLocaleString('en')} bytes (${why})`,
       );
     }
   };

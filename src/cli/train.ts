@@ -229,7 +229,7 @@ async function train(flags: TrainFlags, run: PreparedRun): Promise<number> {
     console.log(`done in ${seconds.toFixed(1)} s ${JSON.stringify(summary)}`);
   else console.log(`stopped (${ending.status}) after ${series.length} updates: ${ending.reason}`);
   if (flags.out) {
-    let text = '';
+    let text: string;
     try {
       text = save(summary);
     } catch (error) {

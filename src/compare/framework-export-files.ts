@@ -267,7 +267,9 @@ export function verlFiles(
 
 /** Text for a `#` comment (Python and shell): a line break or control character would end it. */
 function oneLine(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, ' ');
+  const breaks = (code: number) =>
+    code < 0x20 || code === 0x7f || code === 0x2028 || code === 0x2029;
+  return Array.from(text, (c) => (breaks(c.codePointAt(0)!) ? ' ' : c)).join('');
 }
 
 function numberText(value: number, float: boolean | undefined): string {

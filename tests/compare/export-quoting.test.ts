@@ -46,6 +46,9 @@ const hostileText = fc
   })
   .map((parts) => parts.join(''));
 
+/** A high surrogate without its low half, or a low one without its high half. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /** What `sh` prints for `printf %s <word>`, run in `cwd`. */
 function shellPrints(word: string, cwd: string): Buffer {
   return execFileSync('sh', ['-c', `printf %s ${word}`], {
@@ -71,7 +74,7 @@ describe('shellQuote', () => {
     fc.assert(
       fc.property(hostileText, (text) => {
         // Node cannot pass a lone surrogate to a process: such text is not a file's text either.
-        fc.pre(text.isWellFormed());
+        fc.pre(!LONE_SURROGATE.test(text));
         if (text.includes('\0')) {
           expect(() => shellQuote(text)).toThrow(RangeError);
           return;
@@ -79,9 +82,9 @@ describe('shellQuote', () => {
         ran += 1;
         expect(shellPrints(shellQuote(text), cwd)).toEqual(Buffer.from(text, 'utf8'));
       }),
-      { numRuns: 150, seed: 42 },
+      { numRuns: 100, seed: 42 },
     );
-    expect(ran).toBeGreaterThan(50);
+    expect(ran).toBeGreaterThan(40);
     // touch P, Q, R or S would have left a file.
     expect(readdirSync(cwd)).toEqual([]);
   });
