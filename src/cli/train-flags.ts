@@ -53,7 +53,7 @@ import {
 import { REFERENCE_ENGINES, type RetainedTaskSpec, type Settings } from '../worker/run-protocol';
 import { SFT_STEPS } from '../worker/run-spec';
 import { runTasks, type RunTasks } from '../worker/run-tasks';
-import { CliArgs } from './args';
+import { CliArgs, FlagError } from './args';
 import { checkRunFileBudget } from './run-file-budget';
 
 /**
@@ -96,8 +96,34 @@ export interface TrainFlags {
   run: { family: 'env'; algo: EnvAlgorithm; env: EnvName } | ({ family: 'lm' } & LmFlags);
 }
 
-/** Every flag of a training run, checked; throws a FlagError or OpInputError naming the flag. */
+/**
+ * Every flag of a training run, checked; throws a FlagError naming the flag. A setting's own check
+ * (an OpInputError naming the field: "grpo: klCoef must be …") is passed on with the flag put in
+ * front ("--kl-coef: grpo: klCoef must be …"), so every refusal names what to change on the line.
+ */
 export function readTrainFlags(argv: readonly string[]): TrainFlags {
+  try {
+    return readFlags(argv);
+  } catch (error) {
+    if (!(error instanceof OpInputError)) throw error;
+    const flag = flagOf(error);
+    throw new FlagError(flag, `--${flag}: ${error.message}`);
+  }
+}
+
+/** Where a setting's field is set on the command line: its scope gives the flag's prefix. */
+const SCOPE_PREFIX: Readonly<Record<string, string>> = {
+  rewardModel: 'reward-model-',
+  curriculum: 'curriculum-',
+  retained: 'retained-',
+};
+
+function flagOf(error: OpInputError): string {
+  const prefix = Object.hasOwn(SCOPE_PREFIX, error.op) ? SCOPE_PREFIX[error.op]! : '';
+  return `${prefix}${kebab(error.field)}`;
+}
+
+function readFlags(argv: readonly string[]): TrainFlags {
   const args = new CliArgs(argv);
   const name = args.string('algo', 'grpo');
   const algo = algorithm(name);

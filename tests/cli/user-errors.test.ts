@@ -95,6 +95,29 @@ describe('CLI user errors are one line naming the flag (finding 5)', () => {
     expect(readTrainFlags(['--algo=q-learning', '--updates=1e3']).updates).toBe(1000);
   });
 
+  it('a setting refused by its own check (an OpInputError inside) names its flag first', () => {
+    const refusal = (argv: string[]) => {
+      try {
+        readTrainFlags(argv);
+      } catch (error) {
+        expect(error).toBeInstanceOf(FlagError);
+        return [(error as FlagError).flag, (error as Error).message];
+      }
+      return [];
+    };
+    expect(refusal(['--algo=grpo', '--task=copy', '--kl-coef=-1'])).toEqual([
+      'kl-coef',
+      '--kl-coef: grpo: klCoef must be a number in [0, 10], got -1',
+    ]);
+    expect(refusal(['--algo=grpo', '--reward-model', '--reward-model-steps=0'])[0]).toBe(
+      'reward-model-steps',
+    );
+    expect(refusal(['--algo=sarsa', '--env=moon'])).toEqual([
+      'env',
+      "--env: train: env must be one of gridworld, gridworld-4x3, frozenlake-4x4, frozenlake-8x8, cliffwalking for sarsa, got 'moon'",
+    ]);
+  });
+
   it('a bad value is quoted cut to a bounded length, however long', () => {
     const long = 'x'.repeat(1_000_000);
     for (const argv of [
