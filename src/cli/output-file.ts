@@ -59,6 +59,7 @@ function temporaryPath(target: string): string {
 
 /** What a non-regular file is, for messages. */
 function kindOf(stats: Stats): string {
+  if (stats.isFile()) return 'a file';
   if (stats.isDirectory()) return 'a folder';
   if (stats.isSymbolicLink()) return 'a symbolic link';
   if (stats.isCharacterDevice()) return 'a character device';

@@ -161,7 +161,7 @@ describe('--out folders are created with a bounded walk (finding 3)', () => {
     const dir = temp();
     writeFileSync(join(dir, 'file'), '');
     expect(() => prepareOutput(join(dir, 'file', 'run.json'), 'out')).toThrow(
-      `${join(dir, 'file')} is not a regular file, not a folder`,
+      `${join(dir, 'file')} is a file, not a folder`,
     );
   });
 });
@@ -196,7 +196,7 @@ describe('a run whose --out folder is replaced mid-run (finding 5)', () => {
     const message = (error as FlagError).message;
     expect((error as FlagError).flag).toBe('out');
     expect(message).not.toContain('\n');
-    expect(message).toContain(`${folder} is not a regular file, not a folder`);
+    expect(message).toContain(`${folder} is a file, not a folder`);
     const copy = /the run was saved to (\S+) instead/.exec(message)?.[1];
     expect(copy).toBeDefined();
     const saved = JSON.parse(readFileSync(copy!, 'utf8'));
