@@ -7,7 +7,8 @@
  * --verify runs the export in onnxruntime-web (wasm) on a few seeded inputs and prints the
  * largest difference from our CPU forward; it fails (exit code 1) past the tolerance the tests use.
  * --verify is a switch (--verify=yes is refused, not read as "off"); the output's folder is
- * created, and checked before the export; a JSON file (a run file) given to --in is named as one.
+ * created, and checked before the export (never the --in file itself: cli/output-file.ts); a JSON
+ * file (a run file) given to --in is named as one, and a damaged checkpoint in one line naming --in.
  */
 import { decodeCheckpoint } from '../models/checkpoint';
 import { loadLanguageModel, TRANSFORMER_KIND } from '../models/lm-checkpoint';

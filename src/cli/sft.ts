@@ -5,7 +5,8 @@
  * where a hardware adapter exists, else the CPU: see cli/backend.ts), with a progress line every
  * --eval-every steps and the final greedy success rate; --out writes a checkpoint the lab and the
  * RL trainers can start from. Every number is checked with its range before training (--lr in
- * (0, 1], as the RL trainers' own lr), --out before the first step; a loss or weight that turns
+ * (0, 1], as the RL trainers' own lr; --context at least the task's longest demonstration), --out
+ * before the first step; a loss or weight that turns
  * non-finite stops the run with exit code 1 and writes nothing, so a diverged model never
  * replaces a good checkpoint.
  */

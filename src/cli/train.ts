@@ -19,7 +19,8 @@
  * --reward-model-pairs-per-step, --reward-model-lr), refused without the switch. A progress bar
  * and a metrics line every --log-every updates; --out writes a run file the lab can import, with
  * the task options, curriculum and reward-model settings of a language-model run. --out is checked
- * before training, and the file is written atomically every --save-every seconds and on every
+ * before training (cli/output-file.ts: a regular file or nothing, never the --init file) with
+ * --updates held to what the lab's import takes (cli/run-file-budget.ts), and the file is written atomically every --save-every seconds and on every
  * ending: done (exit 0), unhealthy (exit 1), an error (rethrown), Ctrl-C (exit 130) or SIGTERM
  * (143). Flags are read and checked first (cli/train-flags.ts), with the ranges the lab's
  * run-file import uses.
