@@ -30,9 +30,11 @@
  * plan says (to compare the two; write such builds elsewhere with --out and --manifest).
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CliArgs } from '../src/cli/args';
+import { CliArgs, FlagError } from '../src/cli/args';
+import { readBoundedFile } from '../src/cli/model-file';
+import { prepareOutput, writeAtomically } from '../src/cli/output-file';
 import {
   createTokenTask,
   TOKEN_TASKS,
@@ -480,8 +482,8 @@ async function buildOne(
     docString: `agent-rl-lab starting point: ${task.name}, SFT ${totalSteps} steps`,
   });
   const files = { checkpoint: `${plan.name}.ckpt`, onnx: `${plan.name}.onnx` };
-  writeFileSync(join(outDir, files.checkpoint), ckpt);
-  writeFileSync(join(outDir, files.onnx), onnx);
+  writeAtomically(join(outDir, files.checkpoint), ckpt);
+  writeAtomically(join(outDir, files.onnx), onnx);
   const seconds = (performance.now() - started) / 1000;
   console.log(
     `${plan.name}: ${task.name}, ${totalSteps} SFT steps → greedy success ` +
@@ -513,6 +515,19 @@ async function buildOne(
   };
 }
 
+/** A manifest is a few kilobytes; anything past 1 MiB is not one. */
+export const MAX_MANIFEST_BYTES = 1024 * 1024;
+
+/** The manifest at `path` (the value of `--<flag>`), read with a size bound and parsed. */
+export function readManifest(path: string, flag: string): Manifest {
+  const bytes = readBoundedFile(path, flag, MAX_MANIFEST_BYTES, 'a manifest is a few kilobytes');
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes)) as Manifest;
+  } catch (error) {
+    throw new FlagError(flag, `--${flag}=${path} is not JSON (${(error as Error).message})`);
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
   const args = new CliArgs(argv);
   const only = args.optional('only')?.split(',').filter(Boolean);
@@ -534,11 +549,16 @@ export async function main(argv: string[]): Promise<number> {
       `--only: unknown model(s) ${unknown.join(', ')}; known: ${MODELS.map((m) => m.name).join(', ')}`,
     );
   }
-  mkdirSync(outDir, { recursive: true });
+  // Every file this build writes, checked before the first model trains (hours, at full scale).
+  for (const plan of MODELS) {
+    if (only && !only.includes(plan.name)) continue;
+    for (const file of [`${plan.name}.ckpt`, `${plan.name}.onnx`]) {
+      prepareOutput(join(outDir, file), 'out');
+    }
+  }
+  prepareOutput(manifestPath, 'manifest');
   const previous: ManifestEntry[] =
-    only && existsSync(manifestPath)
-      ? (JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest).models
-      : [];
+    only && existsSync(manifestPath) ? readManifest(manifestPath, 'manifest').models : [];
   const started = performance.now();
   const built = new Map<string, ManifestEntry>();
   for (const plan of MODELS) {
@@ -555,7 +575,7 @@ export async function main(argv: string[]): Promise<number> {
       'SFT-warmed starting checkpoints for the lessons, built by `npm run build:models` (scripts/build-models.ts)',
     models,
   };
-  writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+  writeAtomically(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`, 'manifest');
   console.log(
     `wrote ${manifestPath} (${models.length} models) in ${((performance.now() - started) / 1000).toFixed(0)} s`,
   );

@@ -27,8 +27,9 @@ try {
   const module = await server.ssrLoadModule(`/${entry}`);
   code = await module.main(args);
 } catch (error) {
+  // One line, whatever the message holds (a path or a value with a line break in it).
   if (error instanceof Error && INPUT_ERRORS.has(error.name))
-    console.error(`error: ${error.message}`);
+    console.error(`error: ${error.message.replace(/\s*\n\s*/g, ' ')}`);
   else console.error(error instanceof Error ? (error.stack ?? error.message) : error);
 } finally {
   await server.close();

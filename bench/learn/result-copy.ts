@@ -10,17 +10,18 @@
  * copies four-digit results but not three-digit ones (the failure this measures) caps what RL can
  * reach, since every group on such a prompt is all wrong.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isAgentTask, type AgentTask } from '../../src/agents/agent-task';
 import { runEpisodes, type Episode } from '../../src/agents/episode';
 import { createTokenTask } from '../../src/agents/token-task-registry';
 import { CliArgs } from '../../src/cli/args';
+import { modelFileError, readModelFile } from '../../src/cli/model-file';
+import { prepareOutput, writeAtomically } from '../../src/cli/output-file';
 import { CpuLanguageModel } from '../../src/models/lm-cpu';
 import { loadLanguageModel } from '../../src/models/lm-checkpoint';
 import { CharTokenizer } from '../../src/models/tokenizer';
 import { seededRandom } from '../../src/util/random';
-import type { Manifest } from '../../scripts/build-models';
+import { readManifest } from '../../scripts/build-models';
 
 export interface CopyTally {
   /** Episodes whose last call returned the right product, by the product's digits. */
@@ -65,13 +66,20 @@ export async function main(argv: string[]): Promise<number> {
   const seed = args.number('seed', 1);
   const out = args.optional('out');
   args.checkAllUsed();
+  if (out) prepareOutput(out); // before the episodes, not after them
 
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest;
+  const manifest = readManifest(manifestPath, 'manifest');
   const entry = manifest.models.find((m) => m.name === name);
   if (!entry) throw new Error(`--name: no model '${name}' in ${manifestPath}`);
   const modelPath = join(modelsDir, entry.checkpoint.file);
   const { temperature } = entry.sampled;
-  const loaded = loadLanguageModel(new Uint8Array(readFileSync(modelPath)));
+  const bytes = readModelFile(modelPath, 'models', 'the folder of the manifest’s checkpoints');
+  let loaded: ReturnType<typeof loadLanguageModel>;
+  try {
+    loaded = loadLanguageModel(bytes);
+  } catch (error) {
+    throw modelFileError(error, 'models', modelPath);
+  }
   const tokenizer = loaded.tokenizer
     ? CharTokenizer.fromSpec(loaded.tokenizer)
     : CharTokenizer.createDefault();
@@ -119,7 +127,7 @@ export async function main(argv: string[]): Promise<number> {
       callRate: calls / episodes.length,
       copyByResultDigits: Object.fromEntries(rows),
     };
-    writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+    writeAtomically(out, `${JSON.stringify(result, null, 2)}\n`);
     console.log(`wrote ${out}`);
   }
   return 0;

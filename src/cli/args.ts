@@ -3,10 +3,13 @@
  *
  * Every refusal names the flag and what it accepts: a value flag given bare (`--out`) or empty
  * (`--out=`), a number out of its range, a switch given a word it does not
- * know. Names are kept in a Map, so a flag or a value such as `__proto__` or `constructor` is only
+ * know, a number not in decimal notation (`0x10`). Values quoted in a refusal are cut to
+ * SHOWN_TEXT_MAX characters. Names are kept in a Map, so a flag or a value such as `__proto__` or `constructor` is only
  * ever a string, never a member of Object.prototype.
  */
-import { checkField, type NumberField } from '../util/hyperparams';
+import { DECIMAL_NOTATION, parseDecimal } from '../util/decimal';
+import { checkField, rangeText, type NumberField } from '../util/hyperparams';
+import { shownText } from '../util/shown-text';
 
 /** A bad flag: the message names it (`--updates must be an integer in [1, 100000], got '-5'`). */
 export class FlagError extends Error {
@@ -37,7 +40,10 @@ export class CliArgs {
   constructor(args: readonly string[]) {
     for (const arg of args) {
       const match = /^--([a-z][a-z0-9-]*)(?:=(.*))?$/s.exec(arg);
-      if (!match) throw new FlagError(arg, `unexpected argument "${arg}" (expected --name=value)`);
+      if (!match) {
+        const shown = shownText(arg);
+        throw new FlagError(shown, `unexpected argument "${shown}" (expected --name=value)`);
+      }
       const [, name, value] = match as unknown as [string, string, string | undefined];
       if (value === '') {
         throw new FlagError(
@@ -76,7 +82,7 @@ export class CliArgs {
     if (value === 'true') return true;
     throw new FlagError(
       name,
-      `--${name} is a switch (--${name} or --${name}=false), got '${value}'`,
+      `--${name} is a switch (--${name} or --${name}=false), got '${shownText(value)}'`,
     );
   }
 
@@ -84,7 +90,10 @@ export class CliArgs {
   choice<T extends string>(name: string, options: readonly T[], fallback: T): T {
     const value = this.string(name, fallback);
     if (!(options as readonly string[]).includes(value)) {
-      throw new FlagError(name, `--${name} must be one of ${options.join(', ')}, got '${value}'`);
+      throw new FlagError(
+        name,
+        `--${name} must be one of ${options.join(', ')}, got '${shownText(value)}'`,
+      );
     }
     return value as T;
   }
@@ -115,21 +124,26 @@ export class CliArgs {
     if (unknown.length) {
       throw new FlagError(
         unknown[0]!,
-        `unknown option(s): ${unknown.map((k) => `--${k}`).join(', ')}`,
+        `unknown option(s): ${shownText(unknown.map((k) => `--${shownText(k)}`).join(', '), 200)}`,
       );
     }
   }
 
   private ranged(name: string, fallback: number, spec: Omit<NumberField, 'live' | 'doc'>): number {
     const raw = this.optional(name);
-    const value = raw === undefined ? fallback : Number(raw);
+    const value = raw === undefined ? fallback : parseDecimal(raw);
+    const what = spec.kind === 'int' ? 'an integer' : 'a number';
+    if (raw !== undefined && Number.isNaN(value)) {
+      throw new FlagError(
+        name,
+        `--${name} must be ${what} in ${rangeText(spec)} ${DECIMAL_NOTATION}, got '${shownText(raw)}'`,
+      );
+    }
     try {
       checkField(name, name, { ...spec, live: false, doc: '' }, value);
     } catch {
-      const range = `${spec.minOpen ? '(' : '['}${spec.min}, ${spec.max}${spec.maxOpen ? ')' : ']'}`;
-      const what = spec.kind === 'int' ? 'an integer' : 'a number';
-      const got = raw === undefined ? String(fallback) : `'${raw}'`;
-      throw new FlagError(name, `--${name} must be ${what} in ${range}, got ${got}`);
+      const got = raw === undefined ? String(fallback) : `'${shownText(raw)}'`;
+      throw new FlagError(name, `--${name} must be ${what} in ${rangeText(spec)}, got ${got}`);
     }
     return value;
   }

@@ -7,7 +7,8 @@
  * --verify runs the export in onnxruntime-web (wasm) on a few seeded inputs and prints the
  * largest difference from our CPU forward; it fails (exit code 1) past the tolerance the tests use.
  * --verify is a switch (--verify=yes is refused, not read as "off"); the output's folder is
- * created, and checked before the export; a JSON file (a run file) given to --in is named as one.
+ * created, and checked before the export (never the --in file itself: cli/output-file.ts); a JSON
+ * file (a run file) given to --in is named as one, and a damaged checkpoint in one line naming --in.
  */
 import { decodeCheckpoint } from '../models/checkpoint';
 import { loadLanguageModel, TRANSFORMER_KIND } from '../models/lm-checkpoint';
@@ -23,8 +24,9 @@ import { nodeOrtOptions } from '../onnx/ort-node';
 import { createOrtSession, ortActorCritic, ortForward } from '../onnx/ort-reference';
 import { maxAbsDiff } from '../util/max-abs-diff';
 import { seededRandom } from '../util/random';
+import { shownText } from '../util/shown-text';
 import { CliArgs, FlagError } from './args';
-import { readModelFile } from './model-file';
+import { modelFileError, readModelFile } from './model-file';
 import { prepareOutput, writeAtomically } from './output-file';
 
 /** max |ORT − CPU| ≤ VERIFY_TOLERANCE · max(1, max |output|), as in tests/onnx. */
@@ -38,37 +40,19 @@ export async function main(argv: string[]): Promise<number> {
   args.checkAllUsed();
   if (!input)
     throw new FlagError('in', '--in: the checkpoint to export is required (--in=model.ckpt)');
-  const target = prepareOutput(out ?? `${input.replace(/\.[^./\\]*$/, '')}.onnx`);
+  const target = prepareOutput(out ?? `${input.replace(/\.[^./\\]*$/, '')}.onnx`, 'out', [
+    { flag: 'in', path: input },
+  ]);
 
   const bytes = readModelFile(input, 'in', 'a checkpoint (.ckpt, from npm run sft or the lab)');
-  // Header only first (which kind of model); each loader then checks the file in full.
-  const kind = decodeCheckpoint(bytes).model.kind;
-  const meta = { source: input.split(/[/\\]/).pop() ?? input };
-  let onnx: Uint8Array;
-  let check: () => Promise<number>;
-  if (kind === TRANSFORMER_KIND) {
-    const loaded = loadLanguageModel(bytes);
-    if (!loaded.tokenizer) {
-      throw new Error(`${input}: the checkpoint has no tokenizer; the ONNX export needs one`);
-    }
-    onnx = exportTransformerOnnx(loaded.config, loaded.params, loaded.tokenizer, {
-      meta: { ...meta, step: loaded.checkpoint.step, ...(loaded.checkpoint.meta ?? {}) },
-    });
-    console.log(`transformer ${JSON.stringify(loaded.config)}, step ${loaded.checkpoint.step}`);
-    check = () => verifyTransformer(onnx, loaded.config, loaded.params);
-  } else if (kind === ACTOR_CRITIC_KIND) {
-    const loaded = loadActorCritic(bytes);
-    onnx = exportActorCriticOnnx(loaded.agent, loaded.params, { meta });
-    console.log(
-      `actor-critic actor ${JSON.stringify(loaded.agent.actorConfig)}, ` +
-        `critic ${JSON.stringify(loaded.agent.criticConfig)}`,
-    );
-    check = () => verifyActorCritic(onnx, loaded.agent, loaded.params);
-  } else {
-    throw new Error(
-      `${input}: model kind "${kind}" has no ONNX export (only ${TRANSFORMER_KIND}, ${ACTOR_CRITIC_KIND})`,
-    );
+  let exported: { onnx: Uint8Array; check: () => Promise<number> };
+  try {
+    exported = exportModel(bytes, input);
+  } catch (error) {
+    // A truncated or damaged checkpoint is the user's input: one line naming --in, no stack.
+    throw modelFileError(error, 'in', input);
   }
+  const { onnx, check } = exported;
   writeAtomically(target, onnx);
   console.log(`wrote ${target} (${onnx.length} bytes, opset 17)`);
   if (!verify) return 0;
@@ -79,6 +63,44 @@ export async function main(argv: string[]): Promise<number> {
       `(tolerance ${VERIFY_TOLERANCE}) ${ok ? 'ok' : 'FAILED'}`,
   );
   return ok ? 0 : 1;
+}
+
+/** The checkpoint `bytes` (the file `input`) as ONNX, and the check --verify runs on it. */
+function exportModel(
+  bytes: Uint8Array,
+  input: string,
+): { onnx: Uint8Array; check: () => Promise<number> } {
+  // Header only first (which kind of model); each loader then checks the file in full.
+  const kind = decodeCheckpoint(bytes).model.kind;
+  const meta = { source: input.split(/[/\\]/).pop() ?? input };
+  if (kind === TRANSFORMER_KIND) {
+    const loaded = loadLanguageModel(bytes);
+    if (!loaded.tokenizer) {
+      throw new FlagError(
+        'in',
+        `--in=${shownText(input, 200)}: the checkpoint has no tokenizer; the ONNX export needs one`,
+      );
+    }
+    const onnx = exportTransformerOnnx(loaded.config, loaded.params, loaded.tokenizer, {
+      meta: { ...meta, step: loaded.checkpoint.step, ...(loaded.checkpoint.meta ?? {}) },
+    });
+    console.log(`transformer ${JSON.stringify(loaded.config)}, step ${loaded.checkpoint.step}`);
+    return { onnx, check: () => verifyTransformer(onnx, loaded.config, loaded.params) };
+  }
+  if (kind === ACTOR_CRITIC_KIND) {
+    const loaded = loadActorCritic(bytes);
+    const onnx = exportActorCriticOnnx(loaded.agent, loaded.params, { meta });
+    console.log(
+      `actor-critic actor ${JSON.stringify(loaded.agent.actorConfig)}, ` +
+        `critic ${JSON.stringify(loaded.agent.criticConfig)}`,
+    );
+    return { onnx, check: () => verifyActorCritic(onnx, loaded.agent, loaded.params) };
+  }
+  throw new FlagError(
+    'in',
+    `--in=${shownText(input, 200)}: model kind "${shownText(kind)}" has no ONNX export ` +
+      `(only ${TRANSFORMER_KIND}, ${ACTOR_CRITIC_KIND})`,
+  );
 }
 
 /** Largest |ORT − CPU| / max(1, max |CPU|) over logits (and values) of a few random batches. */

@@ -5,7 +5,8 @@
  * where a hardware adapter exists, else the CPU: see cli/backend.ts), with a progress line every
  * --eval-every steps and the final greedy success rate; --out writes a checkpoint the lab and the
  * RL trainers can start from. Every number is checked with its range before training (--lr in
- * (0, 1], as the RL trainers' own lr), --out before the first step; a loss or weight that turns
+ * (0, 1], as the RL trainers' own lr; --context at least the task's longest demonstration), --out
+ * before the first step; a loss or weight that turns
  * non-finite stops the run with exit code 1 and writes nothing, so a diverged model never
  * replaces a good checkpoint.
  */
@@ -17,7 +18,7 @@ import { TRANSFORMER_LIMITS, type TransformerConfig } from '../models/transforme
 import { transformerLayout } from '../models/transformer-params';
 import { MAX_SEED } from '../compare/run-file';
 import { DEFAULT_SFT_CONFIG, runSft, type SftConfig } from '../rl/sft';
-import { CliArgs } from './args';
+import { CliArgs, FlagError } from './args';
 import { createLanguageModel } from './backend';
 import { prepareOutput, writeAtomically } from './output-file';
 
@@ -37,9 +38,20 @@ export async function main(argv: string[]): Promise<number> {
     const [min, max] = TRANSFORMER_LIMITS[key];
     return args.int(flag, fallback, { min, max });
   };
+  // The longest prompt and answer of the task, plus <bos> and <eos>: a shorter context cannot
+  // hold one demonstration (runSft would refuse it naming its packing function, not the flag).
+  const fewest = task.maxChars + 2;
+  const context = shape('context', 'context', fewest);
+  if (context < fewest) {
+    throw new FlagError(
+      'context',
+      `--context must be at least ${fewest} for ${task.name} (its longest prompt and answer ` +
+        `with <bos> and <eos>), at most ${TRANSFORMER_LIMITS.context[1]}, got ${context}`,
+    );
+  }
   const config: TransformerConfig = {
     vocab: tokenizer.vocabSize,
-    context: shape('context', 'context', task.maxChars + 2),
+    context,
     width: shape('width', 'width', 64),
     layers: shape('layers', 'layers', 2),
     heads: shape('heads', 'heads', 4),

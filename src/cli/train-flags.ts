@@ -13,6 +13,7 @@ import {
 } from '../agents/token-task-registry';
 import { BACKEND_CHOICES, type BackendChoice } from '../gpu/backend-choice';
 import { OpInputError } from '../ops/errors';
+import { parseDecimal } from '../util/decimal';
 import {
   LAB_MODEL_SHAPE,
   POSITION_KINDS,
@@ -52,11 +53,12 @@ import {
 import { REFERENCE_ENGINES, type RetainedTaskSpec, type Settings } from '../worker/run-protocol';
 import { SFT_STEPS } from '../worker/run-spec';
 import { runTasks, type RunTasks } from '../worker/run-tasks';
-import { CliArgs } from './args';
+import { CliArgs, FlagError } from './args';
+import { checkRunFileBudget } from './run-file-budget';
 
 /**
- * Most updates one run may ask for. A run file holds every metric once per update, and the lab's
- * import takes at most IMPORT_LIMITS.maxPoints values (the CLI checks its file against that too).
+ * Most updates one run may ask for. With --out, fewer: the run file holds every metric once per
+ * update, and must stay within the lab's import limits (cli/run-file-budget.ts).
  */
 export const MAX_UPDATES = 100_000;
 
@@ -94,8 +96,34 @@ export interface TrainFlags {
   run: { family: 'env'; algo: EnvAlgorithm; env: EnvName } | ({ family: 'lm' } & LmFlags);
 }
 
-/** Every flag of a training run, checked; throws a FlagError or OpInputError naming the flag. */
+/**
+ * Every flag of a training run, checked; throws a FlagError naming the flag. A setting's own check
+ * (an OpInputError naming the field: "grpo: klCoef must be …") is passed on with the flag put in
+ * front ("--kl-coef: grpo: klCoef must be …"), so every refusal names what to change on the line.
+ */
 export function readTrainFlags(argv: readonly string[]): TrainFlags {
+  try {
+    return readFlags(argv);
+  } catch (error) {
+    if (!(error instanceof OpInputError)) throw error;
+    const flag = flagOf(error);
+    throw new FlagError(flag, `--${flag}: ${error.message}`);
+  }
+}
+
+/** Where a setting's field is set on the command line: its scope gives the flag's prefix. */
+const SCOPE_PREFIX: Readonly<Record<string, string>> = {
+  rewardModel: 'reward-model-',
+  curriculum: 'curriculum-',
+  retained: 'retained-',
+};
+
+function flagOf(error: OpInputError): string {
+  const prefix = Object.hasOwn(SCOPE_PREFIX, error.op) ? SCOPE_PREFIX[error.op]! : '';
+  return `${prefix}${kebab(error.field)}`;
+}
+
+function readFlags(argv: readonly string[]): TrainFlags {
   const args = new CliArgs(argv);
   const name = args.string('algo', 'grpo');
   const algo = algorithm(name);
@@ -108,6 +136,8 @@ export function readTrainFlags(argv: readonly string[]): TrainFlags {
     minOpen: true,
   });
   const out = args.optional('out');
+  // A run file the lab would refuse is refused now, not after the last update.
+  if (out) checkRunFileBudget(name, updates);
   const config = { ...algo.defaults, ...configFromFlags(name, algo.spec, args.all()) } as Config;
   markUsed(args, algo.spec);
   const common = { name, seed, updates, logEvery, saveEvery, ...(out ? { out } : {}), config };
@@ -243,8 +273,13 @@ function curriculumFromFlags(
     );
   }
   const config: CurriculumConfig = {
-    threshold: threshold === undefined ? DEFAULT_CURRICULUM_CONFIG.threshold : Number(threshold),
-    patience: patience === undefined ? DEFAULT_CURRICULUM_CONFIG.patience : Number(patience),
+    // A text left by decimal() is refused by checkConfig below, quoted.
+    threshold:
+      threshold === undefined
+        ? DEFAULT_CURRICULUM_CONFIG.threshold
+        : (decimal(threshold) as number),
+    patience:
+      patience === undefined ? DEFAULT_CURRICULUM_CONFIG.patience : (decimal(patience) as number),
   };
   checkConfig('curriculum', CURRICULUM_CONFIG_SPEC, config);
   return config;
@@ -280,10 +315,10 @@ function rewardModelFromFlags(args: CliArgs, algo: LmAlgorithm): RewardModelConf
   }
   const config: RewardModelConfig = { ...DEFAULT_REWARD_MODEL_CONFIG };
   for (const { key, spec, raw } of given) {
-    const value = Number(raw);
+    const value = decimal(raw);
     // "rewardModel: steps must be an integer in [1, 2000], got 0" (the run file's names).
     checkField('rewardModel', key, spec, value);
-    config[key] = value;
+    config[key] = value as number; // checked above
   }
   return config;
 }
@@ -315,6 +350,15 @@ function retainedFromFlags(args: CliArgs, algo: LmAlgorithm): RetainedTaskSpec |
   const taskOptions = configFromFlags('retained', spec, flags) as Settings;
   createTokenTask(task, taskOptions); // the task's own cross-field rules
   return Object.keys(taskOptions).length === 0 ? { task } : { task, taskOptions };
+}
+
+/**
+ * A flag's number in decimal notation; anything else (`0x10`) becomes its own text, which the
+ * field's check then refuses, quoting it.
+ */
+function decimal(raw: string): number | string {
+  const value = parseDecimal(raw);
+  return Number.isNaN(value) ? raw : value;
 }
 
 /** Marks a spec's flags as known, so checkAllUsed() only reports typos. */

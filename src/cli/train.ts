@@ -19,7 +19,8 @@
  * --reward-model-pairs-per-step, --reward-model-lr), refused without the switch. A progress bar
  * and a metrics line every --log-every updates; --out writes a run file the lab can import, with
  * the task options, curriculum and reward-model settings of a language-model run. --out is checked
- * before training, and the file is written atomically every --save-every seconds and on every
+ * before training (cli/output-file.ts: a regular file or nothing, never the --init file) with
+ * --updates held to what the lab's import takes (cli/run-file-budget.ts), and the file is written atomically every --save-every seconds and on every
  * ending: done (exit 0), unhealthy (exit 1), an error (rethrown), Ctrl-C (exit 130) or SIGTERM
  * (143). Flags are read and checked first (cli/train-flags.ts), with the ranges the lab's
  * run-file import uses.
@@ -27,7 +28,9 @@
  * demonstrations, --retained-eval-prompts reports its greedy success); its options are
  * --retained-<option> flags of that task's spec (e.g. --retained=multiply --retained-max-digits=2).
  */
-import { basename } from 'node:path';
+import { statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { bytesToBase64 } from '../util/base64';
 import {
   CLI_RUN_FORMAT,
@@ -58,9 +61,11 @@ import { buildRewardModel } from '../worker/reward-model-setup';
 import type { RunMessage } from '../worker/run-protocol';
 import { runCatalog } from '../worker/run-spec';
 import { curriculumSetup } from '../worker/run-tasks';
+import { FlagError } from './args';
 import { createLanguageModel } from './backend';
-import { readModelFile } from './model-file';
+import { modelFileError, readModelFile } from './model-file';
 import { prepareOutput, writeAtomically } from './output-file';
+import { checkRunFileBudget, metricsBound } from './run-file-budget';
 import { readTrainFlags, type Config, type LmFlags, type TrainFlags } from './train-flags';
 
 /** Metrics shown on the progress line, the first few an algorithm reports. */
@@ -79,14 +84,31 @@ const SHOWN = [
 
 export async function main(argv: string[]): Promise<number> {
   const flags = readTrainFlags(argv);
-  // Before any training: a folder or an unwritable parent fails now, not after the last update.
-  if (flags.out) prepareOutput(flags.out);
+  // Before any training: a folder, a device, a link, the --init file itself or an unwritable
+  // parent fails now, not after the last update.
+  const init = flags.run.family === 'lm' ? flags.run.init : undefined;
+  if (flags.out) {
+    prepareOutput(flags.out, 'out', init ? [{ flag: 'init', path: init }] : []);
+    // The run file copies the --init model: its size counts against the lab's import limit.
+    const bytes = init ? sizeOf(init) : undefined;
+    if (init && bytes !== undefined)
+      checkRunFileBudget(flags.name, flags.updates, { path: init, bytes });
+  }
   const run =
     flags.run.family === 'env' ? setUpEnvRun(flags, flags.run) : await setUpLmRun(flags, flags.run);
   try {
     return await train(flags, run);
   } finally {
     run.dispose();
+  }
+}
+
+/** A file's size, or undefined when it cannot be stat'ed (its reader then says why). */
+function sizeOf(path: string): number | undefined {
+  try {
+    return statSync(path).size;
+  } catch {
+    return undefined;
   }
 }
 
@@ -147,6 +169,7 @@ async function train(flags: TrainFlags, run: PreparedRun): Promise<number> {
   process.once('SIGINT', onInterrupt);
   process.once('SIGTERM', onInterrupt);
   let ending: Ending = { status: 'done' };
+  let overBound = false;
   let failure: unknown;
   const save = (summary: Record<string, number | string>) => {
     if (!flags.out) return '';
@@ -157,6 +180,14 @@ async function train(flags: TrainFlags, run: PreparedRun): Promise<number> {
   try {
     for (let u = 1; u <= updates; u++) {
       series.push(await timedUpdate(trainer));
+      const reported = Object.keys(series.series).length;
+      if (flags.out && !overBound && reported > metricsBound(flags.name)) {
+        overBound = true;
+        console.log(
+          `warning: ${flags.name} reports ${reported} metrics per update, more than the ` +
+            `${metricsBound(flags.name)} the --updates budget assumes; the lab may refuse ${flags.out}`,
+        );
+      }
       // A CPU trainer's update may never leave the microtask queue; one macrotask turn lets a
       // pending SIGINT reach its handler.
       await new Promise((resolve) => setImmediate(resolve));
@@ -199,7 +230,14 @@ async function train(flags: TrainFlags, run: PreparedRun): Promise<number> {
     console.log(`done in ${seconds.toFixed(1)} s ${JSON.stringify(summary)}`);
   else console.log(`stopped (${ending.status}) after ${series.length} updates: ${ending.reason}`);
   if (flags.out) {
-    const text = save(summary);
+    let text: string;
+    try {
+      text = save(summary);
+    } catch (error) {
+      // The target or its folder changed under the run (a folder replaced by a file): the
+      // updates made are kept in a file of their own, and the one-line refusal says where.
+      throw rescue(flags.out, runFileText(flags, run, series, summary), error);
+    }
     console.log(`wrote ${flags.out}`);
     warnIfLabRefuses(flags.out, text);
   }
@@ -239,6 +277,22 @@ function warnIfLabRefuses(path: string, text: string): void {
   } catch (error) {
     console.log(`warning: the lab's import refuses ${path}: ${messageOf(error)}`);
   }
+}
+
+/**
+ * The error to report when the run file could not be written to `out`: the same run is written
+ * to the system's temporary folder first, and the message names that copy.
+ */
+function rescue(out: string, text: string, error: unknown): FlagError {
+  const copy = join(tmpdir(), `agent-rl-lab-run.${process.pid}.${basename(out).slice(0, 100)}`);
+  let saved: string;
+  try {
+    writeAtomically(copy, text, 'out');
+    saved = `the run was saved to ${copy} instead`;
+  } catch {
+    saved = `no copy could be saved in ${tmpdir()} either`;
+  }
+  return new FlagError('out', `${messageOf(error)}; ${saved}`);
 }
 
 function messageOf(error: unknown): string {
@@ -337,12 +391,18 @@ async function setUpLanguageModel(run: LmFlags, seed: number) {
     : undefined;
   if (initBytes) {
     // A checkpoint or an ONNX export; the value head follows the algorithm (added or dropped).
-    const started = readStartingPolicy(initBytes, {
-      tokenizer: tokenizer.spec,
-      tokensNeeded: tasks.maxChars + 2,
-      valueHead: run.algo.valueHead,
-      seed,
-    });
+    let started: ReturnType<typeof readStartingPolicy>;
+    try {
+      started = readStartingPolicy(initBytes, {
+        tokenizer: tokenizer.spec,
+        tokensNeeded: tasks.maxChars + 2,
+        valueHead: run.algo.valueHead,
+        seed,
+      });
+    } catch (error) {
+      // A truncated or damaged file is the user's input: one line naming --init, no stack.
+      throw modelFileError(error, 'init', init!);
+    }
     modelConfig = started.config;
     params = started.params;
     // The lab shows this note on the run card; the command line must not drop it either.

@@ -9,7 +9,9 @@ import { FLAVOR_RELEASES } from '../ops/flavor-releases';
 import type { Collected } from './framework-export';
 import type { RewardCode } from './framework-export-reward-code';
 import { TRL_CLASSES, type Line, type TrlClass } from './framework-export-table';
+import { pythonString } from './python-literal';
 import type { Settings } from './run-record';
+import { shellQuote } from './shell-quote';
 
 export interface ExportFile {
   name: string;
@@ -138,7 +140,7 @@ export function trlScript(
       : `DATA_FILES = "DATA_FILES.jsonl"  # placeholder: ${DATA_NOTE}`,
   ];
   const text = [
-    `# Agent RL Lab: a ${context.algo} run on the '${context.task}' task for TRL ${TRL.release} (${short(TRL.commit)}).`,
+    `# Agent RL Lab: a ${oneLine(context.algo)} run on the '${oneLine(context.task)}' task for TRL ${TRL.release} (${short(TRL.commit)}).`,
     '# Placeholders to fill in before running: the upper-case paths below.',
     ...context.reward.imports,
     'from datasets import load_dataset',
@@ -227,7 +229,7 @@ export function verlFiles(
   ];
   const text = [
     '#!/usr/bin/env bash',
-    `# Agent RL Lab: a ${context.algo} run on the '${context.task}' task for verl ${VERL.release} (${short(VERL.commit)}).`,
+    `# Agent RL Lab: a ${oneLine(context.algo)} run on the '${oneLine(context.task)}' task for verl ${VERL.release} (${short(VERL.commit)}).`,
     ...verl.none,
     ...[...context.notes, ...verl.notes].map((n) => `# note: ${n}`),
     'set -euo pipefail',
@@ -263,6 +265,13 @@ export function verlFiles(
 
 // ——— Values ———
 
+/** Text for a `#` comment (Python and shell): a line break or control character would end it. */
+function oneLine(text: string): string {
+  const breaks = (code: number) =>
+    code < 0x20 || code === 0x7f || code === 0x2028 || code === 0x2029;
+  return Array.from(text, (c) => (breaks(c.codePointAt(0)!) ? ' ' : c)).join('');
+}
+
 function numberText(value: number, float: boolean | undefined): string {
   const text = String(value);
   return float && /^-?\d+$/.test(text) ? `${text}.0` : text;
@@ -275,15 +284,22 @@ export function python(line: Line): string {
   if (value === null) return 'None';
   if (typeof value === 'boolean') return value ? 'True' : 'False';
   if (typeof value === 'number') return numberText(value, line.float);
-  return JSON.stringify(value);
+  return pythonString(value);
 }
 
-/** A value as a Hydra override in a bash command ($VARS expand inside double quotes). */
+/** A script variable the launch script sets itself ($MODEL_PATH): expanded, in double quotes. */
+const PLACEHOLDER = /^\$[A-Z_][A-Z0-9_]*$/;
+
+/**
+ * A value as a Hydra override in a bash command: the script's own placeholders ($MODEL_PATH) in
+ * double quotes so they expand; any other text (a model id, a path, a name) through shellQuote,
+ * so the shell passes it on exactly and runs nothing in it ($(…), backticks, quotes).
+ */
 export function hydra(line: Line): string {
   const { value } = line;
   if (value === null) return 'null';
   if (typeof value === 'boolean') return value ? 'True' : 'False';
   if (typeof value === 'number') return numberText(value, line.float);
-  if (value.startsWith('$')) return `"${value}"`;
-  return /^[\w.-]+$/.test(value) ? value : `'${value.replaceAll("'", "\\'")}'`;
+  if (PLACEHOLDER.test(value)) return `"${value}"`;
+  return shellQuote(value);
 }

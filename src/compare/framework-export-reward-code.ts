@@ -8,6 +8,7 @@
  * Lengths: this lab's tokenizer has one token per character, so the Python counts characters of
  * the decoded completion; with a subword tokenizer that is a different length.
  */
+import { pythonString } from './python-literal';
 import type { Settings } from './run-record';
 
 /** Tasks whose verifier is an exact match with the reference answer. */
@@ -59,7 +60,7 @@ const EXACT_VERIFY = `def verify(prompt, answer, completion):
 
 /** A Python string literal. */
 function py(text: string): string {
-  return JSON.stringify(text);
+  return pythonString(text);
 }
 
 function pyNum(n: number): string {

@@ -4,6 +4,8 @@
  * field path, what was expected and what was found.
  */
 
+import { shownText, shownValue } from '../util/shown-text';
+
 /** A bad or damaged checkpoint; `field` names what is wrong ('magic', 'tensors["w"].shape', …). */
 export class CheckpointError extends Error {
   override readonly name = 'CheckpointError';
@@ -164,7 +166,7 @@ export function describeValue(value: unknown): string {
   if (value instanceof Float32Array) return `a Float32Array of ${value.length} elements`;
   if (ArrayBuffer.isView(value)) return `a ${value.constructor.name}`;
   if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'string') return JSON.stringify(shownText(value));
   if (typeof value === 'object') return 'an object';
-  return `${typeof value} ${String(value)}`;
+  return `${typeof value} ${shownValue(value)}`;
 }

@@ -5,8 +5,10 @@
  * are generated from the spec, and every config (initial or a live change) is validated by it, so
  * a bad value is refused with the field and the range named.
  */
+import { DECIMAL_NOTATION, parseDecimal } from './decimal';
 import { OpInputError } from './input-error';
 import { own } from './own';
+import { shownText, shownValue } from './shown-text';
 
 interface FieldBase {
   /** One line: what the field does. */
@@ -48,19 +50,22 @@ export function checkField(scope: string, field: string, spec: FieldSpec, value:
     throw new OpInputError(scope, field, message);
   };
   if (spec.kind === 'boolean') {
-    if (typeof value !== 'boolean') fail(`must be true or false, got ${String(value)}`);
+    if (typeof value !== 'boolean') fail(`must be true or false, got ${shownValue(value)}`);
     return;
   }
   if (spec.kind === 'choice') {
     if (typeof value !== 'string' || !spec.options.includes(value)) {
-      fail(`must be one of ${spec.options.map((o) => `'${o}'`).join(', ')}, got ${String(value)}`);
+      fail(
+        `must be one of ${spec.options.map((o) => `'${o}'`).join(', ')}, got ${shownValue(value)}`,
+      );
     }
     return;
   }
-  const range = `${spec.minOpen ? '(' : '['}${spec.min}, ${spec.max}${spec.maxOpen ? ')' : ']'}`;
+  const range = rangeText(spec);
   const what = spec.kind === 'int' ? 'an integer' : 'a number';
   if (typeof value !== 'number' || !Number.isFinite(value)) {
-    fail(`must be ${what} in ${range}, got ${String(value)}`);
+    // A value from a file may be a string of any length: the message quotes its start only.
+    fail(`must be ${what} in ${range}, got ${shownValue(value)}`);
   }
   const n = value as number;
   const below = spec.minOpen ? n <= spec.min : n < spec.min;
@@ -68,6 +73,11 @@ export function checkField(scope: string, field: string, spec: FieldSpec, value:
   if ((spec.kind === 'int' && !Number.isInteger(n)) || below || above) {
     fail(`must be ${what} in ${range}, got ${n}`);
   }
+}
+
+/** A number field's range as messages write it: [0, 1], (0, 1], … */
+export function rangeText(spec: Pick<NumberField, 'min' | 'max' | 'minOpen' | 'maxOpen'>): string {
+  return `${spec.minOpen ? '(' : '['}${spec.min}, ${spec.max}${spec.maxOpen ? ')' : ']'}`;
 }
 
 /** Validates every field of a full config (unknown keys are errors too). */
@@ -125,7 +135,16 @@ export function configFromFlags<C extends object>(
             : raw
         : field.kind === 'choice'
           ? raw
-          : Number(raw);
+          : parseDecimal(raw);
+    if (field.kind !== 'boolean' && field.kind !== 'choice' && Number.isNaN(value)) {
+      // `0x10` would be 16 to Number(): refused, not read as something other than it looks.
+      const what = field.kind === 'int' ? 'an integer' : 'a number';
+      throw new OpInputError(
+        scope,
+        key,
+        `must be ${what} in ${rangeText(field)} ${DECIMAL_NOTATION}, got '${shownText(raw)}'`,
+      );
+    }
     checkField(scope, key, field, value);
     out[key] = value;
   }

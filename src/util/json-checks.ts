@@ -7,6 +7,7 @@
  */
 import { OpInputError } from './input-error';
 import { checkField, type FieldSpec } from './hyperparams';
+import { shownText } from './shown-text';
 
 /** A setting's value as JSON holds it. */
 type Settings = Record<string, number | boolean | string>;
@@ -49,7 +50,7 @@ export function child(path: string, key: string | number): string {
 }
 
 function quote(key: string): string {
-  const shown = key.length > 60 ? `${key.slice(0, 57)}…` : key;
+  const shown = shownText(key, 60);
   return `'${shown.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
 }
 
@@ -58,7 +59,7 @@ export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
   if (typeof value === 'string') {
-    return JSON.stringify(value.length > 40 ? `${value.slice(0, 37)}…` : value);
+    return JSON.stringify(shownText(value));
   }
   if (Array.isArray(value)) return `an array of ${value.length}`;
   if (typeof value === 'object') return 'an object';

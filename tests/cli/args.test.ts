@@ -56,7 +56,7 @@ describe('CliArgs', () => {
       'a word for a number',
       ['--seed=abc'],
       (a) => a.int('seed', 1, { min: 0, max: 10 }),
-      "--seed must be an integer in [0, 10], got 'abc'",
+      "--seed must be an integer in [0, 10] in decimal notation (digits, an optional . and e-exponent: 3, 0.001, 1e-3), got 'abc'",
     ],
     [
       'a prototype name as a choice',

@@ -1,9 +1,19 @@
 /** A model file's kind from its first bytes, and the refusals `--init` / `--in` give before decoding. */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { modelFileKind, readModelFile } from '../../src/cli/model-file';
+import { FlagError } from '../../src/cli/args';
+import { MAX_MODEL_FILE_BYTES, modelFileKind, readModelFile } from '../../src/cli/model-file';
+import { TRANSFORMER_LIMITS } from '../../src/models/transformer-config';
 import { main } from '../../src/cli/train';
 import { CHECKSUM_KEY } from '../../src/onnx/integrity';
 import { decodeModel, encodeModel } from '../../src/onnx/onnx-proto';
@@ -66,4 +76,60 @@ describe('model files', () => {
     );
     warn.mockRestore();
   }, 60_000);
+
+  it('refuses /dev/zero, a FIFO and a folder at once, by stat, before a byte is read', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'model-file-'));
+    const fifo = join(dir, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    const takes = 'a checkpoint';
+    const started = performance.now();
+    // Reading either whole would never end (/dev/zero) or block until a writer came (a FIFO).
+    expect(() => readModelFile('/dev/zero', 'init', takes)).toThrow(
+      '--init=/dev/zero is a character device, not a regular file',
+    );
+    expect(() => readModelFile(fifo, 'in', takes)).toThrow(
+      `--in=${fifo} is a FIFO (named pipe), not a regular file`,
+    );
+    expect(() => readModelFile(dir, 'init', takes)).toThrow(`--init=${dir} is a folder`);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('refuses a sparse file past the largest model the lab loads by its size, naming the bound', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'model-file-'));
+    const sparse = join(dir, 'giant.ckpt');
+    closeSync(openSync(sparse, 'w'));
+    truncateSync(sparse, 300_000_000); // 300 MB of holes: no disk, and nothing to read quickly
+    const started = performance.now();
+    expect(() => readModelFile(sparse, 'init', 'a checkpoint')).toThrow(
+      `--init=${sparse} is 300,000,000 bytes; --init reads at most ` +
+        `${MAX_MODEL_FILE_BYTES.toLocaleString('en')} bytes (the largest model the lab loads)`,
+    );
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('bounds model files by the largest transformer the limits allow, with its AdamW moments', () => {
+    // Counted by hand from TRANSFORMER_LIMITS (V = T = C = 256, 6 layers, untied, a value head):
+    // wte + wpe + lm_head = 3·256·256; per layer 2 LayerNorms (4C), qkv (3C² + 3C), proj (C² + C),
+    // fc (4C² + 4C), fc proj (4C² + C); the final LayerNorm 2C; the value head C + 1.
+    const [V, T, C, L] = [256, 256, 256, TRANSFORMER_LIMITS.layers[1]];
+    const perLayer =
+      4 * C + (3 * C * C + 3 * C) + (C * C + C) + (4 * C * C + 4 * C) + (4 * C * C + C);
+    const floats = V * C + T * C + V * C + L * perLayer + 2 * C + C + 1;
+    expect(MAX_MODEL_FILE_BYTES).toBe(floats * 4 * 3 + 4 * 1024 * 1024);
+  });
+
+  it('train --init=/dev/zero is refused at once with one line naming --init (finding 4)', async () => {
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    const error = await main([
+      '--algo=grpo',
+      '--task=copy',
+      '--backend=cpu',
+      '--updates=1',
+      '--init=/dev/zero',
+    ]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FlagError);
+    expect((error as FlagError).flag).toBe('init');
+    expect((error as Error).message).toMatch(/^--init=\/dev\/zero is a character device/);
+    log.mockRestore();
+  });
 });

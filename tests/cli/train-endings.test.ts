@@ -4,9 +4,16 @@
  * fails before the first update. The fault is injected by wrapping an environment trainer (the
  * loop under test is the CLI's, not the algorithm's).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/train';
 import { parseRunFile, runFromJson } from '../../src/compare/run-file';
@@ -121,7 +128,8 @@ describe('npm run train: the run file on every ending', () => {
       [1, 2, 3].map((updates) => expect.objectContaining({ updates, status: 'running' })),
     );
     expect(JSON.parse(readFileSync(out, 'utf8')).summary.updates).toBe(4);
-    expect(existsSync(`${out}.${process.pid}.tmp`)).toBe(false);
+    // No temporary file is left beside it.
+    expect(readdirSync(dirname(out))).toEqual([basename(out)]);
   });
 
   it('checks --out before training: a folder, a file as its parent, a trailing slash', async () => {
@@ -131,7 +139,7 @@ describe('npm run train: the run file on every ending', () => {
     writeFileSync(join(dir, 'file'), 'x');
     const cases: [string, string][] = [
       [join(dir, 'folder'), 'is a folder; give a file path inside it'],
-      [join(dir, 'file', 'run.json'), 'cannot create the folder'],
+      [join(dir, 'file', 'run.json'), `${join(dir, 'file')} is a file, not a folder`],
       [`${dir}/`, 'names a folder; give a file path'],
     ];
     for (const [out, message] of cases) {

@@ -308,7 +308,7 @@ describe('npm run train', () => {
     [
       'a value that is not a number',
       ['--reward-model', '--reward-model-pairs-per-step=many'],
-      'rewardModel: pairsPerStep must be an integer in [1, 256], got NaN',
+      'rewardModel: pairsPerStep must be an integer in [1, 256], got many',
     ],
     [
       'a field flag without the switch',

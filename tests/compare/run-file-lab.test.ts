@@ -80,6 +80,17 @@ describe('run files', () => {
     );
   });
 
+  it('quotes a 5 MB string given as config.lr cut short, in a one-line error (issue 42: 6)', () => {
+    const json = JSON.parse(runToJson(run));
+    json.spec.config.lr = 'x'.repeat(5_000_000);
+    const refusal = () => runFromJson(JSON.stringify(json), catalog);
+    expect(refusal).toThrow(/^spec\.config\.lr: must be a number in \(0, 1\], got x{37}…$/);
+    // The same for a reward model's setting and a task option: every checked field is cut.
+    json.spec.config.lr = 0.001;
+    json.spec.taskOptions.toolCost = 'y'.repeat(5_000_000);
+    expect(() => runFromJson(JSON.stringify(json), catalog)).toThrow(/got y{37}…$/);
+  });
+
   it('refuses a broken file with the JSON path named', () => {
     const text = runToJson(run).replace('"reward/mean":[0.25', '"reward/mean":[true');
     expect(() => runFromJson(text, catalog)).toThrow(/metrics\['reward\/mean'\]\[0\]/);
