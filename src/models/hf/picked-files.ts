@@ -36,7 +36,7 @@ export async function readJsonFile(files: CheckpointFiles, name: string): Promis
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new Error(`${name} is not valid JSON (${(error as Error).message})`);
+    throw new Error(`${name} is not valid JSON (${(error as Error).message})`, { cause: error });
   }
 }
 
