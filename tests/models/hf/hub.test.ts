@@ -9,6 +9,23 @@ import { MemoryModelCache } from '../../../src/models/hf/model-cache';
 /** Fixture files: a weights file large enough to arrive in several chunks. */
 const WEIGHTS = Uint8Array.from({ length: 300_000 }, (_, i) => (i * 7919 + (i >> 8)) & 255);
 const CONFIG = new TextEncoder().encode('{"model_type":"llama"}');
+/** A sharded model: the index names two shards (and the listing holds a file the lab skips). */
+const SHARDED: Record<string, Uint8Array> = {
+  'config.json': CONFIG,
+  'model.safetensors.index.json': new TextEncoder().encode(
+    JSON.stringify({
+      metadata: { total_size: 12 },
+      weight_map: {
+        a: 'model-00001-of-00002.safetensors',
+        b: 'model-00002-of-00002.safetensors',
+        c: 'model-00001-of-00002.safetensors',
+      },
+    }),
+  ),
+  'model-00001-of-00002.safetensors': Uint8Array.from([1, 2, 3, 4, 5]),
+  'model-00002-of-00002.safetensors': Uint8Array.from([6, 7, 8]),
+  'README.md': new TextEncoder().encode('# sharded'),
+};
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 interface Behaviour {
@@ -52,9 +69,21 @@ function serve(req: IncomingMessage, res: ServerResponse) {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(listing));
     return;
   }
+  if (url === '/api/models/org/sharded/tree/main') {
+    const listing = Object.entries(SHARDED).map(([path, bytes]) => ({
+      type: 'file',
+      path,
+      size: bytes.length,
+    }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(listing));
+    return;
+  }
   const files: Record<string, Uint8Array> = {
     '/org/tiny/resolve/main/config.json': CONFIG,
     '/org/tiny/resolve/main/model.safetensors': WEIGHTS,
+    ...Object.fromEntries(
+      Object.entries(SHARDED).map(([path, bytes]) => [`/org/sharded/resolve/main/${path}`, bytes]),
+    ),
   };
   const body = files[url];
   if (!body) {
@@ -224,6 +253,18 @@ describe('downloading from the Hub (a local server)', () => {
     behaviour.weightsSha = 'f'.repeat(64);
     await expect(downloadModel('org/tiny', { baseUrl, cache })).rejects.toThrow('does not match');
     expect(await cache.keys()).toEqual([resolveUrl('org/tiny', 'config.json', { baseUrl })]);
+  });
+
+  it('downloads the index and the shards it names, nothing else', async () => {
+    const files = await downloadModel('org/sharded', { baseUrl, cache: new MemoryModelCache() });
+    expect([...files.keys()]).toEqual([
+      'config.json',
+      'model.safetensors.index.json',
+      'model-00001-of-00002.safetensors',
+      'model-00002-of-00002.safetensors',
+    ]);
+    expect([...(await bytesOf(files.get('model-00002-of-00002.safetensors')!))]).toEqual([6, 7, 8]);
+    expect(requests.some((r) => r.url.endsWith('README.md'))).toBe(false);
   });
 
   it('names a missing model and refuses ids that are not org/name', async () => {
