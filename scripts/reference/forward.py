@@ -127,9 +127,13 @@ def _rotate_half(x):
     return torch.cat([-x[..., half:], x[..., :half]], dim=-1)
 
 
-def forward_torch(cfg, weights, ids, dtype=torch.float64):
+def forward_torch(cfg, weights, ids, dtype=torch.float64, trace=None):
     """ids: list of ints -> logits, torch [T, vocab] in `dtype` (float64 for the golden values;
-    float32 only to measure how far an f32 implementation lands from them)."""
+    float32 only to measure how far an f32 implementation lands from them).
+
+    trace: optional dict that receives intermediate values per layer l, each [T, width]:
+    "layers.{l}.q" / ".k" (after q/k norm and rotary, heads concatenated), ".attn" (attention
+    output before o_proj), ".out" (the residual stream after the layer); and "final_norm"."""
     a = Arch(cfg)
     W = {k: torch.from_numpy(np.asarray(v, dtype=np.float64)).to(dtype) for k, v in weights.items()}
 
@@ -154,18 +158,27 @@ def forward_torch(cfg, weights, ids, dtype=torch.float64):
             k = _rms_norm(k, W[p + "self_attn.k_norm.weight"], a.eps)
         q = q * cos + _rotate_half(q) * sin
         k = k * cos + _rotate_half(k) * sin
+        if trace is not None:
+            trace[f"layers.{l}.q"] = q.reshape(T, a.nh * a.hd).clone()
+            trace[f"layers.{l}.k"] = k.reshape(T, a.nkv * a.hd).clone()
         k = k.repeat_interleave(rep, dim=1)  # [T, nh, hd]: kv head j serves query heads j*rep..
         v = v.repeat_interleave(rep, dim=1)
         scores = torch.einsum("qhd,khd->hqk", q, k) / math.sqrt(a.hd)  # [nh, T, T]
         scores = scores.masked_fill(~causal, float("-inf"))
         probs = torch.softmax(scores, dim=-1)
         o = torch.einsum("hqk,khd->qhd", probs, v).reshape(T, a.nh * a.hd)
+        if trace is not None:
+            trace[f"layers.{l}.attn"] = o.clone()
         x = x + linear(o, p + "self_attn.o_proj", a.o_bias)
         h = _rms_norm(x, W[p + "post_attention_layernorm.weight"], a.eps)
         gate = linear(h, p + "mlp.gate_proj", a.mlp_bias)
         up = linear(h, p + "mlp.up_proj", a.mlp_bias)
         x = x + linear(torch.nn.functional.silu(gate) * up, p + "mlp.down_proj", a.mlp_bias)
+        if trace is not None:
+            trace[f"layers.{l}.out"] = x.clone()
     x = _rms_norm(x, W["model.norm.weight"], a.eps)
+    if trace is not None:
+        trace["final_norm"] = x.clone()
     head = W["model.embed_tokens.weight"] if a.tied else W["lm_head.weight"]
     return x @ head.T
 
@@ -191,8 +204,9 @@ def _rotate_vec(v, pos, theta):
     return out
 
 
-def forward_loops(cfg, weights, ids):
-    """Same function, one position and one head at a time -> numpy float64 [T, vocab]."""
+def forward_loops(cfg, weights, ids, trace=None):
+    """Same function, one position and one head at a time -> numpy float64 [T, vocab].
+    trace: as in forward_torch (numpy arrays)."""
     a = Arch(cfg)
     W = {k: np.asarray(v, dtype=np.float64) for k, v in weights.items()}
     T = len(ids)
@@ -219,6 +233,10 @@ def forward_loops(cfg, weights, ids):
             qs.append([_rotate_vec(e, t, a.theta) for e in qh])
             ks.append([_rotate_vec(e, t, a.theta) for e in kh])
             vs.append(vh)
+        if trace is not None:
+            trace[f"layers.{l}.q"] = np.stack([np.concatenate(e) for e in qs])
+            trace[f"layers.{l}.k"] = np.stack([np.concatenate(e) for e in ks])
+            trace[f"layers.{l}.attn"] = []
         new_xs = []
         for t in range(T):
             heads = []
@@ -232,6 +250,8 @@ def forward_loops(cfg, weights, ids):
                 for s in range(t + 1):
                     o += (ex[s] / z) * vs[s][g]
                 heads.append(o)
+            if trace is not None:
+                trace[f"layers.{l}.attn"].append(np.concatenate(heads))
             x = xs[t] + lin(np.concatenate(heads), p + "self_attn.o_proj", a.o_bias)
             h = _rms_vec(x, W[p + "post_attention_layernorm.weight"], a.eps)
             gate = lin(h, p + "mlp.gate_proj", a.mlp_bias)
@@ -239,8 +259,14 @@ def forward_loops(cfg, weights, ids):
             act = np.array([g_ / (1.0 + math.exp(-g_)) for g_ in gate]) * up
             new_xs.append(x + lin(act, p + "mlp.down_proj", a.mlp_bias))
         xs = new_xs
+        if trace is not None:
+            trace[f"layers.{l}.attn"] = np.stack(trace[f"layers.{l}.attn"])
+            trace[f"layers.{l}.out"] = np.stack(xs)
     head = W["model.embed_tokens.weight"] if a.tied else W["lm_head.weight"]
-    return np.stack([head.dot(_rms_vec(x, W["model.norm.weight"], a.eps)) for x in xs])
+    normed = [_rms_vec(x, W["model.norm.weight"], a.eps) for x in xs]
+    if trace is not None:
+        trace["final_norm"] = np.stack(normed)
+    return np.stack([head.dot(x) for x in normed])
 
 
 def log_softmax_loops(row):

@@ -37,6 +37,7 @@ ADDED = [
     ("</tool_call>", False),
 ]
 GREEDY_STEPS = 8
+LONG_LENGTH = 100  # past the 16/32/64-wide tiles a kernel may use
 LOGIT_DIGITS = 9  # significant digits kept for logits (float32 carries about 7)
 
 # ------------------------------------------------------------------ tokenizer
@@ -286,6 +287,23 @@ def float32_distance(cfg, weights, sequences, seqs):
     return max_logit, max_lp
 
 
+def intermediates(cfg, weights, ids):
+    """Per-layer values for one sequence, to find WHERE an implementation departs; the batched
+    and loop paths must agree on each."""
+    batched, loops = {}, {}
+    forward.forward_torch(cfg, weights, ids, trace=batched)
+    forward.forward_loops(cfg, weights, ids, trace=loops)
+    if set(batched) != set(loops):
+        raise RuntimeError("trace keys differ")
+    out = {"ids": ids}
+    for key in batched:
+        diff = float(np.max(np.abs(batched[key].numpy() - loops[key])))
+        if diff > 1e-10:
+            raise RuntimeError(f"intermediate {key} differs between paths by {diff}")
+        out[key] = [[round_sig(float(v)) for v in row] for row in batched[key]]
+    return out
+
+
 def check_causal_prefix(cfg, weights, ids):
     """Causality: the logits of a prefix do not depend on the tokens after it."""
     full = forward.forward_torch(cfg, weights, ids)
@@ -362,7 +380,9 @@ def golden_sequences(tok):
         raise RuntimeError(f"seq24 text gives only {len(seq24)} ids")
     seq24 = seq24[:22] + [tok.token_id("</tool_call>"), eot]
     prompt = tok.encode("<|im_start|>user\nWhat is 3 + 4?<|im_end|>\n<|im_start|>assistant\n")
-    return [seq1, seq7, seq24], prompt
+    rng = np.random.default_rng(99)
+    long_seq = [int(i) for i in rng.integers(0, tok.size, LONG_LENGTH)]
+    return [seq1, seq7, seq24], prompt, long_seq
 
 
 # ------------------------------------------------------------------ output
@@ -390,7 +410,7 @@ def write_json(path, obj):
         f.write(enc(obj, 0) + "\n")
 
 
-def make_model(out_dir, spec, tok, sequences, prompt, tok_json):
+def make_model(out_dir, spec, tok, sequences, prompt, long_seq, tok_json):
     folder = os.path.join(out_dir, spec["name"])
     os.makedirs(folder, exist_ok=True)
     for old in os.listdir(folder):
@@ -419,6 +439,9 @@ def make_model(out_dir, spec, tok, sequences, prompt, tok_json):
             }
         )
     f32_logit, f32_lp = float32_distance(cfg, weights, sequences, seqs)
+    long_logits, long_lp, long_diff = score_sequence(cfg, weights, long_seq)
+    max_diff = max(max_diff, long_diff)
+    trace = intermediates(cfg, weights, sequences[1])
     prefix_diff = check_causal_prefix(cfg, weights, sequences[-1])
     rotary_diff = check_rotary_relative(cfg)
     g_ids, g_lp, g_margins = greedy(cfg, weights, prompt, GREEDY_STEPS)
@@ -441,6 +464,12 @@ def make_model(out_dir, spec, tok, sequences, prompt, tok_json):
             "float32_forward_max_abs_logprob_diff": f32_lp,
         },
         "sequences": seqs,
+        "long_sequence": {
+            "ids": long_seq,
+            "logprobs": long_lp,
+            "last_logits": [round_sig(float(v)) for v in long_logits[-1]],
+        },
+        "intermediates": trace,
         "greedy": {
             "prompt_ids": prompt,
             "ids": g_ids,
@@ -577,9 +606,9 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
     tok = build_tokenizer()
     tok_json = tok.tokenizer_json()
-    sequences, prompt = golden_sequences(tok)
+    sequences, prompt, long_seq = golden_sequences(tok)
     for spec in model_specs(tok):
-        make_model(out_dir, spec, tok, sequences, prompt, tok_json)
+        make_model(out_dir, spec, tok, sequences, prompt, long_seq, tok_json)
     make_tokenizer_golden(out_dir, tok)
 
 
