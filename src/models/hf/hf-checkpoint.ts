@@ -6,10 +6,11 @@
  * not read), as are the rotary inv_freq buffers some older exports hold.
  *
  * Values go into f32 (exact from F32, F16 and BF16) and/or f16 halves for GPU storage (rounded to
- * nearest even, overflow to ±inf counted), a tensor at a time, so no file is read whole.
+ * nearest even, overflow to ±inf counted), a tensor at a time, so no file is read whole; with
+ * onTensorData the values stream out a tensor at a time and no whole-model array is kept.
  */
 import type { ModelSpec } from '../model-spec';
-import { ParamLayout } from '../param-layout';
+import { ParamLayout, type ParamEntry } from '../param-layout';
 import { hfParamSpecs } from './hf-weights';
 import type { RandomAccessSource } from './random-access-source';
 import {
@@ -41,13 +42,22 @@ export interface LoadOptions {
   f16?: boolean;
   /** After each tensor: how many are done of how many. */
   onTensor?: (done: number, total: number, name: string) => void;
+  /**
+   * Streams each tensor's values instead of keeping the whole model: called once per tensor with
+   * its layout entry and its values (views valid only during the call, e.g. for writeBuffer at
+   * entry.offset), and no whole-model arrays are allocated or returned.
+   */
+  onTensorData?: (
+    entry: ParamEntry,
+    values: { f32?: Float32Array; f16?: Uint16Array },
+  ) => void | Promise<void>;
 }
 
 export interface LoadedWeights {
   layout: ParamLayout;
-  /** layout.total floats, padding zero. */
+  /** layout.total floats, padding zero (not when streamed). */
   f32?: Float32Array;
-  /** layout.total f16 bit patterns, padding zero. */
+  /** layout.total f16 bit patterns, padding zero (not when streamed). */
   f16?: Uint16Array;
   /** Finite values that became ±inf in f16 (0 when f16 was not asked for). */
   overflowed: number;
@@ -192,20 +202,27 @@ export async function loadHfWeights(
   if (problems.length > 0)
     throw new CheckpointError(`the checkpoint does not match config.json: ${problems.join('; ')}`);
 
-  const f32 = options.f32 === false ? undefined : new Float32Array(layout.total);
-  const f16 = options.f16 ? new Uint16Array(layout.total) : undefined;
+  const wantF32 = options.f32 !== false;
+  const wantF16 = options.f16 === true;
+  const stream = options.onTensorData;
+  // Streaming: one scratch array the size of the largest tensor, reused; else the whole model.
+  const largest = Math.max(...layout.entries.map((e) => e.size));
+  const f32 = wantF32 ? new Float32Array(stream ? largest : layout.total) : undefined;
+  const f16 = wantF16 ? new Uint16Array(stream ? largest : layout.total) : undefined;
   let overflowed = 0;
   const dtypes = new Set<SafetensorsDtype>();
   let done = 0;
   for (const entry of layout.entries) {
     const { header, info } = located.get(entry.name)!;
     dtypes.add(info.dtype);
-    if (f32) await readTensorF32(header, info, layout.view(f32, entry.name));
-    if (f16)
-      overflowed += (
-        await readTensorF16(header, info, f16.subarray(entry.offset, entry.offset + entry.size))
-      ).overflowed;
+    const start = stream ? 0 : entry.offset;
+    const f32Values = f32?.subarray(start, start + entry.size);
+    const f16Values = f16?.subarray(start, start + entry.size);
+    if (f32Values) await readTensorF32(header, info, f32Values);
+    if (f16Values) overflowed += (await readTensorF16(header, info, f16Values)).overflowed;
+    if (stream) await stream(entry, { f32: f32Values, f16: f16Values });
     options.onTensor?.(++done, layout.entries.length, entry.name);
   }
+  if (stream) return { layout, overflowed, dtypes: [...dtypes].sort(), ignored };
   return { layout, f32, f16, overflowed, dtypes: [...dtypes].sort(), ignored };
 }

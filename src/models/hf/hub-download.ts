@@ -138,7 +138,14 @@ function readResponseStart(
     throw new Retryable(`HTTP ${status}`);
   }
   if (status === 206) {
-    const range = parseContentRange(response.headers.get('content-range'));
+    const header = response.headers.get('content-range');
+    // A cross-origin response hides Content-Range unless the server exposes it; Content-Length
+    // is always readable, and the rest of a file of known size has exactly one length.
+    const length = Number(response.headers.get('content-length') ?? NaN);
+    if (header === null && known !== undefined && received > 0 && length === known - received) {
+      return { restart: false, total: known };
+    }
+    const range = parseContentRange(header);
     if (!range || range[0] !== received || received === 0) {
       void response.body?.cancel();
       throw new DownloadError(

@@ -129,7 +129,9 @@ export function planMemory(spec: ModelSpec, request: MemoryRequest): MemoryPlan 
     }
     const rows = tensor.shape[0]!;
     const rowBytes = bytes / rows;
-    const rowsPerPart = Math.floor(partLimit / rowBytes);
+    let rowsPerPart = Math.floor(partLimit / rowBytes);
+    // f16 is read as u32 pairs (unpack2x16float): a part's size must be a whole number of words.
+    if (rowBytes % 4 !== 0 && rowsPerPart % 2 === 1 && rowsPerPart > 1) rowsPerPart--;
     if (rowsPerPart === 0) {
       throw new MemoryPlanError(
         `memory plan: one row of ${tensor.name} is ${formatBytes(rowBytes)}, more than the ${formatBytes(partLimit)} a binding may hold`,

@@ -10,7 +10,12 @@
  * never held whole: into f32 (exact from all three) or into f16 halves for GPU storage.
  */
 import { jsonDepthProblem } from '../../util/json-depth';
-import { f16BitsToF32Bits, f32BitsToF16Bits, isF16Overflow } from './half-float';
+import {
+  bf16ToF16BitsTable,
+  f16ToF32BitsTable,
+  f32BitsToF16Bits,
+  isF16Overflow,
+} from './half-float';
 import type { RandomAccessSource } from './random-access-source';
 
 /** The largest header read: the reference implementation's bound (100 MB). */
@@ -234,7 +239,8 @@ export async function readTensorF32(
     else if (tensor.dtype === 'BF16') {
       for (let i = 0; i < words.length; i++) out[first + i] = (words[i]! << 16) >>> 0;
     } else {
-      for (let i = 0; i < words.length; i++) out[first + i] = f16BitsToF32Bits(words[i]!);
+      const table = f16ToF32BitsTable();
+      for (let i = 0; i < words.length; i++) out[first + i] = table[words[i]!]!;
     }
   });
 }
@@ -255,9 +261,19 @@ export async function readTensorF16(
       target.set(words, first);
       return;
     }
-    const shift = tensor.dtype === 'BF16' ? 16 : 0;
+    if (tensor.dtype === 'BF16') {
+      const table = bf16ToF16BitsTable();
+      for (let i = 0; i < words.length; i++) {
+        const bits = words[i]!;
+        const half = table[bits]!;
+        // A finite bf16 (exponent not all ones) that became ±inf.
+        if ((half & 0x7fff) === 0x7c00 && (bits & 0x7f80) !== 0x7f80) overflowed++;
+        target[first + i] = half;
+      }
+      return;
+    }
     for (let i = 0; i < words.length; i++) {
-      const bits = (words[i]! << shift) >>> 0;
+      const bits = words[i]!;
       const half = f32BitsToF16Bits(bits);
       if (isF16Overflow(bits, half)) overflowed++;
       target[first + i] = half;

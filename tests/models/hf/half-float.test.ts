@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  bf16ToF16BitsTable,
   bf16ToF32,
+  f16ToF32BitsTable,
   f16ToF32,
   f32BitsToF16Bits,
   f32ToF16,
@@ -103,5 +105,38 @@ describe('half-float conversions', () => {
     expect(bf16ToF32(0x7f7f)).toBe(3.3895313892515355e38); // largest finite bf16
     expect(bf16ToF32(0x0001)).toBe(2 ** -133); // smallest subnormal bf16
     expect(bf16ToF32(0xff80)).toBe(-Infinity);
+  });
+
+  it('tables: every f16 to its f32, every bf16 to its nearest f16 (ties to even)', () => {
+    const f16Table = f16ToF32BitsTable();
+    const wrong: number[] = [];
+    for (let h = 0; h < 0x10000; h++) {
+      u32[0] = f16Table[h]!;
+      const got = f32[0]!;
+      if (!(Object.is(got, f16ToF32(h)) || (Number.isNaN(got) && Number.isNaN(f16ToF32(h)))))
+        wrong.push(h);
+    }
+    const table = bf16ToF16BitsTable();
+    for (let b = 0; b < 0x10000; b++) {
+      const v = bf16ToF32(b);
+      const h = table[b]!;
+      if (Number.isNaN(v)) {
+        if (!Number.isNaN(f16ToF32(h))) wrong.push(b);
+        continue;
+      }
+      if (Math.abs(v) >= 65520) {
+        if (f16ToF32(h) !== Math.sign(v) * Infinity) wrong.push(b);
+        continue;
+      }
+      // h is finite with v's sign, and neither neighbour is nearer (a tie goes to the even one).
+      const d = Math.abs(f16ToF32(h) - v);
+      if (!Number.isFinite(d) || h >> 15 !== (Object.is(v, -0) || v < 0 ? 1 : 0)) wrong.push(b);
+      for (const n of [h - 1, h + 1]) {
+        if (n < 0 || (n & 0x7fff) >= 0x7c00 || n >> 15 !== h >> 15) continue;
+        const dn = Math.abs(f16ToF32(n) - v);
+        if (dn < d || (dn === d && h % 2 === 1)) wrong.push(b);
+      }
+    }
+    expect(wrong).toEqual([]);
   });
 });

@@ -135,6 +135,27 @@ describe('loading the fixture checkpoints', () => {
     }
   });
 
+  it('streams tensor by tensor the same values it would keep', async () => {
+    const spec = fromHfConfig(readJson('qwen2-tiny', 'config.json'));
+    const files = directoryFiles(join(FIXTURES, 'qwen2-tiny'));
+    const kept = await loadHfWeights(spec, files, { f16: true });
+    const streamedF32 = new Float32Array(kept.layout.total);
+    const streamedF16 = new Uint16Array(kept.layout.total);
+    const result = await loadHfWeights(spec, files, {
+      f16: true,
+      onTensorData: (entry, values) => {
+        expect(values.f32!.length).toBe(entry.size);
+        streamedF32.set(values.f32!, entry.offset);
+        streamedF16.set(values.f16!, entry.offset);
+      },
+    });
+    await files.close();
+    expect(result.f32).toBeUndefined();
+    expect(result.f16).toBeUndefined();
+    expect(Buffer.compare(Buffer.from(streamedF32.buffer), Buffer.from(kept.f32!.buffer))).toBe(0);
+    expect(Buffer.compare(Buffer.from(streamedF16.buffer), Buffer.from(kept.f16!.buffer))).toBe(0);
+  });
+
   it("reads the fixtures' generation_config.json", () => {
     expect(readGenerationConfig(readJson('qwen2-tiny', 'generation_config.json'))).toMatchObject({
       eos: [381, 379],

@@ -9,6 +9,23 @@ import { MemoryModelCache } from '../../../src/models/hf/model-cache';
 /** Fixture files: a weights file large enough to arrive in several chunks. */
 const WEIGHTS = Uint8Array.from({ length: 300_000 }, (_, i) => (i * 7919 + (i >> 8)) & 255);
 const CONFIG = new TextEncoder().encode('{"model_type":"llama"}');
+/** A sharded model: the index names two shards (and the listing holds a file the lab skips). */
+const SHARDED: Record<string, Uint8Array> = {
+  'config.json': CONFIG,
+  'model.safetensors.index.json': new TextEncoder().encode(
+    JSON.stringify({
+      metadata: { total_size: 12 },
+      weight_map: {
+        a: 'model-00001-of-00002.safetensors',
+        b: 'model-00002-of-00002.safetensors',
+        c: 'model-00001-of-00002.safetensors',
+      },
+    }),
+  ),
+  'model-00001-of-00002.safetensors': Uint8Array.from([1, 2, 3, 4, 5]),
+  'model-00002-of-00002.safetensors': Uint8Array.from([6, 7, 8]),
+  'README.md': new TextEncoder().encode('# sharded'),
+};
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 interface Behaviour {
@@ -17,6 +34,8 @@ interface Behaviour {
   cuts?: number;
   /** Answer Range requests (206) or ignore them (200 with the whole file). */
   honourRange: boolean;
+  /** Leave Content-Range out of 206 answers (as a cross-origin response hides it). */
+  hideContentRange?: boolean;
   /** Status to answer for a path, instead of the file. */
   status?: Record<string, number>;
   /** The listing's sha256 for the weights (default: the right one). */
@@ -50,9 +69,21 @@ function serve(req: IncomingMessage, res: ServerResponse) {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(listing));
     return;
   }
+  if (url === '/api/models/org/sharded/tree/main') {
+    const listing = Object.entries(SHARDED).map(([path, bytes]) => ({
+      type: 'file',
+      path,
+      size: bytes.length,
+    }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(listing));
+    return;
+  }
   const files: Record<string, Uint8Array> = {
     '/org/tiny/resolve/main/config.json': CONFIG,
     '/org/tiny/resolve/main/model.safetensors': WEIGHTS,
+    ...Object.fromEntries(
+      Object.entries(SHARDED).map(([path, bytes]) => [`/org/sharded/resolve/main/${path}`, bytes]),
+    ),
   };
   const body = files[url];
   if (!body) {
@@ -67,7 +98,8 @@ function serve(req: IncomingMessage, res: ServerResponse) {
     'content-length': String(part.length),
     'content-type': 'application/octet-stream',
   };
-  if (start > 0) headers['content-range'] = `bytes ${start}-${body.length - 1}/${body.length}`;
+  if (start > 0 && !behaviour.hideContentRange)
+    headers['content-range'] = `bytes ${start}-${body.length - 1}/${body.length}`;
   res.writeHead(start > 0 ? 206 : 200, headers);
   if (behaviour.cutAfter !== undefined && (behaviour.cuts ?? 0) > 0) {
     behaviour.cuts!--;
@@ -135,6 +167,21 @@ describe('downloading from the Hub (a local server)', () => {
     expect(starts[1]).toBeGreaterThanOrEqual(starts[0]! + 100_000);
     expect(progress.at(-1)).toBe(WEIGHTS.length);
     expect(await cache.keys()).toEqual([weightsUrl()]);
+  });
+
+  it('resumes without a readable Content-Range when the size is known and the length fits', async () => {
+    behaviour = { honourRange: true, hideContentRange: true, cutAfter: 100_000, cuts: 1 };
+    const blob = await downloadFile(weightsUrl(), {
+      file: 'w',
+      retryDelayMs: 0,
+      expectedSize: WEIGHTS.length,
+    });
+    expect(sameBytes(await bytesOf(blob), WEIGHTS)).toBe(true);
+    expect(requests.length).toBe(2);
+    // The size the first response announced is enough.
+    behaviour = { honourRange: true, hideContentRange: true, cutAfter: 100_000, cuts: 1 };
+    const again = await downloadFile(weightsUrl(), { file: 'w', retryDelayMs: 0 });
+    expect(sameBytes(await bytesOf(again), WEIGHTS)).toBe(true);
   });
 
   it('starts over when the server ignores Range, still with monotonic progress', async () => {
@@ -206,6 +253,18 @@ describe('downloading from the Hub (a local server)', () => {
     behaviour.weightsSha = 'f'.repeat(64);
     await expect(downloadModel('org/tiny', { baseUrl, cache })).rejects.toThrow('does not match');
     expect(await cache.keys()).toEqual([resolveUrl('org/tiny', 'config.json', { baseUrl })]);
+  });
+
+  it('downloads the index and the shards it names, nothing else', async () => {
+    const files = await downloadModel('org/sharded', { baseUrl, cache: new MemoryModelCache() });
+    expect([...files.keys()]).toEqual([
+      'config.json',
+      'model.safetensors.index.json',
+      'model-00001-of-00002.safetensors',
+      'model-00002-of-00002.safetensors',
+    ]);
+    expect([...(await bytesOf(files.get('model-00002-of-00002.safetensors')!))]).toEqual([6, 7, 8]);
+    expect(requests.some((r) => r.url.endsWith('README.md'))).toBe(false);
   });
 
   it('names a missing model and refuses ids that are not org/name', async () => {

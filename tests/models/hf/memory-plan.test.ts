@@ -110,6 +110,33 @@ describe('memory plan', () => {
     expect(formatBytes(planMemory(QWEN3_06B, request()).parameterBytes)).toBe('1.19 GB');
   });
 
+  it('keeps each f16 part a whole number of 4-byte words when a row is an odd number of halves', () => {
+    // Rows of 577 halves are 1,154 bytes; 3 rows fit 3,500 bytes, but 3 × 1,154 is not a multiple
+    // of 4, so parts hold 2 rows: 10 rows in 5 parts.
+    const odd: ModelSpec = {
+      ...SMOLLM2_135M,
+      vocab: 10,
+      width: 577,
+      heads: 1,
+      kvHeads: 1,
+      headDim: 2,
+      mlpWidth: 2,
+      layers: 1,
+      context: 16,
+    };
+    const limits = { maxBufferSize: 1 << 20, maxStorageBufferBindingSize: 3_500 };
+    const plan = planMemory(odd, request({ context: 1, limits }));
+    expect(plan.splits.find((s) => s.name === 'model.embed_tokens.weight')).toEqual({
+      name: 'model.embed_tokens.weight',
+      bytes: 11_540,
+      parts: 5,
+      rowsPerPart: 2,
+    });
+    expect(
+      planMemory(odd, request({ storage: 'f32', context: 1, limits })).splits[0],
+    ).toMatchObject({ rowsPerPart: 1, parts: 10 });
+  });
+
   it('counts activations of a forward pass (hand count for one decode step of SmolLM2)', () => {
     // N = 1: residual and normed 2·576, q 576, k and v 2·192, scores 9·8,192, attention output
     // 576, gate and up 2·1,536, logits 49,152, log-prob 1 — floats × 4 bytes.
