@@ -3,7 +3,7 @@
  * As the reference writer does, tensors are laid out in the data in header order, and the JSON
  * header is padded with spaces to a multiple of 8 bytes so the data starts 8-aligned.
  */
-import { f32ToF16 } from './half-float';
+import { f32ToF16 } from '../../util/half-float';
 import { DTYPE_BYTES, type SafetensorsDtype } from './safetensors';
 
 export interface TensorToWrite {

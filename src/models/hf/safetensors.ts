@@ -15,7 +15,7 @@ import {
   f16ToF32BitsTable,
   f32BitsToF16Bits,
   isF16Overflow,
-} from './half-float';
+} from '../../util/half-float';
 import type { RandomAccessSource } from './random-access-source';
 
 /** The largest header read: the reference implementation's bound (100 MB). */

@@ -17,7 +17,7 @@ import {
   llamaModelFromWeights,
   type LlamaCpuModel,
 } from '../../../src/models/hf/llama-cpu-weights';
-import { f16ToF32, f32ToF16 } from '../../../src/models/hf/half-float';
+import { f16ToF32, f32ToF16 } from '../../../src/util/half-float';
 import { loadFixture, readGolden, type Golden } from './load-fixture';
 
 const LOGIT_TOL = 2e-5;

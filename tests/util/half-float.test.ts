@@ -7,7 +7,7 @@ import {
   f32BitsToF16Bits,
   f32ToF16,
   isF16Overflow,
-} from '../../../src/models/hf/half-float';
+} from '../../src/util/half-float';
 
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
