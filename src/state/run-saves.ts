@@ -7,6 +7,7 @@
 import { keptInspection } from './kept-inspection';
 import type { LabRun } from './lab-run.svelte';
 import type { RunStorePort } from './run-store';
+import { errorText } from '../util/error-text';
 
 /** A training run's last update is read for keeping (LabRun.inspection) at most this often, in ms. */
 export const INSPECT_EVERY_MS = 5000;
@@ -29,8 +30,6 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
     );
   });
 }
-
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export interface RunSavesOptions {
   /** Where runs are kept (IndexedDB in the app); none: nothing is saved. */
