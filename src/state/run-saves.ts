@@ -72,6 +72,21 @@ export class RunSaves {
     this.timers.set(run, timer);
   }
 
+  /**
+   * Saves the run as it is now, without reading its inspection first (a worker may take up to
+   * INSPECT_WAIT_MS to answer, and a reader may reload the page meanwhile): what a pause
+   * acknowledges is already in storage when it resolves. A save with the inspection may follow.
+   */
+  async saveNow(run: LabRun): Promise<void> {
+    const store = this.options.store;
+    if (!store || !this.options.kept(run)) return;
+    try {
+      await store.save(run.toStored());
+    } catch (error) {
+      this.options.note(`runs could not be saved: ${errorText(error)}`);
+    }
+  }
+
   /** A deleted run: its waiting save is dropped. */
   cancel(run: LabRun): void {
     const timer = this.timers.get(run);

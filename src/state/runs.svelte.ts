@@ -263,11 +263,16 @@ export class RunManager {
     });
   }
 
-  /** Pauses the run, then keeps its checkpoint (in the background) and its last update. */
+  /**
+   * Pauses the run and saves it with its last update before resolving (a reload right after a
+   * pause must find every update the run showed); then keeps its inspection and checkpoint in the
+   * background.
+   */
   pause(run: LabRun): Promise<void> {
     return this.command(run, async () => {
       await run.port?.api.pause();
-      this.scheduleSave(run, 0); // reads its last update for keeping first
+      await this.saves.saveNow(run);
+      this.scheduleSave(run, 0); // with its last update's inspection, read from the worker
       void this.checkpoints.take(run);
     });
   }

@@ -453,6 +453,23 @@ describe('RunManager: keeping runs', () => {
     expect(runs.get(run.id)!.steps).toBe(1);
   });
 
+  it('a pause resolves only once the last update is stored, however slow the inspection', async () => {
+    const { store, runs } = memoryStore();
+    const { manager, workers } = setUp({ inspectMs: 1500 }, store, undefined, 60_000);
+    const run = await manager.create(spec);
+    await manager.start(run);
+    workers[0]!.send(oneUpdate(-80));
+    workers[0]!.send({
+      ...oneUpdate(-70),
+      points: [{ step: 2, metrics: { 'charts/episodic_return': -70 } }],
+    });
+    expect(run.steps).toBe(2);
+    await manager.pause(run);
+    // No wait: a reload now must find both updates, though the inspection is 1.5 s away.
+    expect(runs.get(run.id)).toMatchObject({ steps: 2 });
+    expect(runs.get(run.id)!.series['charts/episodic_return']!.y).toEqual([-80, -70]);
+  });
+
   it('restores stored runs without workers, and replays one when it is started', async () => {
     const { store } = memoryStore([storedRun]);
     const { manager, workers } = setUp({}, store);
