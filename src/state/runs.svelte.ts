@@ -9,7 +9,7 @@
 import { runToJson } from '../compare/run-file';
 import { keptInspection } from './kept-inspection';
 import { LabRun } from './lab-run.svelte';
-import { goalMet, type LessonGoal } from './lesson-goal';
+import { goalMet, workerGoal, type LessonGoal } from './lesson-goal';
 import { COLORBLIND_SAFE_PALETTE } from './palette';
 import { PARK_WAIT_MS, RunCheckpoints, type CheckpointStorePort } from './run-checkpoints';
 import { RunGoals } from './run-goals';
@@ -259,7 +259,8 @@ export class RunManager {
     run.stoppedBy = undefined;
     return this.command(run, async () => {
       await this.ensureWorker(run);
-      await run.port!.api.start();
+      // A lesson run's worker stops it at the update where its check passes or its budget ends.
+      await run.port!.api.start(workerGoal(run.goal, run));
     });
   }
 

@@ -4,7 +4,8 @@
  * UI in batches. run.worker.ts exposes it; tests drive it directly in Node.
  */
 import { algorithm } from '../rl/registry';
-import { timedUpdate, type Trainer } from '../rl/trainer';
+import { timedUpdate, type Metrics, type Trainer } from '../rl/trainer';
+import { GoalWatch } from './run-goal';
 import { checkpointProblem, type RunCheckpoint } from './run-checkpoint';
 import { envCheckpointTaker, resumeEnvRun } from './env-checkpoint';
 import { envOnnxExporter } from './env-export';
@@ -16,6 +17,7 @@ import type {
   ReplayPlan,
   RunListener,
   RunMessage,
+  RunGoal,
   RunSpec,
   RunWorkerApi,
   Settings,
@@ -72,6 +74,8 @@ export function createRunHost({
   let points: MetricPoint[] = [];
   let sentEvents = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  /** The lesson goal of the current start, judged after each of its updates. */
+  let goal: GoalWatch | undefined;
   /** When metrics were last sent (performance.now()). */
   let lastFlush = -Infinity;
   // Work that must not interleave with an update (it may use the model): run between updates.
@@ -117,7 +121,7 @@ export function createRunHost({
     points = [];
   }
 
-  async function updateOnce(active: Trainer<Settings>): Promise<void> {
+  async function updateOnce(active: Trainer<Settings>): Promise<Metrics> {
     activity = 'updating';
     let metrics;
     try {
@@ -133,6 +137,14 @@ export function createRunHost({
     const since = performance.now() - lastFlush;
     if (since >= flushMs) flush();
     else timer ??= setTimeout(flush, flushMs - since);
+    return metrics;
+  }
+
+  /** The end of a pause, once the training loop has stopped: the last metrics, then 'paused'. */
+  function finishPause(): void {
+    flush();
+    life.move('stopped');
+    emit({ type: 'status', status: 'paused' });
   }
 
   /** An update or a step threw: the run fails (unless it is being disposed) and says why. */
@@ -155,7 +167,11 @@ export function createRunHost({
       while (granted) {
         const sliceStart = performance.now();
         do {
-          await updateOnce(active);
+          const metrics = await updateOnce(active);
+          if (goal?.reached(active.step, metrics)) {
+            goal = undefined; // reached: a later start brings its own
+            life.move('pause'); // it pauses itself, as pause() would
+          }
           await drainBetweenUpdates();
         } while (state() === 'training' && performance.now() - sliceStart <= sliceMs);
         const ms = performance.now() - sliceStart;
@@ -168,6 +184,8 @@ export function createRunHost({
       activity = 'idle';
       await drainBetweenUpdates();
     }
+    // Paused (by pause() or by the goal) rather than failed or disposed: say so.
+    if (state() === 'pausing') finishPause();
   }
 
   /**
@@ -332,25 +350,25 @@ export function createRunHost({
       emit({ type: 'status', status: 'idle' });
     },
 
-    async start(): Promise<void> {
+    async start(given?: RunGoal): Promise<void> {
       const active = requireTrainer();
+      const watch = GoalWatch.start(given, active.step); // a bad goal is refused before a start
       if (state() === 'training') return;
       await loop; // a pause under way ends first
       if (state() === 'training') return; // another start came in meanwhile
+      goal = watch;
       life.move('start');
       emit({ type: 'status', status: 'running' });
       loop = train(active);
     },
 
     async pause(): Promise<void> {
-      if (state() !== 'training') return;
-      life.move('pause');
-      stopWaiting();
-      await loop;
-      if (state() !== 'pausing') return; // it failed, or was disposed, on the way
-      flush();
-      life.move('stopped');
-      emit({ type: 'status', status: 'paused' });
+      if (state() === 'training') {
+        life.move('pause');
+        stopWaiting();
+      }
+      // The training loop ends the pause (finishPause); one under way is waited for too.
+      if (state() === 'pausing') await loop;
     },
 
     async step(): Promise<void> {
@@ -359,7 +377,7 @@ export function createRunHost({
       await loop;
       if (state() === 'training') throw new Error('pause the run before stepping it');
       const active = requireTrainer();
-      loop = updateOnce(active).catch(fail);
+      loop = updateOnce(active).then(() => {}, fail);
       await loop;
       flush();
     },
