@@ -4,6 +4,8 @@ import policyLossSource from '../../kernels/policy_loss.wgsl?raw';
 import forwardSource from '../../kernels/token_logprobs.wgsl?raw';
 import { statusSlotsOf } from '../../src/gpu/input-status';
 import { partialColumns } from '../../src/gpu/kernels/policy-loss';
+import { reducedStats } from '../../src/gpu/kernels/reduced-stats';
+import valueLossSource from '../../kernels/value_loss.wgsl?raw';
 import { WHITEN_STATS } from '../../src/gpu/kernels/whiten';
 import { statLayout } from '../../src/gpu/stat-record';
 import { reflectConstant, reflectConstants, reflectSlots } from '../../src/gpu/wgsl-reflect';
@@ -70,6 +72,15 @@ describe('kernel constants the wrappers read', () => {
     expect(() => partialColumns(swapped)).toThrow('do not match');
     const counted = policyLossSource.replace('PARTIALS: u32 = 9u', 'PARTIALS: u32 = 8u');
     expect(() => partialColumns(counted)).toThrow('PARTIALS = 8');
+  });
+
+  it('value loss: the loss and the clip fraction the reduce pass writes, by name', () => {
+    const stats = reducedStats('value_loss.wgsl', valueLossSource, ['clipfrac']);
+    expect([stats.columns, stats.length]).toEqual([3, 2]);
+    expect(stats.read(new Float32Array([0.75, 0.125]))).toEqual({ loss: 0.75, clipfrac: 0.125 });
+    expect(() => reducedStats('value_loss.wgsl', valueLossSource, ['clipFraction'])).toThrow(
+      'value_loss.wgsl: columns [lossSum, tokens, clipfrac] and PARTIALS = 3 do not match',
+    );
   });
 
   it('token log-probs: status slots in the order of the shader SLOT_ constants', () => {

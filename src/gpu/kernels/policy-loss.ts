@@ -21,7 +21,8 @@ import { type CommandBatch, workgroupGrid } from '../batch';
 import type { GpuContext } from '../context';
 import { INPUT_STATUS_WGSL, InputStatus } from '../input-status';
 import { defineKernel } from '../kernel';
-import { reflectConstant, reflectSlots } from '../wgsl-reflect';
+import { reflectConstant } from '../wgsl-reflect';
+import { reducedStats } from './reduced-stats';
 import {
   checkBindingSize,
   encodeLossReduce,
@@ -81,18 +82,9 @@ const PARTIAL_COLUMNS = partialColumns(source);
  * in order (the reduce pass turns column k ≥ 2 into statistic k − 2). Checked once, at load.
  */
 export function partialColumns(wgsl: string): number {
-  const columns = reflectSlots(wgsl, 'COL_');
+  // The COL_ names in camelCase: pg_clipfrac → pgClipfrac, clip_ratio/low_mean → clipRatioLowMean.
   const camel = (stat: string) => stat.replace(/[_/]([a-z])/g, (_, c: string) => c.toUpperCase());
-  const expected = ['lossSum', 'tokens', ...POLICY_LOSS_STATS.map(camel)];
-  const declared = [...columns].sort((a, b) => a[1] - b[1]).map(([name]) => name);
-  const partials = reflectConstant(wgsl, 'PARTIALS');
-  if (declared.join() !== expected.join() || partials !== expected.length) {
-    throw new Error(
-      `policy_loss.wgsl: columns [${declared.join(', ')}] and PARTIALS = ${partials} do not ` +
-        `match [${expected.join(', ')}] (POLICY_LOSS_STATS)`,
-    );
-  }
-  return partials;
+  return reducedStats('policy_loss.wgsl', wgsl, POLICY_LOSS_STATS.map(camel)).columns;
 }
 
 /** params.loss_type of each loss, read from the kernel's LOSS_ constants. */
