@@ -6,6 +6,9 @@ import { statusSlotsOf } from '../../src/gpu/input-status';
 import { partialColumns } from '../../src/gpu/kernels/policy-loss';
 import { reducedStats } from '../../src/gpu/kernels/reduced-stats';
 import valueLossSource from '../../kernels/value_loss.wgsl?raw';
+import gradNormLayout from '../../kernels/lib/grad_norm_layout.wgsl?raw';
+import { GRAD_NORM_LAYOUT_WGSL } from '../../src/gpu/kernels/nn/grad-norm';
+import { GRAD_STATS } from '../../src/ops/nn/grad-norm';
 import { WHITEN_STATS } from '../../src/gpu/kernels/whiten';
 import { statLayout } from '../../src/gpu/stat-record';
 import { reflectConstant, reflectConstants, reflectSlots } from '../../src/gpu/wgsl-reflect';
@@ -81,6 +84,15 @@ describe('kernel constants the wrappers read', () => {
     expect(() => reducedStats('value_loss.wgsl', valueLossSource, ['clipFraction'])).toThrow(
       'value_loss.wgsl: columns [lossSum, tokens, clipfrac] and PARTIALS = 3 do not match',
     );
+  });
+
+  it("grad norm and AdamW: 3 floats per partial, the stats' words where GRAD_STATS has them", () => {
+    expect(GRAD_NORM_LAYOUT_WGSL).toBe(gradNormLayout);
+    expect(reflectConstant(gradNormLayout, 'PARTIAL_FLOATS')).toBe(3);
+    const names = ['gradNorm', 'clipScale', 'applied', 'step'] as const;
+    const { slots } = statLayout(gradNormLayout, 'STAT_', names);
+    expect(slots).toEqual({ gradNorm: 0, clipScale: 1, applied: 2, step: 3 });
+    expect(names.map((name) => GRAD_STATS[name])).toEqual([0, 1, 2, 3]);
   });
 
   it('token log-probs: status slots in the order of the shader SLOT_ constants', () => {
