@@ -21,7 +21,8 @@ export default ts.config(
     },
   },
   {
-    // Imports point down DESIGN.md's layer order (written once: LAYERS in scripts/eslint-layers.mjs).
+    // Imports point down the layer order of docs/architecture.md (written once: LAYERS in
+    // scripts/eslint-layers.mjs).
     files: ['src/**/*.{ts,js,mjs,svelte}'],
     plugins: { local: layers },
     rules: {

@@ -35,6 +35,15 @@ struct Params {
 @group(0) @binding(5) var<storage, read_write> stats: array<f32>;      // (8)
 @group(0) @binding(6) var<storage, read_write> status: array<atomic<u32>>;
 
+// Where `finish` writes each statistic in stats; the wrapper reads them back by these names.
+const EV_VALUE: u32 = 0u;
+const EV_DEFINED: u32 = 1u;
+const EV_VAR_RETURNS: u32 = 2u;
+const EV_VAR_RESIDUAL: u32 = 3u;
+const EV_TOKENS: u32 = 4u;
+const EV_MEAN_RETURNS: u32 = 5u;
+const EV_MEAN_RESIDUAL: u32 = 6u;
+
 alias ScratchValue = vec4f;
 var<workgroup> scratch: array<ScratchValue, WORKGROUP_SIZE>;
 
@@ -115,23 +124,20 @@ fn finish(@builtin(local_invocation_index) lid: u32) {
   }
   let n = sums.x;
   let correction = f32(params.correction);
-  var out = array<f32, 8>(0.0, 0.0, 0.0, 0.0, n, 0.0, 0.0, 0.0);
+  var out = array<f32, 8>(); // zeros; the last slot is padding
+  out[EV_TOKENS] = n;
   if (n > correction) {
     let constant = range.x == -range.y; // max R = min R
     let var_r = select(squares.x / (n - correction), 0.0, constant);
     let var_d = squares.y / (n - correction);
     let denominator = var_r + params.epsilon;
     let defined = denominator > 0.0;
-    out = array<f32, 8>(
-      select(0.0, 1.0 - var_d / denominator, defined),
-      select(0.0, 1.0, defined),
-      var_r,
-      var_d,
-      n,
-      sums.y / n,
-      sums.z / n,
-      0.0,
-    );
+    out[EV_VALUE] = select(0.0, 1.0 - var_d / denominator, defined);
+    out[EV_DEFINED] = select(0.0, 1.0, defined);
+    out[EV_VAR_RETURNS] = var_r;
+    out[EV_VAR_RESIDUAL] = var_d;
+    out[EV_MEAN_RETURNS] = sums.y / n;
+    out[EV_MEAN_RESIDUAL] = sums.z / n;
   }
   for (var k = 0u; k < 8u; k++) {
     stats[k] = out[k];

@@ -26,22 +26,28 @@ struct Params {
 // The moments of all B scores (whiten_stats.wgsl layout) when std_mode = 2, else a stand-in.
 @group(0) @binding(2) var<storage, read> batch_stats: array<f32>;
 @group(0) @binding(3) var<storage, read_write> advantages: array<f32>;  // (B)
-// (num_groups, 3): mean, std, zero-std flag (1.0 / 0.0).
+// (num_groups, STATS_PER_GROUP): mean, std, zero-std flag (1.0 / 0.0) at their GROUP_ slots.
 @group(0) @binding(4) var<storage, read_write> group_stats: array<f32>;
 @group(0) @binding(5) var<storage, read_write> status: array<atomic<u32>>;
 
+// Where each group's statistics go in group_stats; the wrapper reads them back by these names.
+const GROUP_MEAN: u32 = 0u;
+const GROUP_STD: u32 = 1u;
+const GROUP_ZERO_STD: u32 = 2u;
+const STATS_PER_GROUP: u32 = 3u;
+
 fn batch_std() -> f32 {
-  let count = batch_stats[0];
-  if (batch_stats[3] == batch_stats[4]) {
+  let count = batch_stats[STAT_COUNT];
+  if (batch_stats[STAT_LO] == batch_stats[STAT_HI]) {
     return 0.0; // all B scores equal
   }
   if (params.unbiased != 0u) {
     if (count > 1.0) {
-      return sqrt(batch_stats[2] / (count - 1.0));
+      return sqrt(batch_stats[STAT_M2] / (count - 1.0));
     }
     return 0.0;
   }
-  return sqrt(batch_stats[2] / count);
+  return sqrt(batch_stats[STAT_M2] / count);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -97,9 +103,10 @@ fn main(
     }
     sigma = sqrt(m2 / denom);
   }
-  group_stats[k * 3u] = mean;
-  group_stats[k * 3u + 1u] = sigma;
-  group_stats[k * 3u + 2u] = select(0.0, 1.0, zero_std);
+  let at = k * STATS_PER_GROUP;
+  group_stats[at + GROUP_MEAN] = mean;
+  group_stats[at + GROUP_STD] = sigma;
+  group_stats[at + GROUP_ZERO_STD] = select(0.0, 1.0, zero_std);
 
   // #region std-divisor
   var scale_std = sigma;

@@ -6,17 +6,31 @@
 //   tokenLoss[i]  = ℓ (0 where masked)
 //   gradLogp[i]   = m·∂ℓ/∂logp, token-local (ppo, gspo 'token', reinforce); for gspo 'sequence'
 //                   the row's coupled gradient m·s·G/max(n, 1) with G = Σ_t m·∂ℓ_t/∂s
-//   partials[row] = (Σ m·ℓ, Σ m, then the 7 statistic numerators in POLICY_LOSS_STATS order)
+//   partials[row] = (Σ m·ℓ, Σ m, then the 7 statistic numerators), at the COL_ slots below
 // Non-finite inputs are reported per tensor through the input status (slots: logp, oldLogp,
 // advantages, mask). f32 throughout.
 
 override WORKGROUP_SIZE: u32 = 64u;
 
+// params.loss_type; the wrapper (src/gpu/kernels/policy-loss.ts) reads these codes from here.
 const LOSS_PPO: u32 = 0u;
 const LOSS_GSPO_TOKEN: u32 = 1u;
 const LOSS_GSPO_SEQUENCE: u32 = 2u;
 const LOSS_REINFORCE: u32 = 3u;
 const GSPO_LOG_RATIO_MAX: f32 = 10.0;
+
+// Columns of a row's partials. The reduce pass (loss_aggregation_reduce.wgsl) turns column k ≥ 2
+// into statistic k − 2; the wrapper checks at load that the COL_ names after the first two are
+// POLICY_LOSS_STATS in order (src/ops/policy-loss.ts), and reads PARTIALS from here.
+const COL_LOSS_SUM: u32 = 0u;
+const COL_TOKENS: u32 = 1u;
+const COL_PG_CLIPFRAC: u32 = 2u;
+const COL_PG_CLIPFRAC_LOWER: u32 = 3u;
+const COL_PPO_KL: u32 = 4u;
+const COL_CLIP_RATIO_LOW_MEAN: u32 = 5u;
+const COL_CLIP_RATIO_HIGH_MEAN: u32 = 6u;
+const COL_CLIP_RATIO_REGION_MEAN: u32 = 7u;
+const COL_APPROX_KL_HALF_SQ: u32 = 8u;
 const PARTIALS: u32 = 9u;
 
 struct Params {
@@ -201,15 +215,15 @@ fn main(
   let total_c = scratch_c[0];
   if (lid == 0u) {
     let p = row * PARTIALS;
-    partials[p] = total_a.x;
-    partials[p + 1u] = total_a.y;
-    partials[p + 2u] = total_a.z;
-    partials[p + 3u] = total_a.w;
-    partials[p + 4u] = total_b.x;
-    partials[p + 5u] = total_b.y;
-    partials[p + 6u] = total_b.z;
-    partials[p + 7u] = total_b.w;
-    partials[p + 8u] = total_c.x;
+    partials[p + COL_LOSS_SUM] = total_a.x;
+    partials[p + COL_TOKENS] = total_a.y;
+    partials[p + COL_PG_CLIPFRAC] = total_a.z;
+    partials[p + COL_PG_CLIPFRAC_LOWER] = total_a.w;
+    partials[p + COL_PPO_KL] = total_b.x;
+    partials[p + COL_CLIP_RATIO_LOW_MEAN] = total_b.y;
+    partials[p + COL_CLIP_RATIO_HIGH_MEAN] = total_b.z;
+    partials[p + COL_CLIP_RATIO_REGION_MEAN] = total_b.w;
+    partials[p + COL_APPROX_KL_HALF_SQ] = total_c.x;
   }
 
   // gspo 'sequence': ∂loss/∂logp_t = scale_row · m_t · s · G / max(n, 1); scale_row comes later.

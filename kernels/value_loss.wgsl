@@ -6,7 +6,7 @@
 //   vClipped = old + clamp(v − old, −c, c)    l1 = (v − R)²    l2 = (vClipped − R)²
 //   tokenLoss = m · max(l1, l2)
 //   grad      = m · [l2 ≤ l1] · (v − R)      = ∂(½ℓ)/∂v, scaled per row by the aggregation later
-// and per row, as the aggregation's partials (rows, 3):
+// and per row, as the aggregation's partials (rows, PARTIALS), at the COL_ slots below:
 //   (Σ_t m · ½ℓ, Σ_t m, Σ_t m · [l2 > l1])
 // so the reduce pass yields ½ · aggregate(ℓ) and the clip fraction, and its row scales turn grad
 // into ∂loss/∂vpreds. Non-finite vpreds / oldValues / returns (slots 0, 1, 2) are reported through
@@ -30,7 +30,13 @@ struct Params {
 @group(0) @binding(4) var<storage, read> mask: array<f32>;            // (rows, cols), 0/1
 @group(0) @binding(5) var<storage, read_write> tokenLoss: array<f32>; // (rows, cols)
 @group(0) @binding(6) var<storage, read_write> grad: array<f32>;      // (rows, cols)
-@group(0) @binding(7) var<storage, read_write> partials: array<f32>;  // (rows, 3)
+@group(0) @binding(7) var<storage, read_write> partials: array<f32>;  // (rows, PARTIALS)
+
+// Columns of a row's partials; the wrapper (src/gpu/kernels/value-loss.ts) reads them from here.
+const COL_LOSS_SUM: u32 = 0u;
+const COL_TOKENS: u32 = 1u;
+const COL_CLIPFRAC: u32 = 2u;
+const PARTIALS: u32 = 3u;
 @group(0) @binding(8) var<storage, read_write> status: array<atomic<u32>>;
 
 alias ScratchValue = vec3f;
@@ -80,8 +86,8 @@ fn main(
   scratch[lid] = acc;
   let total = workgroup_sum(lid);
   if (lid == 0u) {
-    partials[3u * row] = total.x;
-    partials[3u * row + 1u] = total.y;
-    partials[3u * row + 2u] = total.z;
+    partials[PARTIALS * row + COL_LOSS_SUM] = total.x;
+    partials[PARTIALS * row + COL_TOKENS] = total.y;
+    partials[PARTIALS * row + COL_CLIPFRAC] = total.z;
   }
 }

@@ -32,15 +32,15 @@ fn main(
   if (i >= params.n) {
     return;
   }
-  let count = stats[0];
-  let mean = stats[1];
+  let count = stats[STAT_COUNT];
+  let mean = stats[STAT_MEAN];
   var variance = 0.0;
   if (params.unbiased != 0u) {
     if (count > 1.0) {
-      variance = stats[2] / (count - 1.0);
+      variance = stats[STAT_M2] / (count - 1.0);
     }
   } else if (count > 0.0) {
-    variance = stats[2] / count;
+    variance = stats[STAT_M2] / count;
   }
   var denom = variance + params.epsilon;
   if (params.clamp != 0u) {

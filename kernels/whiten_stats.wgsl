@@ -26,7 +26,7 @@ struct Params {
 @group(0) @binding(1) var<storage, read> x: array<f32>;             // (n)
 @group(0) @binding(2) var<storage, read> mask: array<f32>;          // (n) 0/1
 @group(0) @binding(3) var<storage, read_write> partials: array<f32>; // (num_chunks, 5)
-// (8): n, mean, M2, min, max, then three zeros of padding.
+// (8): n, mean, M2, min, max at their STAT_ slots (lib/whiten_stats_layout.wgsl), then zeros.
 @group(0) @binding(4) var<storage, read_write> stats: array<f32>;
 @group(0) @binding(5) var<storage, read_write> status: array<atomic<u32>>;
 
@@ -180,11 +180,11 @@ fn merge(@builtin(local_invocation_index) lid: u32) {
       total.mean = total.lo;
       total.m2 = 0.0;
     }
-    stats[0] = total.n;
-    stats[1] = total.mean;
-    stats[2] = total.m2;
-    stats[3] = total.lo;
-    stats[4] = total.hi;
+    stats[STAT_COUNT] = total.n;
+    stats[STAT_MEAN] = total.mean;
+    stats[STAT_M2] = total.m2;
+    stats[STAT_LO] = total.lo;
+    stats[STAT_HI] = total.hi;
     stats[5] = 0.0;
     stats[6] = 0.0;
     stats[7] = 0.0;

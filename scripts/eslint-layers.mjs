@@ -1,6 +1,6 @@
 /**
  * The layer rule: a file under src/ imports only its own layer and the layers below it
- * (DESIGN.md, "Layers"). Data flows down, never up:
+ * (docs/architecture.md, "Layers"). Data flows down, never up:
  *
  *   ui, state → lessons → cli → compare → worker → onnx → rl → agents → envs → models
  *     → gpu (with the kernels/ folder of .wgsl files) → ops → util
@@ -76,7 +76,10 @@ export function layerViolation(importer, target) {
 const layersRule = {
   meta: {
     type: 'problem',
-    docs: { description: 'imports point down the layer order of DESIGN.md' },
+    docs: {
+      description: 'imports point down the layer order of docs/architecture.md',
+      url: 'docs/architecture.md#layers',
+    },
     schema: [
       {
         type: 'object',
@@ -94,7 +97,7 @@ const layersRule = {
         additionalProperties: false,
       },
     ],
-    messages: { up: "'{{source}}': {{why}}." },
+    messages: { up: "'{{source}}': {{why}} (the layers: docs/architecture.md)." },
   },
   create(context) {
     const root = context.cwd;

@@ -2,7 +2,8 @@
 // contiguous range of parameters. CPU reference: src/ops/nn/adamw.ts (adamwStep).
 //
 // One invocation per element, grid over (x, y). Reads from stats (written earlier in the same
-// command encoder by grad_norm_finish.wgsl): clipScale (word 1), applied (word 2), step t (word 3).
+// command encoder by grad_norm_finish.wgsl): clipScale, applied and step t, at their STAT_ words
+// (kernels/lib/grad_norm_layout.wgsl, prepended by the wrapper).
 // When applied = 0 (non-finite gradient norm) it writes nothing: weights, m and v stay as they were.
 //   g = grad · clipScale
 //   p ← p − lr·wd·p
@@ -59,11 +60,11 @@ fn main(
   @builtin(local_invocation_index) lid: u32,
 ) {
   let i = (wid.x + wid.y * groups.x) * WORKGROUP_SIZE + lid;
-  if (i >= params.count || stats[2] == 0u) {
+  if (i >= params.count || stats[STAT_APPLIED] == 0u) {
     return;
   }
-  let scale = bitcast<f32>(stats[1]);
-  let t = bitcast<f32>(stats[3]);
+  let scale = bitcast<f32>(stats[STAT_CLIP_SCALE]);
+  let t = bitcast<f32>(stats[STAT_STEP]);
   let step_size = params.lr / one_minus_pow(params.log_beta1, t);
   let sqrt_correction2 = sqrt(one_minus_pow(params.log_beta2, t));
 

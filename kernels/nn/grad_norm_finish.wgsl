@@ -8,7 +8,8 @@
 //                  the norm is not finite
 //   [2] applied    1 if the norm is finite (the optimizer step runs), else 0
 //   [3] step       the optimizer's step count, + 1 only when applied
-// The wrapper prepends kernels/lib/workgroup_reduce.wgsl (workgroup_sum).
+// The wrapper prepends kernels/lib/grad_norm_layout.wgsl (PARTIAL_FLOATS, the STAT_ words) and
+// kernels/lib/workgroup_reduce.wgsl (workgroup_sum).
 
 override WORKGROUP_SIZE: u32 = 64u;
 
@@ -33,7 +34,8 @@ const CLIP_EPS = 1e-6;         // PyTorch clip_grad_norm_
 fn main(@builtin(local_invocation_index) lid: u32) {
   var acc = vec3f(0.0);
   for (var j = lid; j < params.blocks; j += WORKGROUP_SIZE) {
-    acc += vec3f(partials[3u * j], partials[3u * j + 1u], partials[3u * j + 2u]);
+    let p = PARTIAL_FLOATS * j;
+    acc += vec3f(partials[p], partials[p + 1u], partials[p + 2u]);
   }
   scratch[lid] = acc;
   let total = workgroup_sum(lid);
@@ -44,21 +46,21 @@ fn main(@builtin(local_invocation_index) lid: u32) {
   let overflow = (bitcast<u32>(total.x) & EXPONENT_BITS) == EXPONENT_BITS;
   let norm = sqrt(total.x);
   if (total.y > 0.0) {
-    stats[0] = NAN_BITS;
-    stats[1] = 0u;
-    stats[2] = 0u;
+    stats[STAT_GRAD_NORM] = NAN_BITS;
+    stats[STAT_CLIP_SCALE] = 0u;
+    stats[STAT_APPLIED] = 0u;
   } else if (total.z > 0.0 || overflow) {
-    stats[0] = EXPONENT_BITS;  // +Inf
-    stats[1] = 0u;
-    stats[2] = 0u;
+    stats[STAT_GRAD_NORM] = EXPONENT_BITS;  // +Inf
+    stats[STAT_CLIP_SCALE] = 0u;
+    stats[STAT_APPLIED] = 0u;
   } else {
     var scale = 1.0;
     if (params.max_norm > 0.0) {
       scale = min(1.0, params.max_norm / (norm + CLIP_EPS));
     }
-    stats[0] = bitcast<u32>(norm);
-    stats[1] = bitcast<u32>(scale);
-    stats[2] = ONE_BITS;
-    stats[3] = bitcast<u32>(bitcast<f32>(stats[3]) + 1.0);
+    stats[STAT_GRAD_NORM] = bitcast<u32>(norm);
+    stats[STAT_CLIP_SCALE] = bitcast<u32>(scale);
+    stats[STAT_APPLIED] = ONE_BITS;
+    stats[STAT_STEP] = bitcast<u32>(bitcast<f32>(stats[STAT_STEP]) + 1.0);
   }
 }

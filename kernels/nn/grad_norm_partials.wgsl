@@ -58,8 +58,8 @@ fn main(
   scratch[lid] = acc;
   let total = workgroup_sum(lid);
   if (lid == 0u) {
-    partials[3u * w] = total.x;
-    partials[3u * w + 1u] = total.y;
-    partials[3u * w + 2u] = total.z;
+    partials[PARTIAL_FLOATS * w] = total.x;
+    partials[PARTIAL_FLOATS * w + 1u] = total.y;
+    partials[PARTIAL_FLOATS * w + 2u] = total.z;
   }
 }

@@ -39,6 +39,7 @@ import {
 } from './run-record';
 // Types only: the parser's result type, which these readers fill field by field.
 import type { ImportedRun, RecordedModel } from './run-file';
+import { errorText } from '../util/error-text';
 
 /**
  * Where a language-model run started, where a file says (a lab-run file under `spec.`, a CLI run
@@ -333,10 +334,7 @@ export function readInit(value: unknown, path: string): StartFrom {
   try {
     bytes = base64ToBytes(text);
   } catch (error) {
-    throw new ImportError(
-      child(path, 'bytes'),
-      error instanceof Error ? error.message : String(error),
-    );
+    throw new ImportError(child(path, 'bytes'), errorText(error));
   }
   if (bytes.length === 0) throw new ImportError(child(path, 'bytes'), 'must not be empty');
   return { kind: 'file', name, bytes };

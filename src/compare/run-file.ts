@@ -91,6 +91,7 @@ import {
   type Settings,
 } from './run-record';
 import type { LinkedRun } from './url-state';
+import { errorText } from '../util/error-text';
 
 export { ImportError, IMPORT_LIMITS } from '../util/json-checks';
 
@@ -306,7 +307,7 @@ export function parseRunFile(text: string, catalog: CompareCatalog): ImportedRun
   try {
     json = JSON.parse(text);
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorText(error);
     throw new ImportError('(file)', `is not valid JSON (${why})`);
   }
   const root = expectRecord(json, '');

@@ -6,7 +6,7 @@
  *
  * Algorithm metadata (config specs, defaults, tasks) comes in as a CompareCatalog — the RunCatalog
  * the lab worker already sends the UI — so these modules stay pure data and the UI never has to
- * import src/rl/ (DESIGN.md: the UI talks to workers only).
+ * import src/rl/ (docs/architecture.md: the UI talks to workers only).
  */
 import type { AlgorithmInfo, RunCatalog, RunEvent, Settings } from '../worker/run-protocol';
 

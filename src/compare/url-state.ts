@@ -41,6 +41,7 @@ import type { CurriculumConfig } from '../rl/curriculum';
 import type { RewardModelConfig } from '../rl/reward-model';
 import type { RetainedTaskSpec } from '../worker/run-protocol';
 import { findAlgorithm, tasksFor, type CompareCatalog, type Settings } from './run-record';
+import { errorText } from '../util/error-text';
 
 /** The hash query parameter that carries a comparison. */
 export const URL_STATE_PARAM = 'compare';
@@ -227,7 +228,7 @@ export function decodeComparison(token: string, catalog: CompareCatalog): Linked
     if (tooDeep) throw new Error(tooDeep);
     json = JSON.parse(text);
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorText(error);
     throw new UrlStateError('(link)', `is damaged (${why})`);
   }
   if (!Array.isArray(json)) {

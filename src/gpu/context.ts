@@ -14,6 +14,7 @@ import { BufferPool } from './buffer-pool';
 import { CommandBatch } from './batch';
 import { PipelineCache } from './pipeline-cache';
 import { getWebGpuApi } from './webgpu-api';
+import { errorText } from '../util/error-text';
 
 export type GpuEvent =
   | { type: 'device-lost'; reason: GPUDeviceLostReason; message: string }
@@ -202,8 +203,4 @@ export async function acquireGpu(options: AcquireOptions = {}): Promise<GpuAcqui
   >;
   const summary: AdapterSummary = { runtime, ...readInfo(adapter), features, limits };
   return { ok: true, gpu: new GpuContext(instance, device, summary) };
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -5,6 +5,7 @@
  * index).
  */
 import statusWgsl from '../../kernels/lib/input_status.wgsl?raw';
+import { reflectSlots } from './wgsl-reflect';
 import { OpInputError } from '../ops/errors';
 import type { GpuContext } from './context';
 
@@ -70,4 +71,22 @@ export class InputStatus {
   release(): void {
     this.gpu.pool.release(this.buffer);
   }
+}
+
+/**
+ * A kernel's status slots in the order its `const SLOT_NAME = k;` constants give them (the
+ * reflected names in camelCase, e.g. SLOT_DLOGP → dlogp), each described by `byName`; the kernel
+ * is the one place that says which slot is which.
+ */
+export function statusSlotsOf(source: string, byName: Record<string, StatusSlot>): StatusSlot[] {
+  const slots = reflectSlots(source, 'SLOT_');
+  const names = [...slots].sort((a, b) => a[1] - b[1]).map(([name]) => name);
+  const unknown = names.filter((name) => !(name in byName));
+  if (unknown.length || names.length !== Object.keys(byName).length) {
+    throw new Error(
+      `status slots: the kernel declares [${names.join(', ')}], the wrapper describes ` +
+        `[${Object.keys(byName).join(', ')}]`,
+    );
+  }
+  return names.map((name) => byName[name]!);
 }

@@ -3,6 +3,7 @@
  * browsers and workers, the `webgpu` npm package (Dawn) in Node.
  */
 import type { GpuUnavailableReason } from './adapter-summary';
+import { errorText } from '../util/error-text';
 
 export interface WebGpuApi {
   gpu: GPU;
@@ -35,7 +36,7 @@ async function loadDawn(): Promise<WebGpuApiResult> {
     installNodeGlobals(dawn.globals);
     return { ok: true, api: { gpu: dawn.create([]), runtime: 'node-dawn' } };
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorText(error);
     return {
       ok: false,
       reason: {

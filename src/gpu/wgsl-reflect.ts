@@ -65,3 +65,50 @@ export function reflectStruct(source: string, structName: string): [string, stri
 export function isScalarType(type: string): type is ScalarType {
   return type === 'u32' || type === 'i32' || type === 'f32';
 }
+
+// `const NAME: u32 = 9u;` or `const NAME = 9u;` at module scope (a whole number, decimal or hex).
+const CONSTANT_RE = /\bconst\s+(\w+)\s*(?::\s*u32\s*)?=\s*(0x[0-9a-fA-F]+|\d+)u\s*;/g;
+
+/** Every module-scope `const NAME: u32 = Nu;` of a shader, by name. */
+export function reflectConstants(source: string): Map<string, number> {
+  const constants = new Map<string, number>();
+  for (const m of stripComments(source).matchAll(CONSTANT_RE)) {
+    const [, name, value] = m;
+    if (name && value) constants.set(name, Number(value));
+  }
+  return constants;
+}
+
+/**
+ * The value of a shader's `const NAME: u32 = Nu;`, so that TypeScript reads a number the kernel
+ * depends on (a tile size, a column count, a code) from the kernel instead of repeating it.
+ */
+export function reflectConstant(source: string, name: string): number {
+  const value = reflectConstants(source).get(name);
+  if (value === undefined) throw new Error(`WGSL constant ${name} (a u32 const) not found`);
+  return value;
+}
+
+/**
+ * Named slots of an output a kernel writes by position: its `const <prefix>NAME = k;` constants,
+ * e.g. STAT_MEAN = 1u → { mean: 1 } (the rest of the name in camelCase). The slots must be
+ * 0 … n − 1, each once, so that the record read back has no gaps and no two names for one slot.
+ */
+export function reflectSlots(source: string, prefix: string): Map<string, number> {
+  const slots = new Map<string, number>();
+  for (const [name, value] of reflectConstants(source)) {
+    if (!name.startsWith(prefix)) continue;
+    const camel = name
+      .slice(prefix.length)
+      .toLowerCase()
+      .replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+    slots.set(camel, value);
+  }
+  const values = [...slots.values()].sort((a, b) => a - b);
+  if (values.length === 0 || values.some((v, k) => v !== k)) {
+    throw new Error(
+      `WGSL slots ${prefix}*: expected 0 … n − 1 each once, got [${values.join(', ')}]`,
+    );
+  }
+  return slots;
+}

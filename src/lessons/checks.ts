@@ -15,35 +15,34 @@
  *
  * op is one of >=, <=, >, <. Pure functions: the widget and the CPU tests share them.
  */
+import {
+  BASELINE,
+  WINDOW,
+  baselineMean,
+  compare,
+  windowMean,
+  type CheckOp,
+  type MetricCheck,
+} from '../worker/metric-check';
 import type { Inspection } from '../worker/run-protocol';
 
 type GridInspection = Extract<Inspection, { kind: 'grid' }>;
 
-/** Values averaged by a metric check (the last 10, as the brief of the lesson widgets asks). */
-export const WINDOW = 10;
-/**
- * The first values a gain check takes as the run's start: 5 updates of 64 answers measure a
- * success rate near 0.25 to about ±0.03 (one standard error).
- */
-export const BASELINE = 5;
+// The metric checks' arithmetic lives with the worker, which judges a lesson run's goal after
+// every update (src/worker/metric-check.ts); the lesson parser and the widgets read it from here.
+export {
+  BASELINE,
+  WINDOW,
+  baselineMean,
+  checkedValue,
+  compare,
+  metricCheckPassed,
+  windowMean,
+  type CheckOp,
+  type MetricCheck,
+} from '../worker/metric-check';
 
-export type CheckOp = '>=' | '<=' | '>' | '<';
-
-export type Check =
-  | {
-      kind: 'metric';
-      metric: string;
-      op: CheckOp;
-      value: number;
-      /** Values needed before the check is judged (WINDOW at least). */
-      after: number;
-      /** Compare the gain over the run's first BASELINE values instead of the level. */
-      gain: boolean;
-      text: string;
-    }
-  | { kind: 'path'; op: CheckOp; value: number; text: string };
-
-export type MetricCheck = Extract<Check, { kind: 'metric' }>;
+export type Check = MetricCheck | { kind: 'path'; op: CheckOp; value: number; text: string };
 
 const PATTERN =
   /^\s*([A-Za-z_][\w/.-]*)(\s+gain)?\s*(>=|<=|>|<)\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?:\s+after\s+(\d+))?\s*$/;
@@ -76,56 +75,6 @@ export function parseCheck(text: string): Check | string {
     return { kind: 'path', op, value, text: text.trim() };
   }
   return { kind: 'metric', metric: name, op, value, after, gain, text: text.trim() };
-}
-
-export function compare(x: number, op: CheckOp, y: number): boolean {
-  switch (op) {
-    case '>=':
-      return x >= y;
-    case '<=':
-      return x <= y;
-    case '>':
-      return x > y;
-    case '<':
-      return x < y;
-  }
-}
-
-/** Mean of the last WINDOW values, or undefined while there are fewer. */
-export function windowMean(values: readonly number[], window = WINDOW): number | undefined {
-  if (values.length < window) return undefined;
-  let sum = 0;
-  for (let i = values.length - window; i < values.length; i++) sum += values[i]!;
-  return sum / window;
-}
-
-/** Mean of the first BASELINE values: the run's start, as a gain check measures it. */
-export function baselineMean(values: readonly number[]): number | undefined {
-  if (values.length < BASELINE) return undefined;
-  let sum = 0;
-  for (let i = 0; i < BASELINE; i++) sum += values[i]!;
-  return sum / BASELINE;
-}
-
-/**
- * What a metric check compares now: the window's mean, or its gain over the start (undefined
- * while there are too few values to judge).
- */
-export function checkedValue(
-  check: Check & { kind: 'metric' },
-  values: readonly number[],
-): number | undefined {
-  if (values.length < check.after) return undefined;
-  const mean = windowMean(values);
-  if (mean === undefined || !check.gain) return mean;
-  const start = baselineMean(values);
-  return start === undefined ? undefined : mean - start;
-}
-
-/** A metric check on a run's series for that metric. */
-export function metricCheckPassed(check: Check & { kind: 'metric' }, values: readonly number[]) {
-  const value = checkedValue(check, values);
-  return value !== undefined && compare(value, check.op, check.value);
 }
 
 /**

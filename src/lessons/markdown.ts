@@ -6,6 +6,7 @@
 import katex from 'katex';
 import { Marked, type TokenizerAndRendererExtension } from 'marked';
 import { LessonError } from './errors';
+import { errorText } from '../util/error-text';
 
 interface MathToken {
   type: 'mathBlock' | 'mathInline';
@@ -17,7 +18,7 @@ function tex(text: string, displayMode: boolean, where: { file: string; line: nu
   try {
     return katex.renderToString(text, { displayMode, throwOnError: true, output: 'htmlAndMathml' });
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorText(error);
     throw new LessonError(where.file, where.line, `math '${text}' does not render: ${reason}`);
   }
 }

@@ -9,6 +9,7 @@ import type {
   KernelCheckResult,
   LabWorkerApi,
 } from '../worker/lab-protocol';
+import { errorText } from '../util/error-text';
 
 export class BackendState {
   report = $state.raw<BackendReport | undefined>(undefined);
@@ -49,7 +50,7 @@ export class BackendState {
       await this.worker.onGpuEvent(proxy((event: GpuEvent) => (this.gpuEvent = event)));
       this.report = await this.worker.probeBackend({ backend });
     } catch (error) {
-      this.probeError = error instanceof Error ? error.message : String(error);
+      this.probeError = errorText(error);
     }
   }
 
@@ -59,7 +60,7 @@ export class BackendState {
     try {
       this.check = await this.worker.runKernelCheck({ rows, cols, seed: 1 });
     } catch (error) {
-      this.checkError = error instanceof Error ? error.message : String(error);
+      this.checkError = errorText(error);
     } finally {
       this.checking = false;
     }

@@ -22,6 +22,35 @@ import type {
 /** Points kept per metric of a run; longer histories are halved (neighbours merged). */
 export const MAX_POINTS = 10_000;
 
+/** What a worker reports while it builds a run: cleared whenever a new worker builds it. */
+export function freshSetup() {
+  return {
+    warmup: undefined,
+    rewardModel: undefined,
+    replay: undefined,
+    backend: undefined,
+  } satisfies Partial<LabRun>;
+}
+
+/**
+ * Everything a run has trained and shown, as it is before its first update: a new run starts
+ * from it and a reset goes back to it (the id, label, colour, spec and lesson goal stay).
+ */
+export function freshProgress(spec: RunSpec) {
+  return {
+    ...freshSetup(),
+    series: {},
+    events: [],
+    config: { ...spec.config },
+    steps: 0,
+    storedBackend: undefined,
+    inspection: undefined,
+    phase: undefined,
+    checkPassedAt: undefined,
+    stoppedBy: undefined,
+  } satisfies Partial<LabRun>;
+}
+
 export class LabRun {
   status = $state<RunStatus>('warming');
   error = $state<string | undefined>(undefined);
@@ -74,8 +103,18 @@ export class LabRun {
     port: RunPort | undefined,
   ) {
     this.port = port;
-    this.config = { ...spec.config };
+    this.resetProgress();
     if (!port) this.status = 'stored';
+  }
+
+  /** Back to before the first update (freshProgress). */
+  resetProgress(): void {
+    Object.assign(this, freshProgress(this.spec));
+  }
+
+  /** Forgets what an earlier worker reported while it built the run (freshSetup). */
+  clearSetup(): void {
+    Object.assign(this, freshSetup());
   }
 
   /** A stored run as the lab shows it before its worker starts. */

@@ -3,12 +3,15 @@
  * check first passes (a widget always paused its run then), and, for a language model, when it
  * reaches its preset's budget of updates (presetBudget: the updates within which the lesson claims
  * its check). Without it a run left training in the background trained on for ever, taking turns
- * at training from the run on the reader's page. RunManager applies the rule after every batch of
- * updates (runs.svelte.ts); the widget only shows what it did.
+ * at training from the run on the reader's page. The run's worker judges a metric check and the
+ * budget after every update and pauses the run at the update that reached them (workerGoal);
+ * RunManager applies the rule again after every batch of updates (runs.svelte.ts), which marks
+ * the run and judges a path check; the widget only shows what they did.
  */
 import { metricCheckPassed, type Check } from '../lessons/checks';
 import { PRESETS, presetBudget, type LessonPreset, type PresetName } from '../lessons/presets';
 import type { Series } from './run-store';
+import type { RunGoal } from '../worker/run-protocol';
 
 /** What a lesson run trains toward; kept with the run (StoredRun.goal), so a reload keeps it. */
 export interface LessonGoal {
@@ -41,8 +44,8 @@ export function budgetReached(goal: LessonGoal, before: number, steps: number): 
 /**
  * The update at which a metric check first passed within the batch that took the run past
  * `before` updates (undefined: not passed; a path check needs the run's grid). Updates reach the
- * page in batches — a tabular run makes hundreds in one — so the run stops some updates after its
- * check passed; the widget names the update where it did, not where the run stopped.
+ * page in batches — a tabular run makes hundreds in one — so the pass is looked for within the
+ * batch; the worker has stopped the run at that update (workerGoal).
  */
 export function metricGoalPassedAt(
   goal: LessonGoal,
@@ -70,6 +73,27 @@ export function goalMet(
   run: { steps: number; checkPassedAt: number | undefined },
 ): boolean {
   return run.checkPassedAt !== undefined || (goal.budget !== undefined && run.steps >= goal.budget);
+}
+
+/**
+ * What the run's worker judges after every update when the run is started (RunGoal): the metric
+ * check while it has not passed, with the values so far, and the budget while it lies ahead.
+ * Undefined: nothing left for the worker to stop at (a path check stays with RunGoals, which
+ * reads the run's grid).
+ */
+export function workerGoal(
+  goal: LessonGoal | undefined,
+  run: { steps: number; checkPassedAt: number | undefined; series: Record<string, Series> },
+): RunGoal | undefined {
+  if (!goal) return undefined;
+  const check =
+    goal.check.kind === 'metric' && run.checkPassedAt === undefined ? goal.check : undefined;
+  const budget = goal.budget !== undefined && run.steps < goal.budget ? goal.budget : undefined;
+  if (!check && budget === undefined) return undefined;
+  return {
+    ...(check ? { check: { ...check }, history: [...(run.series[check.metric]?.y ?? [])] } : {}),
+    ...(budget !== undefined ? { budget } : {}),
+  };
 }
 
 /** What a widget and a run card say of a run its goal paused. */

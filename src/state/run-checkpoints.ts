@@ -6,6 +6,7 @@
  */
 import type { RunCheckpoint } from '../worker/run-checkpoint';
 import type { RunStatus, RunWorkerApi } from '../worker/run-protocol';
+import { errorText } from '../util/error-text';
 
 /**
  * Where language-model runs keep their latest checkpoint (RunCheckpoint, ~1–2 MB for the lab's
@@ -60,7 +61,6 @@ export interface RunCheckpointsOptions<R extends CheckpointedRun> {
   note: (text: string) => void;
 }
 
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 const short = (run: CheckpointedRun) => run.label.split(' ')[0] ?? run.id;
 
 /** `promise`, or what `late()` gives (or throws) if it has not settled after `ms`. */

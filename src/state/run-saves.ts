@@ -7,6 +7,7 @@
 import { keptInspection } from './kept-inspection';
 import type { LabRun } from './lab-run.svelte';
 import type { RunStorePort } from './run-store';
+import { errorText } from '../util/error-text';
 
 /** A training run's last update is read for keeping (LabRun.inspection) at most this often, in ms. */
 export const INSPECT_EVERY_MS = 5000;
@@ -29,8 +30,6 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
     );
   });
 }
-
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export interface RunSavesOptions {
   /** Where runs are kept (IndexedDB in the app); none: nothing is saved. */
@@ -71,6 +70,21 @@ export class RunSaves {
       });
     }, delay);
     this.timers.set(run, timer);
+  }
+
+  /**
+   * Saves the run as it is now, without reading its inspection first (a worker may take up to
+   * INSPECT_WAIT_MS to answer, and a reader may reload the page meanwhile): what a pause
+   * acknowledges is already in storage when it resolves. A save with the inspection may follow.
+   */
+  async saveNow(run: LabRun): Promise<void> {
+    const store = this.options.store;
+    if (!store || !this.options.kept(run)) return;
+    try {
+      await store.save(run.toStored());
+    } catch (error) {
+      this.options.note(`runs could not be saved: ${errorText(error)}`);
+    }
   }
 
   /** A deleted run: its waiting save is dropped. */

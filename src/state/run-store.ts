@@ -14,6 +14,7 @@ import {
   type RunSpec,
   type Settings,
 } from '../worker/run-protocol';
+import { errorText } from '../util/error-text';
 
 /** One metric of one run: x = update number, y = value (only updates that reported it). */
 export interface Series {
@@ -144,7 +145,7 @@ export async function openRunStore(): Promise<RunStore> {
   try {
     db = await openDb();
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorText(error);
     return memorylessStore(`IndexedDB refused (${why}): runs last until the page closes`);
   }
   const tx = (mode: IDBTransactionMode, store = STORE) =>

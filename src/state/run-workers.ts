@@ -64,7 +64,15 @@ export class RunWorkers {
     return port;
   }
 
-  async build(run: LabRun, port: RunPort, plan?: ReplayPlan, checkpoint?: RunCheckpoint) {
+  /**
+   * Builds the run in `port`'s worker; `plan`: the saved updates to replay (and `checkpoint`, where
+   * they start from), for a run that has trained before.
+   */
+  async build(
+    run: LabRun,
+    port: RunPort,
+    { plan, checkpoint }: { plan?: ReplayPlan; checkpoint?: RunCheckpoint } = {},
+  ) {
     const hang = this.hangs.get(port);
     const listener = proxy((message: RunMessage) => {
       hang?.alive();

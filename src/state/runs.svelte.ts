@@ -9,7 +9,7 @@
 import { runToJson } from '../compare/run-file';
 import { keptInspection } from './kept-inspection';
 import { LabRun } from './lab-run.svelte';
-import { goalMet, type LessonGoal } from './lesson-goal';
+import { goalMet, workerGoal, type LessonGoal } from './lesson-goal';
 import { COLORBLIND_SAFE_PALETTE } from './palette';
 import { PARK_WAIT_MS, RunCheckpoints, type CheckpointStorePort } from './run-checkpoints';
 import { RunGoals } from './run-goals';
@@ -28,6 +28,7 @@ import type {
   Settings,
 } from '../worker/run-protocol';
 import type { RunCheckpoint } from '../worker/run-checkpoint';
+import { errorText } from '../util/error-text';
 
 // The run as the UI shows it, the worker ports and the save interval live in their own files;
 // importers keep reading them from here.
@@ -38,8 +39,6 @@ export type { Series };
 
 /** Line colours, one per run in creation order: colour-blind-safe, ≥ 3:1 contrast on white. */
 export const RUN_COLORS: readonly string[] = [...COLORBLIND_SAFE_PALETTE];
-
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export interface RunManagerOptions {
   catalog: CatalogPort;
@@ -59,6 +58,24 @@ export interface RunManagerOptions {
   checkpoints?: CheckpointStorePort;
   /** A training run with checkpoints is checkpointed this often, in ms. Default 30 000. */
   checkpointEveryMs?: number;
+}
+
+/** How a run is created (RunManager.create) besides its spec. */
+export interface CreateRunOptions {
+  /** Added to the run's label, e.g. "copy of #3, lr=0.1". */
+  note?: string;
+  /**
+   * Gets the run as soon as it exists, so a caller can show its set-up (warm-up, reward model)
+   * while it is built.
+   */
+  onAdded?: (run: LabRun) => void;
+  /**
+   * The lesson widget opening it (LabRun.origin); at the limit of runs at once, a lesson run is
+   * parked to make room for it.
+   */
+  origin?: string;
+  /** The widget's check and budget, where the run stops by itself (lesson-goal.ts). */
+  goal?: LessonGoal;
 }
 
 export class RunManager {
@@ -163,20 +180,13 @@ export class RunManager {
     return this.runs.findLast((run) => run.origin === origin);
   }
 
-  /** Starts a worker and builds the run there; a refused spec leaves the run in 'error'. */
   /**
-   * Creates a run and builds its worker; resolves once it is ready. `onAdded` gets the run as soon
-   * as it exists, so a caller can show its set-up (warm-up, reward model) while it is built.
-   * `origin`: the lesson widget opening it (LabRun.origin); at the limit of runs at once, a lesson
-   * run is parked to make room for it. `goal`: the widget's check and budget, where the run stops
-   * by itself (lesson-goal.ts).
+   * Creates a run and builds its worker; resolves once it is ready (a refused spec leaves the run
+   * in 'error').
    */
   async create(
     spec: RunSpec,
-    note = '',
-    onAdded?: (run: LabRun) => void,
-    origin?: string,
-    goal?: LessonGoal,
+    { note = '', onAdded, origin, goal }: CreateRunOptions = {},
   ): Promise<LabRun> {
     if (origin !== undefined) await this.makeRoom();
     const where = spec.env ?? spec.task ?? '';
@@ -249,15 +259,21 @@ export class RunManager {
     run.stoppedBy = undefined;
     return this.command(run, async () => {
       await this.ensureWorker(run);
-      await run.port!.api.start();
+      // A lesson run's worker stops it at the update where its check passes or its budget ends.
+      await run.port!.api.start(workerGoal(run.goal, run));
     });
   }
 
-  /** Pauses the run, then keeps its checkpoint (in the background) and its last update. */
+  /**
+   * Pauses the run and saves it with its last update before resolving (a reload right after a
+   * pause must find every update the run showed); then keeps its inspection and checkpoint in the
+   * background.
+   */
   pause(run: LabRun): Promise<void> {
     return this.command(run, async () => {
       await run.port?.api.pause();
-      this.scheduleSave(run, 0); // reads its last update for keeping first
+      await this.saves.saveNow(run);
+      this.scheduleSave(run, 0); // with its last update's inspection, read from the worker
       void this.checkpoints.take(run);
     });
   }
@@ -309,10 +325,9 @@ export class RunManager {
       .map(([key, value]) => `${key}=${String(value)}`)
       .join(', ');
     const spec = { ...run.spec, config: { ...run.spec.config, ...change } };
-    return this.create(
-      spec,
-      note ? `copy of #${run.id.slice(4)}, ${note}` : `copy of #${run.id.slice(4)}`,
-    );
+    return this.create(spec, {
+      note: note ? `copy of #${run.id.slice(4)}, ${note}` : `copy of #${run.id.slice(4)}`,
+    });
   }
 
   /**
@@ -325,17 +340,7 @@ export class RunManager {
       const port = run.port;
       run.port = undefined;
       if (port) await this.workers.end(port);
-      run.series = {};
-      run.events = [];
-      run.steps = 0;
-      run.config = { ...run.spec.config };
-      run.warmup = undefined;
-      run.rewardModel = undefined;
-      run.replay = undefined;
-      run.backend = undefined;
-      run.storedBackend = undefined;
-      run.inspection = run.phase = undefined;
-      run.checkPassedAt = run.stoppedBy = undefined;
+      run.resetProgress();
       void this.checkpoints.drop(run); // from another history now
       await this.ensureWorker(run);
     });
@@ -424,15 +429,16 @@ export class RunManager {
     const port = this.workers.spawn(run);
     const checkpoint = plan ? await this.checkpoints.resumeFrom(run) : undefined;
     try {
-      await this.workers.build(run, port, plan, checkpoint);
+      await this.workers.build(run, port, { plan, checkpoint });
     } catch (error) {
       if (!checkpoint || run.port !== port) throw error;
       // Refused (another version or model shape), or it failed with it: the run must come back
       // anyway, so the checkpoint is dropped and every update replayed, in a fresh worker.
       void this.checkpoints.refused(run, error);
       await this.workers.end(port);
-      run.error = run.warmup = run.rewardModel = run.replay = run.backend = undefined;
-      await this.workers.build(run, this.workers.spawn(run), plan);
+      run.error = undefined;
+      run.clearSetup();
+      await this.workers.build(run, this.workers.spawn(run), { plan });
     }
     this.scheduleSave(run, 0);
   }

@@ -14,6 +14,7 @@ import { PROPOSED_METRICS } from '../compare/x-axis';
 import { requestedBackend } from './backend-request';
 import { runRecord } from './compare-view/run-view';
 import type { LabRun, RunManager } from './runs.svelte';
+import { errorText } from '../util/error-text';
 
 /** What the summary reads of each run besides the charted metric (see x-axis.ts's sources). */
 const SUMMARY_METRICS = [
@@ -101,15 +102,18 @@ export class SeedRuns {
         for (const seed of this.block.seeds) {
           const spec = { ...buildPresetSpec(name, defaults, {}, []), seed };
           if (asked !== 'auto') spec.backend = asked;
-          const run = await this.manager.create(spec, 'lesson', (added) => {
-            group.runs = [...group.runs, added];
-            this.groups = [...groups];
+          const run = await this.manager.create(spec, {
+            note: 'lesson',
+            onAdded: (added) => {
+              group.runs = [...group.runs, added];
+              this.groups = [...groups];
+            },
           });
           if (run.status === 'error') throw new Error(run.error ?? `${run.label} failed to start`);
         }
       }
     } catch (e) {
-      this.error = e instanceof Error ? e.message : String(e);
+      this.error = errorText(e);
     } finally {
       this.groups = [...groups];
       this.opening = false;

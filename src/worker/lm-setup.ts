@@ -58,6 +58,14 @@ export interface LmRunOptions {
   yieldPoint?: () => Promise<void>;
 }
 
+/** What setUpLmRun needs besides the spec and the algorithm. */
+export interface LmSetupOptions extends LmRunOptions {
+  /** Where the set-up's progress (backend, warm-up, notes) goes. */
+  emit: (message: RunMessage) => void;
+  /** A checkpoint to start from instead of from the beginning. */
+  resume?: RunCheckpoint;
+}
+
 /** The bytes a run starts from: a shipped checkpoint, or the file the user picked. */
 async function startBytes(
   init: StartFrom,
@@ -136,10 +144,9 @@ function checkResume(resume: RunCheckpoint, total: number, needsReference: boole
 export async function setUpLmRun(
   spec: RunSpec,
   algo: LmAlgorithm,
-  emit: (message: RunMessage) => void,
-  options: LmRunOptions = {},
-  resume?: RunCheckpoint,
+  options: LmSetupOptions,
 ): Promise<LmRun> {
+  const { emit, resume } = options;
   const ort = options.ort ?? {};
   const tasks = runTasks(spec);
   const task = tasks.first;

@@ -4,7 +4,8 @@
  * UI in batches. run.worker.ts exposes it; tests drive it directly in Node.
  */
 import { algorithm } from '../rl/registry';
-import { timedUpdate, type Trainer } from '../rl/trainer';
+import { timedUpdate, type Metrics, type Trainer } from '../rl/trainer';
+import { GoalWatch } from './run-goal';
 import { checkpointProblem, type RunCheckpoint } from './run-checkpoint';
 import { envCheckpointTaker, resumeEnvRun } from './env-checkpoint';
 import { envOnnxExporter } from './env-export';
@@ -16,12 +17,15 @@ import type {
   ReplayPlan,
   RunListener,
   RunMessage,
+  RunGoal,
   RunSpec,
   RunWorkerApi,
   Settings,
   TrainingTurns,
 } from './run-protocol';
 import { checkRunSpec, withDefaultSettings } from './run-spec';
+import { hasTrainer, RunLife, type RunActivity } from './run-state';
+import { errorText } from '../util/error-text';
 
 export interface RunHostOptions {
   /** Metrics are sent at most once per this many ms (20 messages/s at the default 50). */
@@ -37,7 +41,6 @@ export interface RunHostOptions {
   lm?: LmRunOptions;
 }
 
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 const macrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** The checks a checkpoint passes before any model is built. */
@@ -61,21 +64,24 @@ export function createRunHost({
   let disposeModel = () => {};
   let exportModel: (() => Promise<Uint8Array>) | undefined;
   let takeCheckpoint: LmRun['checkpoint'] | undefined;
-  let running = false;
+  /** The run's life (run-state.ts): every command reads and moves it. */
+  const life = new RunLife();
+  // Read through a call: the state changes across every await, so it must never be narrowed.
+  const state = () => life.state;
+  /** What the run's thread is doing now: a live change during an update waits for the next. */
+  let activity: RunActivity = 'idle';
   let loop: Promise<void> = Promise.resolve();
   let points: MetricPoint[] = [];
   let sentEvents = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  /** The lesson goal of the current start, judged after each of its updates. */
+  let goal: GoalWatch | undefined;
   /** When metrics were last sent (performance.now()). */
   let lastFlush = -Infinity;
-  /** True while an update runs: a live change that comes in now waits for the one after it. */
-  let updating = false;
   // Work that must not interleave with an update (it may use the model): run between updates.
   let betweenUpdates: (() => Promise<void>)[] = [];
   /** The lab's turns at training (none: train freely, as in Node). */
   let turns: TrainingTurns | undefined;
-  /** True while the loop awaits a turn: no update is in progress then. */
-  let waitingForTurn = false;
   /** Between-update work started while the loop waited for a turn. */
   let boundaryWork: Promise<void> = Promise.resolve();
 
@@ -92,8 +98,8 @@ export function createRunHost({
   function atBoundary<T>(fn: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       betweenUpdates.push(() => fn().then(resolve, reject));
-      if (!running) void loop.then(drainBetweenUpdates);
-      else if (waitingForTurn) boundaryWork = boundaryWork.then(drainBetweenUpdates);
+      if (state() !== 'training') void loop.then(drainBetweenUpdates);
+      else if (activity === 'awaiting-turn') boundaryWork = boundaryWork.then(drainBetweenUpdates);
     });
   }
 
@@ -115,13 +121,13 @@ export function createRunHost({
     points = [];
   }
 
-  async function updateOnce(active: Trainer<Settings>): Promise<void> {
-    updating = true;
+  async function updateOnce(active: Trainer<Settings>): Promise<Metrics> {
+    activity = 'updating';
     let metrics;
     try {
       metrics = await timedUpdate(active);
     } finally {
-      updating = false;
+      activity = 'idle';
     }
     points.push({ step: active.step, metrics });
     // Sent now once flushMs has passed since the last batch. A timer cannot fire while the next
@@ -131,10 +137,21 @@ export function createRunHost({
     const since = performance.now() - lastFlush;
     if (since >= flushMs) flush();
     else timer ??= setTimeout(flush, flushMs - since);
+    return metrics;
   }
 
+  /** The end of a pause, once the training loop has stopped: the last metrics, then 'paused'. */
+  function finishPause(): void {
+    flush();
+    life.move('stopped');
+    emit({ type: 'status', status: 'paused' });
+  }
+
+  /** An update or a step threw: the run fails (unless it is being disposed) and says why. */
   function fail(error: unknown): void {
-    running = false;
+    if (!life.can('fail')) return;
+    life.move('fail');
+    life.failure = errorText(error);
     flush();
     emit({ type: 'status', status: 'error', error: errorText(error) });
   }
@@ -150,9 +167,13 @@ export function createRunHost({
       while (granted) {
         const sliceStart = performance.now();
         do {
-          await updateOnce(active);
+          const metrics = await updateOnce(active);
+          if (goal?.reached(active.step, metrics)) {
+            goal = undefined; // reached: a later start brings its own
+            life.move('pause'); // it pauses itself, as pause() would
+          }
           await drainBetweenUpdates();
-        } while (running && performance.now() - sliceStart <= sliceMs);
+        } while (state() === 'training' && performance.now() - sliceStart <= sliceMs);
         const ms = performance.now() - sliceStart;
         await macrotask(); // a pause, an inspection or a live change comes in here
         granted = await nextTurn(ms);
@@ -160,9 +181,11 @@ export function createRunHost({
     } catch (error) {
       fail(error);
     } finally {
-      waitingForTurn = false;
+      activity = 'idle';
       await drainBetweenUpdates();
     }
+    // Paused (by pause() or by the goal) rather than failed or disposed: say so.
+    if (state() === 'pausing') finishPause();
   }
 
   /**
@@ -170,17 +193,17 @@ export function createRunHost({
    * one (after `ms` of training, if this run held one). A paused run gives its turn back.
    */
   async function nextTurn(ms?: number): Promise<boolean> {
-    if (!turns) return running;
-    if (!running) {
+    if (!turns) return state() === 'training';
+    if (state() !== 'training') {
       if (ms !== undefined) await giveBack(ms);
       return false;
     }
-    waitingForTurn = true;
+    activity = 'awaiting-turn';
     boundaryWork = boundaryWork.then(drainBetweenUpdates); // what came in before the wait
     const granted = await (ms === undefined ? turns.take() : turns.pass(ms));
-    waitingForTurn = false;
+    activity = 'idle';
     await boundaryWork; // an inspection or checkpoint answered during the wait
-    if (granted && !running) {
+    if (granted && state() !== 'training') {
       await giveBack(0);
       return false;
     }
@@ -194,7 +217,7 @@ export function createRunHost({
 
   /** A pause while the run waits for a turn: stop waiting (the loop then ends). */
   function stopWaiting(): void {
-    if (waitingForTurn && turns) void Promise.resolve(turns.cancel()).catch(() => {});
+    if (activity === 'awaiting-turn' && turns) void Promise.resolve(turns.cancel()).catch(() => {});
   }
 
   /**
@@ -241,10 +264,43 @@ export function createRunHost({
     });
   }
 
-  const ready = (): Trainer<Settings> => {
-    if (!trainer) throw new Error('no run: call createRun() first');
+  /** The trainer, for commands that update or change it; refused before it is built and after. */
+  function requireTrainer(): Trainer<Settings> {
+    if (state() === 'failed') {
+      throw new Error(`the run failed (${life.failure ?? 'no reason given'}); start a new one`);
+    }
+    if (!trainer || !hasTrainer(state())) throw new Error('no run: call createRun() first');
     return trainer;
-  };
+  }
+
+  /** The trainer, for reads (inspection, export, checkpoint): a failed run can still be read. */
+  function readableTrainer(): Trainer<Settings> | undefined {
+    return hasTrainer(state()) || state() === 'failed' ? trainer : undefined;
+  }
+
+  /** Builds the trainer for `spec`: an environment run at once, a language model on turns. */
+  async function build(
+    spec: RunSpec,
+    checkpoint: RunCheckpoint | undefined,
+  ): Promise<Trainer<Settings>> {
+    const algo = algorithm(spec.algo);
+    if (algo.family === 'env') {
+      const created = algo.create(spec.env as never, spec.config, spec.seed);
+      if (checkpoint) resumeEnvRun(created, spec.algo, checkpoint);
+      takeCheckpoint = envCheckpointTaker(created);
+      exportModel = envOnnxExporter(created);
+      emit({ type: 'backend', kind: 'cpu', line: 'CPU — environment algorithms run on the CPU' });
+      return created;
+    }
+    // The warm-up and a reward model train like a run: on turns, in slices.
+    const run = await onTurns((yieldPoint) =>
+      setUpLmRun(spec, algo, { ...lm, yieldPoint, emit, resume: checkpoint }),
+    );
+    takeCheckpoint = run.checkpoint;
+    disposeModel = run.dispose;
+    exportModel = run.exportOnnx;
+    return run.trainer;
+  }
 
   return {
     async createRun(
@@ -254,7 +310,8 @@ export function createRunHost({
       checkpoint?: RunCheckpoint,
       trainingTurns?: TrainingTurns,
     ): Promise<void> {
-      if (trainer) throw new Error('this worker already hosts a run');
+      if (state() === 'disposed') throw new Error("this worker's run was disposed");
+      if (state() !== 'created') throw new Error('this worker already hosts a run');
       listener = onMessage;
       turns = trainingTurns;
       const spec = withDefaultSettings(given);
@@ -264,109 +321,106 @@ export function createRunHost({
         throw new Error(`replay.steps must be a whole number ≥ 0, got ${replay.steps}`);
       }
       if (checkpoint) checkCheckpoint(checkpoint, replay);
+      life.move('build');
       emit({ type: 'status', status: 'warming' });
-      const algo = algorithm(spec.algo);
+      let built: Trainer<Settings>;
       try {
-        if (algo.family === 'env') {
-          const created = algo.create(spec.env as never, spec.config, spec.seed);
-          if (checkpoint) resumeEnvRun(created, spec.algo, checkpoint);
-          trainer = created;
-          takeCheckpoint = envCheckpointTaker(trainer);
-          exportModel = envOnnxExporter(trainer);
-          emit({
-            type: 'backend',
-            kind: 'cpu',
-            line: 'CPU — environment algorithms run on the CPU',
-          });
-        } else {
-          // The warm-up and a reward model train like a run: on turns, in slices.
-          const run = await onTurns((yieldPoint) =>
-            setUpLmRun(spec, algo, emit, { ...lm, yieldPoint }, checkpoint),
-          );
-          trainer = run.trainer;
-          takeCheckpoint = run.checkpoint;
-          disposeModel = run.dispose;
-          exportModel = run.exportOnnx;
-        }
-        if (replay) await replayRun(trainer, replay);
+        built = await build(spec, checkpoint);
+        if (replay) await replayRun(built, replay);
       } catch (error) {
-        emit({ type: 'status', status: 'error', error: errorText(error) });
+        if (life.can('fail')) {
+          life.move('fail');
+          life.failure = errorText(error);
+          emit({ type: 'status', status: 'error', error: life.failure });
+        }
         throw error;
       }
+      if (state() === 'disposed') {
+        // dispose() came while the model was built: free what was built for nothing.
+        disposeModel();
+        throw new Error('the run was disposed while it was built');
+      }
+      trainer = built;
+      life.move('built');
       // A replay's metrics and events are the saved run's: the UI has them already.
-      sentEvents = trainer.events.length;
+      sentEvents = built.events.length;
       // From here on, each update says when it generates and when it updates (not the replay's).
-      const built = trainer;
       built.onPhase = (phase) => emit({ type: 'phase', phase, update: built.step + 1 });
-      emit({ type: 'update', points: [], events: [], config: { ...trainer.config } });
+      emit({ type: 'update', points: [], events: [], config: { ...built.config } });
       emit({ type: 'status', status: 'idle' });
     },
 
-    async start(): Promise<void> {
-      const active = ready();
-      if (running) return;
-      await loop;
-      running = true;
+    async start(given?: RunGoal): Promise<void> {
+      const active = requireTrainer();
+      const watch = GoalWatch.start(given, active.step); // a bad goal is refused before a start
+      if (state() === 'training') return;
+      await loop; // a pause under way ends first
+      if (state() === 'training') return; // another start came in meanwhile
+      goal = watch;
+      life.move('start');
       emit({ type: 'status', status: 'running' });
       loop = train(active);
     },
 
     async pause(): Promise<void> {
-      if (!running) return;
-      running = false;
-      stopWaiting();
-      await loop;
-      flush();
-      emit({ type: 'status', status: 'paused' });
+      if (state() === 'training') {
+        life.move('pause');
+        stopWaiting();
+      }
+      // The training loop ends the pause (finishPause); one under way is waited for too.
+      if (state() === 'pausing') await loop;
     },
 
     async step(): Promise<void> {
-      const active = ready();
-      if (running) throw new Error('pause the run before stepping it');
+      requireTrainer();
+      if (state() === 'training') throw new Error('pause the run before stepping it');
       await loop;
-      loop = updateOnce(active).catch(fail);
+      if (state() === 'training') throw new Error('pause the run before stepping it');
+      const active = requireTrainer();
+      loop = updateOnce(active).then(() => {}, fail);
       await loop;
       flush();
     },
 
     async setHyperparams(partial: Settings): Promise<HyperparamResult> {
       try {
-        const active = ready();
+        const active = requireTrainer();
         active.setHyperparams(partial);
         // The update under way (on a GPU, messages come in while it awaits the device) has read
         // its settings already: the change starts with the one after it.
-        return { ok: true, appliesAt: active.step + (updating ? 2 : 1) };
+        return { ok: true, appliesAt: active.step + (activity === 'updating' ? 2 : 1) };
       } catch (error) {
         return { ok: false, error: errorText(error) };
       }
     },
 
     async inspect() {
-      const active = trainer;
+      const active = readableTrainer();
       if (!active?.inspect) return null;
       return atBoundary(async () => (await active.inspect!()) ?? null);
     },
 
     async exportOnnx() {
       const model = exportModel;
-      if (!trainer || !model) return null;
+      if (!readableTrainer() || !model) return null;
       // Reading the weights is a sync point on the GPU: between updates, like an inspection.
       return atBoundary(model);
     },
 
     async checkpoint() {
       const take = takeCheckpoint;
-      if (!trainer || !take) return null;
+      if (!readableTrainer() || !take) return null;
       // Reading the weights and moments is a sync point on the GPU: between updates.
       return atBoundary(take);
     },
 
     async dispose(): Promise<void> {
-      running = false;
+      if (life.can('dispose')) life.move('dispose');
       stopWaiting();
       await loop;
       if (timer !== undefined) clearTimeout(timer);
       disposeModel();
+      disposeModel = () => {};
       trainer = undefined;
       listener = undefined;
     },

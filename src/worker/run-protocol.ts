@@ -18,6 +18,7 @@ import type {
 } from '../rl/inspection';
 import type { Metrics, RunEvent, TrainerState, UpdatePhase } from '../rl/trainer';
 import type { RunCheckpoint } from './run-checkpoint';
+import type { MetricCheck } from './metric-check';
 
 export type {
   CartPoleInspection,
@@ -200,6 +201,19 @@ export interface TrainingTurns {
   cancel(): void | Promise<void>;
 }
 
+/**
+ * Where a lesson run stops by itself (src/state/lesson-goal.ts), judged by the worker after every
+ * update so that it stops at the update that reached it: when `check` first passes on the
+ * metric's values (`history`, the values the run had before this start, then each update's), or
+ * when the run reaches `budget` updates.
+ */
+export interface RunGoal {
+  check?: MetricCheck;
+  /** The check's metric as the run recorded it so far (its baseline and window start there). */
+  history?: number[];
+  budget?: number;
+}
+
 export interface RunWorkerApi {
   /**
    * Builds the trainer (language models: model, backend, SFT warm-up with 'warmup' messages) and
@@ -220,8 +234,11 @@ export interface RunWorkerApi {
     /** The lab's turns at training (wrapped in comlink's proxy()): each slice takes one. */
     turns?: TrainingTurns,
   ): Promise<void>;
-  /** Trains until pause(); updates stream through the listener. */
-  start(): Promise<void>;
+  /**
+   * Trains until pause(), or until `goal` is reached (it then pauses itself after that update, as
+   * pause() would); updates stream through the listener.
+   */
+  start(goal?: RunGoal): Promise<void>;
   /** Stops after the update in progress; resolves once stopped and flushed. */
   pause(): Promise<void>;
   /** One update (only while not running); resolves after its metrics were sent. */

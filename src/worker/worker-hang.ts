@@ -39,9 +39,11 @@ export class HangWatch {
   /** Signs of life so far; a check compares it with the count when it was armed. */
   private beats = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
-  /** The last check found silence: the next one, graceMs later, decides. */
-  private suspect = false;
-  private stopped = false;
+  /**
+   * watching: checks every afterMs. suspect: the last check found silence, and the next one,
+   * graceMs later, decides. stopped: hung, or the worker was ended; no more checks.
+   */
+  private phase: 'watching' | 'suspect' | 'stopped' = 'watching';
   private readonly afterMs: number;
   private readonly graceMs: number;
 
@@ -81,31 +83,31 @@ export class HangWatch {
 
   /** Stops watching (the worker was ended). */
   stop(): void {
-    this.stopped = true;
+    this.phase = 'stopped';
     clearTimeout(this.timer);
     this.timer = undefined;
   }
 
   private arm(): void {
-    if (this.stopped || this.timer !== undefined) return;
+    if (this.phase === 'stopped' || this.timer !== undefined) return;
     const seen = this.beats;
     this.timer = setTimeout(
       () => {
         this.timer = undefined;
         this.check(seen);
       },
-      this.suspect ? this.graceMs : this.afterMs,
+      this.phase === 'suspect' ? this.graceMs : this.afterMs,
     );
   }
 
   private check(seen: number): void {
-    if (this.stopped) return;
+    if (this.phase === 'stopped') return;
     if (this.pending === 0) {
-      this.suspect = false; // nothing asked of it: its silence is allowed; the next call re-arms
+      this.phase = 'watching'; // nothing asked of it: its silence is allowed; the next call re-arms
       return;
     }
-    if (this.beats !== seen || this.waiting > 0) this.suspect = false;
-    else if (!this.suspect) this.suspect = true;
+    if (this.beats !== seen || this.waiting > 0) this.phase = 'watching';
+    else if (this.phase === 'watching') this.phase = 'suspect';
     else {
       this.stop();
       const seconds = Math.round((this.afterMs + this.graceMs) / 1000);

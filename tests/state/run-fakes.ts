@@ -23,6 +23,8 @@ export function fakeWorker(
     pauseHangs?: boolean;
     /** What inspect() answers (default null: nothing to show). */
     inspection?: Inspection;
+    /** inspect() answers only after this many ms (a busy worker). */
+    inspectMs?: number;
   } = {},
 ) {
   const calls: string[] = [];
@@ -65,6 +67,8 @@ export function fakeWorker(
       },
       async inspect() {
         calls.push('inspect');
+        if (options.inspectMs)
+          await new Promise((resolve) => setTimeout(resolve, options.inspectMs));
         return options.inspection ?? null;
       },
       async exportOnnx() {

@@ -39,7 +39,7 @@ const updates = (from: number, to: number, accuracy: number) => batch(points(fro
 /** A language-model lesson run with a budget of 12 updates and an accuracy check, started. */
 async function lessonRun(goal: LessonGoal = { check: check('reward/accuracy>=0.5'), budget: 12 }) {
   const { manager, workers } = setUp();
-  const run = await manager.create(lmSpec, 'lesson', undefined, 'lesson-a#grpo-copy', goal);
+  const run = await manager.create(lmSpec, { note: 'lesson', origin: 'lesson-a#grpo-copy', goal });
   await manager.start(run);
   return { manager, worker: workers[0]!, run };
 }
@@ -110,7 +110,7 @@ describe('a lesson run held to its goal', () => {
     };
     const { manager, workers } = setUp({ inspection: grid });
     const goal = lessonGoal('q-learning-cliff', check('path<=13'));
-    const run = await manager.create(spec, 'lesson', undefined, 'lesson-q#q', goal);
+    const run = await manager.create(spec, { note: 'lesson', origin: 'lesson-q#q', goal });
     await manager.start(run);
     const worker = workers[0]!;
     const episode = (step: number): RunMessage => ({
@@ -156,7 +156,7 @@ describe('a lesson run held to its goal', () => {
     // A grid run has no budget: left running, it would train on for ever.
     const grid = setUp();
     const goal = lessonGoal('q-learning-cliff', check('path<=13'));
-    const tabular = await grid.manager.create(spec, 'lesson', undefined, 'lesson-q#q', goal);
+    const tabular = await grid.manager.create(spec, { note: 'lesson', origin: 'lesson-q#q', goal });
     await grid.manager.start(tabular);
     await grid.manager.leave(tabular);
     expect(tabular.status).toBe('stored');
@@ -166,7 +166,7 @@ describe('a lesson run held to its goal', () => {
     const { store } = memoryStore();
     const first = setUp({}, store);
     const goal = { check: check('reward/accuracy>=0.5'), budget: 12 };
-    const run = await first.manager.create(lmSpec, 'lesson', undefined, 'lesson-a#w', goal);
+    const run = await first.manager.create(lmSpec, { note: 'lesson', origin: 'lesson-a#w', goal });
     await first.manager.start(run);
     first.workers[0]!.send(updates(1, 10, 1));
     await vi.waitFor(() => expect(run.status).toBe('paused'));

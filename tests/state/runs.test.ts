@@ -23,7 +23,7 @@ describe('RunManager', () => {
   it('shows a reward model being trained, hands the run over at once, and forgets it on reset', async () => {
     const { manager, workers } = setUp();
     let added: unknown;
-    const run = await manager.create(spec, '', (r) => (added = r));
+    const run = await manager.create(spec, { onAdded: (r) => (added = r) });
     expect(added).toBe(run); // before the worker was built: its set-up can be shown meanwhile
     workers[0]!.send({ type: 'reward-model', done: 3, total: 30 });
     expect(run.rewardModel).toEqual({ done: 3, total: 30 });
@@ -453,6 +453,23 @@ describe('RunManager: keeping runs', () => {
     expect(runs.get(run.id)!.steps).toBe(1);
   });
 
+  it('a pause resolves only once the last update is stored, however slow the inspection', async () => {
+    const { store, runs } = memoryStore();
+    const { manager, workers } = setUp({ inspectMs: 1500 }, store, undefined, 60_000);
+    const run = await manager.create(spec);
+    await manager.start(run);
+    workers[0]!.send(oneUpdate(-80));
+    workers[0]!.send({
+      ...oneUpdate(-70),
+      points: [{ step: 2, metrics: { 'charts/episodic_return': -70 } }],
+    });
+    expect(run.steps).toBe(2);
+    await manager.pause(run);
+    // No wait: a reload now must find both updates, though the inspection is 1.5 s away.
+    expect(runs.get(run.id)).toMatchObject({ steps: 2 });
+    expect(runs.get(run.id)!.series['charts/episodic_return']!.y).toEqual([-80, -70]);
+  });
+
   it('restores stored runs without workers, and replays one when it is started', async () => {
     const { store } = memoryStore([storedRun]);
     const { manager, workers } = setUp({}, store);
@@ -524,8 +541,8 @@ describe('RunManager: keeping runs', () => {
   it("keeps a lesson widget's run by its origin: parked, reloaded, it is still the widget's", async () => {
     const { store, runs: saved } = memoryStore();
     const first = setUp({}, store);
-    const run = await first.manager.create(spec, 'lesson', undefined, 'lesson-a#w1');
-    await first.manager.create({ ...spec, seed: 2 }, 'lesson', undefined, 'lesson-b#w1');
+    const run = await first.manager.create(spec, { note: 'lesson', origin: 'lesson-a#w1' });
+    await first.manager.create({ ...spec, seed: 2 }, { note: 'lesson', origin: 'lesson-b#w1' });
     expect(first.manager.forOrigin('lesson-a#w1')).toBe(run);
     first.workers[0]!.send(oneUpdate(-70));
     await first.manager.park(run);
@@ -599,12 +616,14 @@ describe('RunManager: keeping runs', () => {
     const { manager, workers } = setUp();
     const lessonRuns = [];
     for (let n = 1; n <= 3; n++) {
-      lessonRuns.push(await manager.create({ ...spec, seed: n }, 'lesson', undefined, `l#w${n}`));
+      lessonRuns.push(
+        await manager.create({ ...spec, seed: n }, { note: 'lesson', origin: `l#w${n}` }),
+      );
     }
     await manager.start(lessonRuns[0]!); // trains on: an idle one goes first
     await manager.create({ ...spec, seed: 9 }); // the lab's own run: never parked for a lesson
     await expect(manager.create(spec)).rejects.toThrow('at most 4 runs at once');
-    const opened = await manager.create(spec, 'lesson', undefined, 'l#w9');
+    const opened = await manager.create(spec, { note: 'lesson', origin: 'l#w9' });
     expect(opened.status).toBe('idle');
     expect(lessonRuns.map((r) => r.status)).toEqual(['running', 'stored', 'idle']);
     expect(workers[1]!.calls.slice(-2)).toEqual(['dispose', 'terminate']);

@@ -23,6 +23,7 @@ import type { CommandBatch } from '../batch';
 import type { GpuContext } from '../context';
 import { INPUT_STATUS_WGSL, InputStatus } from '../input-status';
 import { defineKernel, type KernelDeclaration } from '../kernel';
+import { statLayout } from '../stat-record';
 import { WORKGROUP_REDUCE_WGSL } from '../wgsl-lib';
 import { checkBindingSize, scratchBuffer, unusedStatusBuffer } from './loss-aggregation';
 import { PooledBuffers, readChecked } from './run-convenience';
@@ -70,15 +71,27 @@ const WORKGROUP_SIZE = 64;
 /** Upper bound on the partial-sum workgroups, so one workgroup reduces the partials quickly. */
 const MAX_GROUPS = 256;
 
+/** The stats buffer's statistics, at the kernel's EV_ slots. */
+const EV_STATS = statLayout(source, 'EV_', [
+  'value',
+  'defined',
+  'varReturns',
+  'varResidual',
+  'tokens',
+  'meanReturns',
+  'meanResidual',
+]);
+
 /** Reads the stats buffer's floats into the CPU op's result type. */
 export function explainedVarianceFromStats(stats: Float32Array): ExplainedVariance {
-  const defined = stats[1] === 1;
+  const s = EV_STATS.read(stats);
+  const defined = s.defined === 1;
   return {
-    value: defined ? stats[0]! : undefined,
+    value: defined ? s.value : undefined,
     defined,
-    varReturns: stats[2]!,
-    varResidual: stats[3]!,
-    tokens: stats[4]!,
+    varReturns: s.varReturns,
+    varResidual: s.varResidual,
+    tokens: s.tokens,
   };
 }
 

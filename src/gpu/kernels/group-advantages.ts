@@ -23,15 +23,25 @@ import { INPUT_STATUS_WGSL, InputStatus } from '../input-status';
 import { defineKernel } from '../kernel';
 import { checkBindingSize, invocationGrid } from './advantage-dispatch';
 import { PooledBuffers, readChecked } from './run-convenience';
-import { WHITEN_STATS_LENGTH, encodeWhitenStats, whitenChunks } from './whiten';
+import {
+  WHITEN_STATS,
+  WHITEN_STATS_LAYOUT_WGSL,
+  WHITEN_STATS_LENGTH,
+  encodeWhitenStats,
+  whitenChunks,
+} from './whiten';
+import { statLayout } from '../stat-record';
+import { reflectConstant } from '../wgsl-reflect';
 
 const WORKGROUP_SIZE = 64;
 /** f32 per group in the group-stats buffer: mean, std, zero-std flag (0/1). */
-export const GROUP_STATS_STRIDE = 3;
+export const GROUP_STATS_STRIDE = reflectConstant(source, 'STATS_PER_GROUP');
+/** Each group's statistics by name, in the kernel's GROUP_ slots. */
+const GROUP_STATS = statLayout(source, 'GROUP_', ['mean', 'std', 'zeroStd']);
 
 export const groupAdvantagesKernel = defineKernel({
   name: 'group_advantages',
-  source: INPUT_STATUS_WGSL + source,
+  source: INPUT_STATUS_WGSL + WHITEN_STATS_LAYOUT_WGSL + source,
   uniforms: [
     { name: 'num_groups', type: 'u32' },
     { name: 'group_size', type: 'u32' },
@@ -163,9 +173,11 @@ export function groupStatsFromBuffers(
   const groupStd = new Float32Array(numGroups);
   let zeroStdGroups = 0;
   for (let k = 0; k < numGroups; k++) {
-    groupMean[k] = groupWords[k * GROUP_STATS_STRIDE]!;
-    groupStd[k] = groupWords[k * GROUP_STATS_STRIDE + 1]!;
-    if (groupWords[k * GROUP_STATS_STRIDE + 2] === 1) zeroStdGroups += 1;
+    const at = k * GROUP_STATS_STRIDE;
+    const group = GROUP_STATS.read(groupWords.subarray(at, at + GROUP_STATS_STRIDE));
+    groupMean[k] = group.mean;
+    groupStd[k] = group.std;
+    if (group.zeroStd === 1) zeroStdGroups += 1;
   }
   const stats: GroupAdvantageStats = {
     numGroups,
@@ -175,9 +187,9 @@ export function groupStatsFromBuffers(
     groupStd,
   };
   if (batchWords) {
-    const constant = batchWords[3] === batchWords[4];
-    const m2 = constant ? 0 : batchWords[2]!;
-    stats.batchStd = Math.sqrt(varianceFromMoments(batchWords[0]!, m2, unbiased));
+    const moments = WHITEN_STATS.read(batchWords);
+    const m2 = moments.lo === moments.hi ? 0 : moments.m2; // all scores equal
+    stats.batchStd = Math.sqrt(varianceFromMoments(moments.count, m2, unbiased));
   }
   return stats;
 }

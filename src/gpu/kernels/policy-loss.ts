@@ -21,6 +21,8 @@ import { type CommandBatch, workgroupGrid } from '../batch';
 import type { GpuContext } from '../context';
 import { INPUT_STATUS_WGSL, InputStatus } from '../input-status';
 import { defineKernel } from '../kernel';
+import { reflectConstant } from '../wgsl-reflect';
+import { reducedStats } from './reduced-stats';
 import {
   checkBindingSize,
   encodeLossReduce,
@@ -72,13 +74,33 @@ export const POLICY_LOSS_STATUS_TENSORS = ['logp', 'oldLogp', 'advantages', 'mas
 /** f32 count of the stats buffer: the loss, then POLICY_LOSS_STATS in order. */
 export const POLICY_LOSS_STATS_LENGTH = 1 + POLICY_LOSS_STATS.length;
 
-/** Columns of the per-row partials: Σ m·ℓ, Σ m, then one numerator per statistic. */
-const PARTIAL_COLUMNS = 2 + POLICY_LOSS_STATS.length;
+/** Columns of the per-row partials (the kernel's PARTIALS): Σ m·ℓ, Σ m, then the statistics. */
+const PARTIAL_COLUMNS = partialColumns(source);
+
+/**
+ * PARTIALS of a policy-loss kernel, whose COL_ columns must be Σ m·ℓ, Σ m, then POLICY_LOSS_STATS
+ * in order (the reduce pass turns column k ≥ 2 into statistic k − 2). Checked once, at load.
+ */
+export function partialColumns(wgsl: string): number {
+  // The COL_ names in camelCase: pg_clipfrac → pgClipfrac, clip_ratio/low_mean → clipRatioLowMean.
+  const camel = (stat: string) => stat.replace(/[_/]([a-z])/g, (_, c: string) => c.toUpperCase());
+  return reducedStats('policy_loss.wgsl', wgsl, POLICY_LOSS_STATS.map(camel)).columns;
+}
+
+/** params.loss_type of each loss, read from the kernel's LOSS_ constants. */
+const LOSS_CODES = {
+  ppo: reflectConstant(source, 'LOSS_PPO'),
+  gspoToken: reflectConstant(source, 'LOSS_GSPO_TOKEN'),
+  gspoSequence: reflectConstant(source, 'LOSS_GSPO_SEQUENCE'),
+  reinforce: reflectConstant(source, 'LOSS_REINFORCE'),
+};
 
 function lossTypeCode(o: ResolvedPolicyLossOptions): number {
-  if (o.lossType === 'ppo') return 0;
-  if (o.lossType === 'gspo') return o.gspoGradient === 'token' ? 1 : 2;
-  return 3;
+  if (o.lossType === 'ppo') return LOSS_CODES.ppo;
+  if (o.lossType === 'gspo') {
+    return o.gspoGradient === 'token' ? LOSS_CODES.gspoToken : LOSS_CODES.gspoSequence;
+  }
+  return LOSS_CODES.reinforce;
 }
 
 /** Unpacks the stats buffer (loss, then POLICY_LOSS_STATS) into named statistics. */

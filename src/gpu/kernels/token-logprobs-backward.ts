@@ -12,7 +12,7 @@ import {
 } from '../../ops/token-logprobs';
 import { type CommandBatch, workgroupGrid } from '../batch';
 import type { GpuContext } from '../context';
-import { INPUT_STATUS_WGSL, InputStatus } from '../input-status';
+import { INPUT_STATUS_WGSL, InputStatus, statusSlotsOf } from '../input-status';
 import { defineKernel } from '../kernel';
 import { WORKGROUP_REDUCE_WGSL } from '../wgsl-lib';
 import { resolveRowWorkgroupSize } from './row-workgroup-size';
@@ -45,7 +45,13 @@ export const tokenLogprobsBackwardKernel = defineKernel({
 
 /** Status for encodeTokenLogprobsBackward: logits (flat index), targets, dLogp, dEntropy (row). */
 export function tokenLogprobsBackwardStatus(gpu: GpuContext, cols: number): InputStatus {
-  return new InputStatus(gpu, OP_BACKWARD, ['logits', targetsSlot(cols), 'dLogp', 'dEntropy']);
+  const slots = statusSlotsOf(backwardSource, {
+    logits: 'logits',
+    targets: targetsSlot(cols),
+    dlogp: 'dLogp',
+    dentropy: 'dEntropy',
+  });
+  return new InputStatus(gpu, OP_BACKWARD, slots);
 }
 
 /**

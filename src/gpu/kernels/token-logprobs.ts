@@ -21,7 +21,7 @@ import {
 import { checkInt } from '../../ops/validate';
 import { type CommandBatch, workgroupGrid } from '../batch';
 import type { GpuContext } from '../context';
-import { INPUT_STATUS_WGSL, InputStatus, type StatusSlot } from '../input-status';
+import { INPUT_STATUS_WGSL, InputStatus, statusSlotsOf, type StatusSlot } from '../input-status';
 import { defineKernel } from '../kernel';
 import { ROW_READS_WGSL, type RowReads, rowReadsFor, WORKGROUP_REDUCE_WGSL } from '../wgsl-lib';
 import { checkBindingSize } from './advantage-dispatch';
@@ -78,7 +78,8 @@ export function targetsSlot(cols: number): StatusSlot {
 
 /** Status for encodeTokenLogprobs: slots logits (flat index), targets (row). */
 export function tokenLogprobsStatus(gpu: GpuContext, cols: number): InputStatus {
-  return new InputStatus(gpu, OP, ['logits', targetsSlot(cols)]);
+  const slots = statusSlotsOf(forwardSource, { logits: 'logits', targets: targetsSlot(cols) });
+  return new InputStatus(gpu, OP, slots);
 }
 
 /** Status for encodeEntropyFromLogits: slot logits (flat index). */

@@ -25,6 +25,7 @@ import { type CommandBatch, workgroupGrid } from '../batch';
 import type { GpuContext } from '../context';
 import { INPUT_STATUS_WGSL, InputStatus } from '../input-status';
 import { defineKernel } from '../kernel';
+import { reducedStats } from './reduced-stats';
 import { WORKGROUP_REDUCE_WGSL } from '../wgsl-lib';
 import {
   checkBindingSize,
@@ -72,8 +73,10 @@ export interface ValueLossGpuOptions extends ValueLossOptions {
   workgroupSize?: RowWorkgroupSize;
 }
 
+/** The reduced statistics, the loss and the clip fraction, at the kernel's COL_ columns. */
+const VALUE_LOSS_STATS = reducedStats('value_loss.wgsl', source, ['clipfrac']);
 /** Columns of the per-row partials: Σ m·½ℓ, Σ m, Σ m·[clipped] (see the WGSL header). */
-const PARTIAL_COLUMNS = 3;
+const PARTIAL_COLUMNS = VALUE_LOSS_STATS.columns;
 
 /**
  * Records the value loss of resident buffers. vpreds, oldValues, returns, mask, tokenLoss, grad:
@@ -167,7 +170,7 @@ export async function valueLossGpu(
       mask: pooled.upload(mask, 'mask'),
       tokenLoss: pooled.storage(n, 'value token loss'),
       grad: pooled.storage(n, 'value grad'),
-      stats: pooled.storage(2, 'value loss stats'),
+      stats: pooled.storage(VALUE_LOSS_STATS.length, 'value loss stats'),
       status: status.buffer,
     };
     const batch = gpu.beginBatch(OP);
@@ -176,13 +179,14 @@ export async function valueLossGpu(
     const [tokenLoss, gradVpreds, stats] = await readChecked(gpu, status, [
       [buffers.tokenLoss, n],
       [buffers.grad, n],
-      [buffers.stats, 2],
+      [buffers.stats, VALUE_LOSS_STATS.length],
     ]);
+    const { loss, clipfrac } = VALUE_LOSS_STATS.read(stats);
     return {
-      loss: stats[0]!,
+      loss,
       tokenLoss,
       gradVpreds,
-      clipfrac: stats[1]!,
+      clipfrac,
       tokens,
       emptyMask: tokens === 0,
     };

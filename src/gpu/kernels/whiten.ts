@@ -8,6 +8,7 @@
  */
 import statsSource from '../../../kernels/whiten_stats.wgsl?raw';
 import applySource from '../../../kernels/whiten_apply.wgsl?raw';
+import layoutSource from '../../../kernels/lib/whiten_stats_layout.wgsl?raw';
 import {
   type WhitenOptions,
   type WhitenResult,
@@ -21,6 +22,7 @@ import type { CommandBatch } from '../batch';
 import type { GpuContext } from '../context';
 import { INPUT_STATUS_WGSL, InputStatus } from '../input-status';
 import { defineKernel } from '../kernel';
+import { statLayout } from '../stat-record';
 import { checkBindingSize, invocationGrid } from './advantage-dispatch';
 import { PooledBuffers, readChecked } from './run-convenience';
 
@@ -39,10 +41,16 @@ function statsConstants(gpu: GpuContext): { WORKGROUP_SIZE: number; ITEMS_PER_TH
 }
 /** f32 elements of the stats buffer: n, mean, M2, min, max, then padding. */
 export const WHITEN_STATS_LENGTH = 8;
+/**
+ * Where the stats kernel writes each statistic, and whiten_apply and group_advantages read it:
+ * declared once in kernels/lib/whiten_stats_layout.wgsl, which their sources start with.
+ */
+export const WHITEN_STATS_LAYOUT_WGSL = layoutSource;
+export const WHITEN_STATS = statLayout(layoutSource, 'STAT_', ['count', 'mean', 'm2', 'lo', 'hi']);
 const APPLY_WORKGROUP_SIZE = 256;
 
 const statsDecl = {
-  source: INPUT_STATUS_WGSL + statsSource,
+  source: INPUT_STATUS_WGSL + layoutSource + statsSource,
   uniforms: [
     { name: 'n', type: 'u32' },
     { name: 'num_chunks', type: 'u32' },
@@ -71,7 +79,7 @@ export const whitenMergeKernel = defineKernel({
 
 export const whitenApplyKernel = defineKernel({
   name: 'whiten_apply',
-  source: applySource,
+  source: layoutSource + applySource,
   uniforms: [
     { name: 'n', type: 'u32' },
     { name: 'unbiased', type: 'u32' },
@@ -192,11 +200,11 @@ export async function encodeWhiten(
 
 /** WhitenStats from the (read-back) stats buffer, with the same rules as the CPU op. */
 export function whitenStatsFromBuffer(words: Float32Array, unbiased: boolean): WhitenStats {
-  const count = words[0]!;
+  const { count, mean, m2 } = WHITEN_STATS.read(words);
   return {
     count,
-    mean: words[1]!,
-    variance: varianceFromMoments(count, words[2]!, unbiased),
+    mean,
+    variance: varianceFromMoments(count, m2, unbiased),
     emptyMask: count === 0,
   };
 }

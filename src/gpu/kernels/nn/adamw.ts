@@ -19,6 +19,7 @@ import { defineKernel } from '../../kernel';
 import { checkBindingSize, invocationGrid } from '../advantage-dispatch';
 import { PooledBuffers } from '../run-convenience';
 import { checkRefElements } from './add';
+import { GRAD_NORM_LAYOUT_WGSL } from './grad-norm';
 
 const THREADS = 256;
 /** Stands in for ln 0 when β = 0 (uniforms must be finite): exp(t · −1e4) is 0 in f32 for t ≥ 1. */
@@ -26,7 +27,7 @@ const LOG_ZERO = -1e4;
 
 export const adamwKernel = defineKernel({
   name: 'adamw',
-  source,
+  source: GRAD_NORM_LAYOUT_WGSL + source,
   uniforms: [
     { name: 'count', type: 'u32' },
     { name: 'lr', type: 'f32' },

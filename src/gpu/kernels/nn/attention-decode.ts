@@ -14,9 +14,23 @@ import {
 import type { BufferRef, CommandBatch } from '../../batch';
 import type { GpuContext } from '../../context';
 import { defineKernel } from '../../kernel';
+import { reflectConstant } from '../../wgsl-reflect';
 import { invocationGrid } from '../advantage-dispatch';
 import { PooledBuffers } from '../run-convenience';
 import { type AttentionGpuOptions, checkRef, resolveAttentionWorkgroupSize } from './attention';
+import { ATTENTION_LIMITS } from '../../../ops/nn/attention';
+
+/**
+ * The kernel keeps a row of scores in a private array of MAX_SEQ floats (a WGSL array that must
+ * have a constant size); the op accepts sequences up to ATTENTION_LIMITS.maxSeq. Checked at load.
+ */
+const KERNEL_MAX_SEQ = reflectConstant(source, 'MAX_SEQ');
+if (KERNEL_MAX_SEQ < ATTENTION_LIMITS.maxSeq) {
+  throw new Error(
+    `attention_decode.wgsl: MAX_SEQ = ${KERNEL_MAX_SEQ} is below ATTENTION_LIMITS.maxSeq = ` +
+      `${ATTENTION_LIMITS.maxSeq}`,
+  );
+}
 
 export const attentionDecodeKernel = defineKernel({
   name: 'attention_decode',

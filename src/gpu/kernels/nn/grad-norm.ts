@@ -12,6 +12,7 @@
  * step is unchanged, so encodeAdamW, recorded after it, skips the update.
  */
 import finishSource from '../../../../kernels/nn/grad_norm_finish.wgsl?raw';
+import layoutSource from '../../../../kernels/lib/grad_norm_layout.wgsl?raw';
 import partialsSource from '../../../../kernels/nn/grad_norm_partials.wgsl?raw';
 import { OpInputError } from '../../../ops/errors';
 import { GRAD_STATS, checkMaxNorm, clippingEnabled } from '../../../ops/nn/grad-norm';
@@ -19,6 +20,8 @@ import { checkInt } from '../../../ops/validate';
 import { type BufferRef, type CommandBatch, workgroupGrid } from '../../batch';
 import type { GpuContext } from '../../context';
 import { defineKernel } from '../../kernel';
+import { statLayout } from '../../stat-record';
+import { reflectConstant } from '../../wgsl-reflect';
 import { WORKGROUP_REDUCE_WGSL } from '../../wgsl-lib';
 import { checkBindingSize } from '../advantage-dispatch';
 import { PooledBuffers } from '../run-convenience';
@@ -30,12 +33,25 @@ const THREADS = 64;
 const ITEMS_PER_THREAD = 32;
 /** Gradients per stage-1 workgroup. */
 export const GRAD_NORM_BLOCK = THREADS * ITEMS_PER_THREAD;
-/** Floats per stage-1 partial: Σ g² of finite values, NaN count, ±Inf count. */
-const PARTIAL_FLOATS = 3;
+/**
+ * The layout the grad-norm kernels and AdamW share, prepended to their sources: the floats per
+ * stage-1 partial (Σ g² of finite values, NaN count, ±Inf count) and the stats words, which must
+ * sit where GRAD_STATS (the CPU op's) says. Checked when loaded.
+ */
+export const GRAD_NORM_LAYOUT_WGSL = layoutSource;
+const PARTIAL_FLOATS = reflectConstant(layoutSource, 'PARTIAL_FLOATS');
+const STATS = statLayout(layoutSource, 'STAT_', ['gradNorm', 'clipScale', 'applied', 'step']);
+for (const [name, slot] of Object.entries(STATS.slots)) {
+  if (GRAD_STATS[name as keyof typeof STATS.slots] !== slot || STATS.length !== GRAD_STATS.length) {
+    throw new Error(
+      `grad_norm_layout.wgsl: STAT_ slots ${JSON.stringify(STATS.slots)} differ from GRAD_STATS`,
+    );
+  }
+}
 
 export const gradNormPartialsKernel = defineKernel({
   name: 'grad_norm_partials',
-  source: WORKGROUP_REDUCE_WGSL + partialsSource,
+  source: layoutSource + WORKGROUP_REDUCE_WGSL + partialsSource,
   uniforms: [
     { name: 'count', type: 'u32' },
     { name: 'blocks', type: 'u32' },
@@ -48,7 +64,7 @@ export const gradNormPartialsKernel = defineKernel({
 
 export const gradNormFinishKernel = defineKernel({
   name: 'grad_norm_finish',
-  source: WORKGROUP_REDUCE_WGSL + finishSource,
+  source: layoutSource + WORKGROUP_REDUCE_WGSL + finishSource,
   uniforms: [
     { name: 'blocks', type: 'u32' },
     { name: 'max_norm', type: 'f32' },

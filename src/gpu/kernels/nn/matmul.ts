@@ -17,6 +17,7 @@ import {
 import type { BufferRef, CommandBatch } from '../../batch';
 import type { GpuContext } from '../../context';
 import { defineKernel } from '../../kernel';
+import { reflectConstant } from '../../wgsl-reflect';
 import { checkBindingSize } from '../advantage-dispatch';
 import { PooledBuffers } from '../run-convenience';
 
@@ -52,10 +53,10 @@ export const columnSumsKernel = defineKernel({
   ],
 });
 
-/** Output rows and columns per matmul workgroup (TILE in the WGSL). */
-const MATMUL_TILE = 64;
-/** Columns per column-sums workgroup (COLS in the WGSL). */
-const COLUMN_SUMS_COLS = 32;
+/** Output rows and columns per matmul workgroup, read from the kernel (TILE). */
+const MATMUL_TILE = reflectConstant(matmulSource, 'TILE');
+/** Columns per column-sums workgroup, read from the kernel (COLS). */
+const COLUMN_SUMS_COLS = reflectConstant(columnSumsSource, 'COLS');
 
 /** Byte range [start, end) a binding covers. */
 function byteRange(ref: BufferRef): { buffer: GPUBuffer; start: number; end: number } {
