@@ -12,6 +12,7 @@ import { HfTokenizer } from '../models/hf/hf-tokenizer';
 import { llamaModelFromWeights, type LlamaCpuModel } from '../models/hf/llama-cpu-weights';
 import { FlagError } from './args';
 import { directoryFiles } from './file-source';
+import { errorText } from '../util/error-text';
 
 export interface LmModel {
   dir: string;
@@ -20,7 +21,7 @@ export interface LmModel {
 
 /** The message of whatever a loader threw, on one line. */
 function oneLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ');
+  return errorText(error).replace(/\s+/g, ' ');
 }
 
 /** Runs `load`, turning any failure into a FlagError on --model that names the folder. */

@@ -18,6 +18,7 @@ import { OnnxError } from '../onnx/onnx-error';
 import { OpInputError } from '../util/input-error';
 import { shownText } from '../util/shown-text';
 import { FlagError } from './args';
+import { errorText } from '../util/error-text';
 
 export type ModelFileKind = 'checkpoint' | 'json' | 'empty' | 'other';
 
@@ -152,5 +153,5 @@ export function modelFileError(error: unknown, flag: string, path: string): unkn
 
 function reason(error: unknown): string {
   if (error && typeof error === 'object' && 'code' in error) return String(error.code);
-  return error instanceof Error ? error.message : String(error);
+  return errorText(error);
 }

@@ -29,6 +29,7 @@ import {
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { shownText } from '../util/shown-text';
 import { FlagError } from './args';
+import { errorText } from '../util/error-text';
 
 /** An input file of the same command, which the output must not be (`--init`, `--in`). */
 export interface InputFile {
@@ -281,5 +282,5 @@ function codeOf(error: unknown): string | undefined {
 function reason(error: unknown): string {
   const code = codeOf(error);
   if (code) return code;
-  return error instanceof Error ? error.message : String(error);
+  return errorText(error);
 }

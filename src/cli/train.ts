@@ -67,6 +67,7 @@ import { modelFileError, readModelFile } from './model-file';
 import { prepareOutput, writeAtomically } from './output-file';
 import { checkRunFileBudget, metricsBound } from './run-file-budget';
 import { readTrainFlags, type Config, type LmFlags, type TrainFlags } from './train-flags';
+import { errorText } from '../util/error-text';
 
 /** Metrics shown on the progress line, the first few an algorithm reports. */
 const SHOWN = [
@@ -206,14 +207,14 @@ async function train(flags: TrainFlags, run: PreparedRun): Promise<number> {
           save({ updates: u, seconds: (performance.now() - started) / 1000, status: 'running' });
         } catch (error) {
           // Training goes on; the final write tries again and reports its own failure.
-          console.log(`warning: could not save ${flags.out}: ${messageOf(error)}`);
+          console.log(`warning: could not save ${flags.out}: ${errorText(error)}`);
         }
         lastSave = performance.now();
       }
     }
   } catch (error) {
     failure = error;
-    ending = { status: 'error', reason: messageOf(error).slice(0, 1000) };
+    ending = { status: 'error', reason: errorText(error).slice(0, 1000) };
   } finally {
     process.off('SIGINT', onInterrupt);
     process.off('SIGTERM', onInterrupt);
@@ -275,7 +276,7 @@ function warnIfLabRefuses(path: string, text: string): void {
   try {
     parseRunFile(text, runCatalog());
   } catch (error) {
-    console.log(`warning: the lab's import refuses ${path}: ${messageOf(error)}`);
+    console.log(`warning: the lab's import refuses ${path}: ${errorText(error)}`);
   }
 }
 
@@ -292,11 +293,7 @@ function rescue(out: string, text: string, error: unknown): FlagError {
   } catch {
     saved = `no copy could be saved in ${tmpdir()} either`;
   }
-  return new FlagError('out', `${messageOf(error)}; ${saved}`);
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return new FlagError('out', `${errorText(error)}; ${saved}`);
 }
 
 /** A language-model run: model, warm-up or starting file, reference, reward model, trainer. */

@@ -32,6 +32,7 @@ import {
   type TransformerConfig,
 } from './transformer-config';
 import { transformerParamGroups } from './transformer-params';
+import { errorText } from '../util/error-text';
 
 export const TRANSFORMER_KIND = 'transformer';
 
@@ -240,7 +241,7 @@ function declaredGroupedModel(config: Record<string, unknown>): Declared {
   } catch (error) {
     throw new CheckpointError(
       'model.config.spec',
-      `is not a model this lab can load: ${message(error)}`,
+      `is not a model this lab can load: ${errorText(error)}`,
     );
   }
   checkGroupRecords(config.groups, groups);
@@ -340,10 +341,6 @@ function checkMomentsCoverTrainable(
         `; this model trains all of its trainable groups' tensors (${trained.join(', ')})`,
     );
   }
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function shortJson(value: unknown): string {

@@ -21,6 +21,7 @@ import { Template } from '@huggingface/jinja';
 import { TokenizerError } from '../tokenizer';
 import type { ChatMessage, ChatTemplateOptions, ToolDefinition } from '../tokenizer-api';
 import { HfTokenizerError, type TokenizerFileName } from './hf-tokenizer-error';
+import { errorText } from '../../util/error-text';
 
 /** Where a template's text came from, for errors. */
 export interface TemplateSource {
@@ -255,6 +256,6 @@ function quote(value: unknown): string {
 
 /** An error's message, cut: a template's raise_exception text is untrusted. */
 function reason(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorText(error);
   return message.length > 300 ? `${message.slice(0, 299)}…` : message;
 }

@@ -5,6 +5,7 @@
  */
 
 import { HfTokenizerError, shown, type TokenizerFileName } from './hf-tokenizer-error';
+import { errorText } from '../../util/error-text';
 
 /** The special-token fields of tokenizer_config.json that chat templates see as variables. */
 export const SPECIAL_TOKEN_FIELDS = ['bos_token', 'eos_token', 'pad_token', 'unk_token'] as const;
@@ -28,7 +29,7 @@ export function parseJsonObject(file: TokenizerFileName, text: string): Record<s
   try {
     value = JSON.parse(text);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorText(error);
     throw new HfTokenizerError(file, '', `is not valid JSON (${reason.slice(0, 200)})`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

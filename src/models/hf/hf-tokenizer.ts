@@ -39,6 +39,7 @@ import {
 } from './hf-tokenizer-config';
 import { HfTokenizerError, quoted, shown } from './hf-tokenizer-error';
 import { checkTokenizerJson } from './hf-tokenizer-json';
+import { errorText } from '../../util/error-text';
 
 /** A model's tokenizer files as read (bytes) or as text. */
 export interface HfTokenizerFiles {
@@ -176,7 +177,7 @@ export class HfTokenizer implements Tokenizer {
     try {
       library = new LibraryTokenizer(checked.json, config);
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorText(error);
       throw new HfTokenizerError('tokenizer.json', '', `cannot be read: ${reason.slice(0, 300)}`);
     }
 
