@@ -149,6 +149,7 @@ interface Group {
  * carry no signal: keep sampling new prompts until the batch is full of informative groups, and
  * top it up with uninformative ones when the rounds run out (their advantages are 0).
  */
+// #region rollout
 async function groupRollout(run: GrpoRun, cfg: GrpoConfig, rowLength: number): Promise<Rollout> {
   const sampling = { temperature: cfg.temperature, topK: cfg.topK, topP: cfg.topP };
   let kept: Group[] = [];
@@ -192,6 +193,7 @@ async function groupRollout(run: GrpoRun, cfg: GrpoConfig, rowLength: number): P
     },
   };
 }
+// #endregion rollout
 
 /** Per-token advantages (B, T) by the configured estimator, and the batch's zero-std fraction. */
 async function groupAdvantages(

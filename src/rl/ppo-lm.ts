@@ -139,12 +139,14 @@ async function gaeAdvantages(
 ): Promise<Advantages> {
   const { rewards, mask, rows: B, seq: T } = batch;
   const values = batch.oldValues!;
+  // #region gae
   const { advantages: raw, returns } = await ops.gae({ rewards, values, mask }, B, T, {
     gamma: cfg.gamma,
     lambda: cfg.lambda,
     maskMode: cfg.gaeMaskMode,
   });
   const advantages = cfg.whitenAdvantages ? (await ops.whiten(raw, mask, B, T)).output : raw;
+  // #endregion gae
   // Explained variance needs variance in the returns: reported only where it is defined.
   const explained = (await ops.explainedVariance(returns, values, mask, B, T)).value;
   return {
