@@ -7,7 +7,7 @@
  */
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-const LONG_FILES = /\/tests\/lessons\/(lm-presets-[a-z]|learning-[a-z-]+-seed-\d)\.test\.ts$/;
+const LONG_FILES = /\/tests\/lessons\/(preset-[a-z-]+|learning-[a-z-]+-seed-\d)\.test\.ts$/;
 
 export class HeavyFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
