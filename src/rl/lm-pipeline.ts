@@ -10,9 +10,9 @@
  *   3. the reference's log-probs when the KL is on; the behaviour policy's (and the critic's
  *      values) when the advantages need them; the KL in the reward (verl use_kl_in_reward);
  *   4. the algorithm's advantages (B, T);
- *   5. epochs × minibatches of policy steps (src/rl/policy-step.ts), each the clipped policy loss
- *      (+ KL in the loss, − entropy bonus, + value loss, + ptx), backward, clip, AdamW; stopped
- *      early when the KL to the behaviour policy passes targetKl;
+ *   5. epochs × minibatches of policy steps (src/rl/lm-policy-passes.ts), each the clipped policy
+ *      loss (+ KL in the loss, − entropy bonus, + value loss, + ptx), backward, clip, AdamW;
+ *      stopped early when the KL to the behaviour policy passes targetKl;
  *   6. metrics named as verl / TRL name them.
  */
 import type { RewardConfig } from '../envs/token-tasks/rewards';
@@ -27,8 +27,9 @@ import type { ConfigSpec } from '../util/hyperparams';
 import { advantageOps, type AdvantageOps } from './advantage-ops';
 import { TaskLadder, type CurriculumSetup } from './curriculum';
 import { createLmRun, type LmRun } from './lm-run';
-import { policyStep, type PolicyStepLosses, type PolicyStepRequest } from './policy-step';
-import { mixPtx, retainedMetrics, retainedRowLength, type RetainedConfig } from './retained-task';
+import { lossOptions, policyPasses } from './lm-policy-passes';
+import type { PolicyStepLosses } from './policy-step';
+import { retainedMetrics, retainedRowLength, type RetainedConfig } from './retained-task';
 import type { CompletionScorer } from './reward-model';
 import {
   nonFiniteReward,
@@ -204,27 +205,6 @@ export function generateRows<C extends TokenRlConfig>(
   });
 }
 
-/**
- * The policy loss's options and, from them, how every other term is aggregated. verl and TRL
- * normalise the token-sum modes by the response width (max_response_length /
- * max_completion_length), not by the rows' full width, which also holds the prompt.
- */
-export function lossOptions(
-  cfg: TokenRlConfig,
-  width: number,
-): Pick<PolicyStepRequest, 'policyLoss' | 'aggregation'> {
-  const policyLoss = {
-    clipLow: cfg.clipLow,
-    clipHigh: cfg.clipHigh,
-    dualClip: (cfg.dualClip ?? 0) > 1 ? cfg.dualClip! : null,
-    aggregation: cfg.lossAggregation,
-    lossScaleFactor: width,
-    maxCompletionLength: width,
-  };
-  const { aggregation: mode, lossScaleFactor, maxCompletionLength } = policyLoss;
-  return { policyLoss, aggregation: { mode, lossScaleFactor, maxCompletionLength } };
-}
-
 export async function tokenRlUpdate<C extends TokenRlConfig>(
   run: TokenRlRun<C, string>,
   parts: TokenRlParts<C>,
@@ -285,88 +265,27 @@ export async function tokenRlUpdate<C extends TokenRlConfig>(
 
   // 5. Epochs × minibatches of policy steps, against the behaviour policy's log-probs. The
   //    rollout's own width sets the loss's normalization, also for rows widened for ptx.
-  const passes = parts.passes(cfg);
-  const perMinibatch = B / passes.minibatches;
-  const loss = lossOptions(cfg, responseWidth(ladder.task, cfg.maxNewTokens, rowLength - 1));
-  const all: RowArrays = {
-    tokens: packed.tokens,
-    targets: packed.targets,
-    mask,
-    advantages: advantages.advantages,
-    ...(refLogp && !klInReward ? { refLogp } : {}),
-    ...(oldValues ? { oldValues, returns: advantages.returns! } : {}),
-  };
-  let lastLosses: PolicyStepLosses | undefined;
-  let lastLogp: Float32Array | undefined;
-  let skipped: string | undefined;
-  let epochsRun = 0;
-  epochs: for (let epoch = 0; epoch < passes.epochs; epoch++) {
-    const order = passes.shuffle ? permutation(B, passes.shuffle) : undefined;
-    let klSum = 0;
-    for (let mb = 0; mb < passes.minibatches; mb++) {
-      // Without a shuffle there is one minibatch, the whole batch, whose first pass is the
-      // behaviour policy (ratio 1) when no old log-probs were scored: they come back from it.
-      const part = order
-        ? selectRows(order.slice(mb * perMinibatch, (mb + 1) * perMinibatch), T, {
-            ...all,
-            oldLogp: oldLogp!,
-          })
-        : { ...all, ...(oldLogp ? { oldLogp } : {}) };
-      const n = part.tokens.length / T;
-      const ptx = mixPtx(
-        setup.retained,
-        tokenizer,
-        cfg,
-        { tokens: part.tokens, targets: part.targets, rows: n, seq: T },
-        { seed: setup.seed, step: control.step, key: epoch * passes.minibatches + mb },
-      );
-      const last = epoch === passes.epochs - 1 && mb === passes.minibatches - 1;
-      const step = await policyStep(policy, {
-        tokens: ptx?.tokens ?? part.tokens,
-        targets: ptx?.targets ?? part.targets,
-        rows: n,
-        seq: T,
-        temperature: cfg.temperature,
-        mask: part.mask,
-        advantages: part.advantages,
-        ...(part.oldLogp ? { oldLogp: part.oldLogp } : {}),
-        ...loss,
-        ...(part.refLogp
-          ? {
-              kl: {
-                refLogp: part.refLogp,
-                coef: cfg.klCoef,
-                options: { estimator: cfg.klEstimator },
-              },
-            }
-          : {}),
-        entropyCoef: cfg.entropyCoef,
-        ...(critic && part.oldValues
-          ? {
-              value: {
-                oldValues: part.oldValues,
-                returns: part.returns!,
-                coef: critic.coef,
-                options: { cliprangeValue: critic.cliprangeValue },
-              },
-            }
-          : {}),
-        ...(ptx ? { ptx: { mask: ptx.mask, coef: cfg.ptxCoef } } : {}),
-        optimizer: { lr: cfg.lr, weightDecay: cfg.weightDecay, maxGradNorm: cfg.maxGradNorm },
-        ...(parts.keepLogp ? { wantLogp: last } : {}),
-      });
-      if (!order) oldLogp ??= step.logp;
-      if (step.logp && last) lastLogp = step.logp;
-      if (step.skipped) {
-        skipped = step.skipped;
-        break epochs;
-      }
-      lastLosses = step.losses!;
-      klSum += lastLosses.pgStats.ppo_kl;
-    }
-    epochsRun += 1;
-    if ((passes.targetKl ?? 0) > 0 && klSum / passes.minibatches > passes.targetKl!) break;
-  }
+  const passes = await policyPasses({
+    policy,
+    cfg,
+    seq: T,
+    arrays: {
+      tokens: packed.tokens,
+      targets: packed.targets,
+      mask,
+      advantages: advantages.advantages,
+      ...(oldLogp ? { oldLogp } : {}),
+      ...(refLogp && !klInReward ? { refLogp } : {}),
+      ...(oldValues ? { oldValues, returns: advantages.returns! } : {}),
+    },
+    loss: lossOptions(cfg, responseWidth(ladder.task, cfg.maxNewTokens, rowLength - 1)),
+    ...(critic ? { critic } : {}),
+    ...parts.passes(cfg),
+    ptx: { retained: setup.retained, tokenizer, seed: setup.seed, step: control.step },
+    keepLogp: parts.keepLogp ?? false,
+  });
+  const { lastLosses, lastLogp, epochsRun } = passes;
+  let { skipped } = passes;
   const steps = await policy.takeMetrics();
   const lastStep = steps[steps.length - 1];
   if (lastStep && !lastStep.applied) skipped ??= 'non-finite gradient norm';
@@ -403,51 +322,9 @@ export async function tokenRlUpdate<C extends TokenRlConfig>(
       rows,
       batch,
       advantages,
-      ...(oldLogp ? { oldLogp } : {}),
+      ...(passes.oldLogp ? { oldLogp: passes.oldLogp } : {}),
       ...(lastLogp ? { lastLogp } : {}),
       epochsRun,
     },
   };
-}
-
-/** The (B, T) arrays a minibatch takes its rows of. */
-interface RowArrays {
-  tokens: Int32Array;
-  targets: Int32Array;
-  mask: Float32Array;
-  advantages: Float32Array;
-  oldLogp?: Float32Array;
-  refLogp?: Float32Array;
-  oldValues?: Float32Array;
-  returns?: Float32Array;
-}
-
-/** A seeded Fisher–Yates shuffle of 0 … n−1. */
-function permutation(n: number, random: () => number): number[] {
-  const order = Array.from({ length: n }, (_, i) => i);
-  for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [order[i], order[j]] = [order[j]!, order[i]!];
-  }
-  return order;
-}
-
-/** The rows `picked` of every (B, T) array, in that order. */
-function selectRows(picked: readonly number[], T: number, arrays: RowArrays): RowArrays {
-  const take = <A extends Int32Array | Float32Array>(x: A): A => {
-    const out = new (x.constructor as new (n: number) => A)(picked.length * T);
-    picked.forEach((row, i) => out.set(x.subarray(row * T, (row + 1) * T), i * T));
-    return out;
-  };
-  const out: RowArrays = {
-    tokens: take(arrays.tokens),
-    targets: take(arrays.targets),
-    mask: take(arrays.mask),
-    advantages: take(arrays.advantages),
-  };
-  for (const key of ['oldLogp', 'refLogp', 'oldValues', 'returns'] as const) {
-    const x = arrays[key];
-    if (x) out[key] = take(x);
-  }
-  return out;
 }
