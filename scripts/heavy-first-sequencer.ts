@@ -7,7 +7,9 @@
  */
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-const LONG_FILES = /\/tests\/lessons\/(lm-presets-[a-z]|learning-[a-z-]+-seed-\d)\.test\.ts$/;
+// The trainers' trace replay (tests/rl/lm-trainer-trace) runs every LM preset for two updates.
+const LONG_FILES =
+  /\/tests\/(lessons\/(preset-[a-z-]+|learning-[a-z-]+-seed-\d)|rl\/lm-trainer-trace)\.test\.ts$/;
 
 export class HeavyFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { buildPresetSpec, PRESETS, type PresetName } from '../../src/lessons/presets';
 import { ALGORITHMS } from '../../src/rl/registry';
 import { createRunHost } from '../../src/worker/run-host';
-import type { RunSpec, Settings } from '../../src/worker/run-protocol';
+import type { MetricPoint, RunSpec, Settings } from '../../src/worker/run-protocol';
 
 const MODELS_DIR = new URL('../../public/models/', import.meta.url);
 
@@ -34,6 +34,8 @@ export interface PresetRunOptions {
 
 export interface PresetRun {
   series: Record<string, number[]>;
+  /** Every metric of every update, in the order the run reported them. */
+  points: MetricPoint[];
   updates: number;
   /** True when `stop` ended the run. */
   stopped: boolean;
@@ -71,6 +73,7 @@ export async function runSpec(
   options: Omit<PresetRunOptions, 'change' | 'taskOptions' | 'shipped' | 'seed'>,
 ): Promise<PresetRun> {
   const series: Record<string, number[]> = Object.fromEntries(options.metrics.map((m) => [m, []]));
+  const points: MetricPoint[] = [];
   let backendLine = '(no backend message)';
   const elapsed = (since: number) => (performance.now() - since) / 1000;
   const started = performance.now();
@@ -82,6 +85,7 @@ export async function runSpec(
   await host.createRun(spec, (m) => {
     if (m.type === 'backend') backendLine = m.line;
     if (m.type !== 'update') return;
+    points.push(...m.points);
     for (const p of m.points)
       for (const metric of options.metrics) series[metric]!.push(p.metrics[metric]!);
   });
@@ -102,6 +106,7 @@ export async function runSpec(
   await host.dispose();
   return {
     series,
+    points,
     updates,
     stopped,
     backendLine,

@@ -11,14 +11,14 @@ import { createFrozenLake } from '../envs/frozen-lake';
 import { GRID_ENV_NAMES } from '../envs/grid-env-names';
 import { GridWorld } from '../envs/gridworld';
 import type { CharsetTask } from '../envs/token-tasks/shared';
-import type { Env, TabularModel } from '../envs/types';
+import type { Env } from '../envs/types';
 import type { LanguageModel } from '../models/language-model';
 import type { CharTokenizer } from '../models/tokenizer';
 import { OpInputError } from '../ops/errors';
 import { createDpoTrainer, DEFAULT_DPO_CONFIG, DPO_CONFIG_SPEC } from './dpo';
 import { createGrpoTrainer } from './grpo';
 import { DEFAULT_GRPO_CONFIG, GRPO_CONFIG_SPEC } from './grpo-config';
-import type { ConfigSpec } from '../util/hyperparams';
+import { assertConfig, type ConfigSpec } from '../util/hyperparams';
 import type { CurriculumScheduler } from './curriculum';
 import {
   createPolicyIteration,
@@ -44,8 +44,10 @@ import {
 type AnyConfig = Record<string, number | boolean | string>;
 type AnyTrainer = Trainer<AnyConfig>;
 
-/** Environments by name; each call builds a fresh one. */
-export const ENVIRONMENTS = {
+type GridEnvName = (typeof GRID_ENV_NAMES)[number];
+
+/** The grid worlds: tabular models (value and policy iteration read their transitions). */
+const GRID_ENVIRONMENTS: Record<GridEnvName, () => GridWorld> = {
   gridworld: () => new GridWorld(['S..#...', '.#...#.', '...#..G'], { slip: 0.1, id: 'GridWorld' }),
   // Russell & Norvig's 4×3 world (AIMA Figure 17.1): +1 and −1 exits, one wall, and a move that
   // goes as meant with probability 0.8 and to either side with 0.1 each.
@@ -54,12 +56,22 @@ export const ENVIRONMENTS = {
   'frozenlake-4x4': () => createFrozenLake({ map: '4x4' }),
   'frozenlake-8x8': () => createFrozenLake({ map: '8x8' }),
   cliffwalking: () => createCliffWalking(),
+};
+
+/** The bandits: discrete actions, no model. */
+const BANDITS = {
   'bandit-10': () => new KArmedBandit({ arms: 10, seed: 1 }),
   // Sutton & Barto's Figure 2.5 setting: true values around +4, where a baseline matters.
   'bandit-10-plus4': () => new KArmedBandit({ arms: 10, seed: 1, qStarMean: 4 }),
   'contextual-bandit': () => new ContextualBandit({ seed: 1 }),
+} satisfies Record<string, () => Env<number, number>>;
+
+/** Environments by name; each call builds a fresh one. */
+export const ENVIRONMENTS = {
+  ...GRID_ENVIRONMENTS,
+  ...BANDITS,
   cartpole: () => new CartPole(),
-} as const;
+};
 export type EnvName = keyof typeof ENVIRONMENTS;
 
 export interface EnvAlgorithm {
@@ -119,121 +131,168 @@ const DISCRETE: readonly EnvName[] = [
   'contextual-bandit',
 ];
 
-function tabular(env: EnvName): TabularModel {
-  return ENVIRONMENTS[env]() as unknown as TabularModel;
+/** A fresh grid world (a tabular model); `env` must be one (the entry's `envs` say so). */
+function gridWorld(env: EnvName): GridWorld {
+  const make = own(GRID_ENVIRONMENTS, env);
+  if (!make)
+    throw new OpInputError('train', 'env', `must be one of ${TABULAR.join(', ')}, got '${env}'`);
+  return make();
 }
 
+/** A fresh environment of discrete observations and actions: a grid world or a bandit. */
 function discrete(env: EnvName): Env<number, number> {
-  return ENVIRONMENTS[env]() as Env<number, number>;
+  const make = own(GRID_ENVIRONMENTS, env) ?? own(BANDITS, env);
+  if (!make)
+    throw new OpInputError('train', 'env', `must be one of ${DISCRETE.join(', ')}, got '${env}'`);
+  return make();
 }
 
-// The registry erases each algorithm's own config type; its spec still validates every field.
-const erase = <T>(x: T) => x as unknown as ConfigSpec<AnyConfig>;
-const values = <T>(x: T) => x as unknown as AnyConfig;
-const trainer = <T>(x: T) => x as unknown as AnyTrainer;
+/** A settings record as every config is: what the registry's callers hold and pass. */
+type Values<C> = { readonly [K in keyof C]: number | boolean | string };
+
+/**
+ * An environment algorithm with its own config type C. The entry it makes takes any settings
+ * record, checks it against C's spec (every field, in range), and only then builds the trainer.
+ */
+function defineEnvAlgorithm<C extends Values<C>>(
+  name: string,
+  entry: Omit<EnvAlgorithm, 'spec' | 'defaults' | 'create'> & {
+    spec: ConfigSpec<C>;
+    defaults: C;
+    create(env: EnvName, config: C, seed: number): Trainer<C>;
+  },
+): EnvAlgorithm {
+  return {
+    ...entry,
+    create: (env, config, seed) => {
+      assertConfig(name, entry.spec, config);
+      return entry.create(env, config, seed);
+    },
+  };
+}
+
+/** A language-model algorithm with its own config type C (as defineEnvAlgorithm). */
+function defineLmAlgorithm<C extends Values<C>>(
+  name: string,
+  entry: Omit<LmAlgorithm, 'spec' | 'defaults' | 'create'> & {
+    spec: ConfigSpec<C>;
+    defaults: C;
+    create(setup: LmSetup, config: C): Trainer<C>;
+  },
+): LmAlgorithm {
+  return {
+    ...entry,
+    create: (setup, config) => {
+      assertConfig(name, entry.spec, config);
+      return entry.create(setup, config);
+    },
+  };
+}
 
 export const ALGORITHMS: Record<string, EnvAlgorithm | LmAlgorithm> = {
-  'value-iteration': {
+  'value-iteration': defineEnvAlgorithm('value-iteration', {
     family: 'env',
     doc: 'Synchronous value iteration over the known MDP; one update = one sweep',
-    spec: erase(VALUE_ITERATION_CONFIG_SPEC),
-    defaults: values(DEFAULT_VALUE_ITERATION_CONFIG),
+    spec: VALUE_ITERATION_CONFIG_SPEC,
+    defaults: DEFAULT_VALUE_ITERATION_CONFIG,
     envs: TABULAR,
     create: (env, config, seed) => {
-      const world = tabular(env);
-      return trainer(
-        withGridInspector(createValueIteration(world, config, seed), world, 'value-iteration'),
-      );
+      const world = gridWorld(env);
+      return withGridInspector(createValueIteration(world, config, seed), world, 'value-iteration');
     },
-  },
-  'policy-iteration': {
+  }),
+  'policy-iteration': defineEnvAlgorithm('policy-iteration', {
     family: 'env',
     doc: 'Policy evaluation then greedy improvement; one update = one evaluation + improvement',
-    spec: erase(POLICY_ITERATION_CONFIG_SPEC),
-    defaults: values(DEFAULT_POLICY_ITERATION_CONFIG),
+    spec: POLICY_ITERATION_CONFIG_SPEC,
+    defaults: DEFAULT_POLICY_ITERATION_CONFIG,
     envs: TABULAR,
     create: (env, config, seed) => {
-      const world = tabular(env);
-      return trainer(
-        withGridInspector(createPolicyIteration(world, config, seed), world, 'policy-iteration'),
+      const world = gridWorld(env);
+      return withGridInspector(
+        createPolicyIteration(world, config, seed),
+        world,
+        'policy-iteration',
       );
     },
-  },
-  'q-learning': {
+  }),
+  'q-learning': defineEnvAlgorithm('q-learning', {
     family: 'env',
     doc: 'Off-policy TD control with ε-greedy exploration; one update = one episode',
-    spec: erase(Q_LEARNING_CONFIG_SPEC),
-    defaults: values(DEFAULT_Q_LEARNING_CONFIG),
+    spec: Q_LEARNING_CONFIG_SPEC,
+    defaults: DEFAULT_Q_LEARNING_CONFIG,
     envs: TABULAR,
     create: (env, config, seed) => {
       const world = discrete(env);
-      return trainer(withGridInspector(createQLearning(world, config, seed), world, 'q-learning'));
+      return withGridInspector(createQLearning(world, config, seed), world, 'q-learning');
     },
-  },
-  sarsa: {
+  }),
+  sarsa: defineEnvAlgorithm('sarsa', {
     family: 'env',
     doc: 'On-policy TD control with ε-greedy exploration; one update = one episode',
-    spec: erase(SARSA_CONFIG_SPEC),
-    defaults: values(DEFAULT_SARSA_CONFIG),
+    spec: SARSA_CONFIG_SPEC,
+    defaults: DEFAULT_SARSA_CONFIG,
     envs: TABULAR,
     create: (env, config, seed) => {
       const world = discrete(env);
-      return trainer(withGridInspector(createSarsa(world, config, seed), world, 'sarsa'));
+      return withGridInspector(createSarsa(world, config, seed), world, 'sarsa');
     },
-  },
-  reinforce: {
+  }),
+  reinforce: defineEnvAlgorithm('reinforce', {
     family: 'env',
     doc: 'REINFORCE with a tabular softmax policy; one update = a batch of episodes',
-    spec: erase(REINFORCE_CONFIG_SPEC),
-    defaults: values(DEFAULT_REINFORCE_CONFIG),
+    spec: REINFORCE_CONFIG_SPEC,
+    defaults: DEFAULT_REINFORCE_CONFIG,
     envs: DISCRETE,
-    create: (env, config, seed) =>
-      trainer(createReinforce(discrete(env), values(config) as never, seed)),
-  },
-  'ppo-mlp': {
+    create: (env, config, seed) => createReinforce(discrete(env), config, seed),
+  }),
+  'ppo-mlp': defineEnvAlgorithm('ppo-mlp', {
     family: 'env',
     doc: 'PPO with MLP actor and critic (CleanRL ppo.py); one update = one rollout + its epochs. Defaults: rl-baselines3-zoo tuned CartPole settings (CleanRL defaults solve 0 of 5 seeds in 200k steps)',
-    spec: erase(PPO_CONFIG_SPEC),
-    defaults: values({ ...DEFAULT_PPO_CONFIG, ...CARTPOLE_TUNED }),
+    spec: PPO_CONFIG_SPEC,
+    defaults: { ...DEFAULT_PPO_CONFIG, ...CARTPOLE_TUNED },
     envs: ['cartpole'],
     exportsOnnx: true,
     checkpoints: true,
-    create: (_env, config, seed) => trainer(createPpo(() => new CartPole(), config as never, seed)),
-  },
-  grpo: {
+    create: (_env, config, seed) => createPpo(() => new CartPole(), config, seed),
+  }),
+  grpo: defineLmAlgorithm('grpo', {
     family: 'lm',
     doc: 'GRPO and its family (RLOO, REINFORCE++, Dr. GRPO, DAPO options): critic-free, group-relative',
-    spec: erase(GRPO_CONFIG_SPEC),
-    defaults: values(DEFAULT_GRPO_CONFIG),
+    spec: GRPO_CONFIG_SPEC,
+    defaults: DEFAULT_GRPO_CONFIG,
     valueHead: false,
     reference: 'kl',
     curriculum: true,
     rewardModel: true,
     retained: true,
-    create: (setup, config) => trainer(createGrpoTrainer(setup, config as never)),
-  },
-  ppo: {
+    create: createGrpoTrainer,
+  }),
+  ppo: defineLmAlgorithm('ppo', {
     family: 'lm',
     doc: 'PPO with a value-head critic: GAE over generated tokens, clipped policy and value losses',
-    spec: erase(PPO_LM_CONFIG_SPEC),
-    defaults: values(DEFAULT_PPO_LM_CONFIG),
+    spec: PPO_LM_CONFIG_SPEC,
+    defaults: DEFAULT_PPO_LM_CONFIG,
     valueHead: true,
     reference: 'kl',
     curriculum: true,
     rewardModel: true,
     retained: true,
-    create: (setup, config) => trainer(createPpoLmTrainer(setup, config as never)),
-  },
-  dpo: {
+    create: createPpoLmTrainer,
+  }),
+  dpo: defineLmAlgorithm('dpo', {
     family: 'lm',
     doc: "DPO on pairs of the policy's own successful and failed samples (offline contrast)",
-    spec: erase(DPO_CONFIG_SPEC),
-    defaults: values(DEFAULT_DPO_CONFIG),
+    spec: DPO_CONFIG_SPEC,
+    defaults: DEFAULT_DPO_CONFIG,
     valueHead: false,
     reference: 'always',
-    create: (setup, config) =>
-      trainer(createDpoTrainer({ ...setup, reference: setup.reference! }, config as never)),
-  },
+    create: (setup, config) => {
+      if (!setup.reference)
+        throw new OpInputError('dpo', 'reference', 'DPO needs a reference model');
+      return createDpoTrainer({ ...setup, reference: setup.reference }, config);
+    },
+  }),
 };
 
 /** The algorithms that can train through a task's curriculum, as messages name them. */

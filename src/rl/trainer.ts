@@ -120,7 +120,7 @@ export interface TrainerState {
 }
 
 /** The Trainer fields RunControl.expose() reads live from the control. */
-type LiveFields = 'config' | 'step' | 'events' | 'health' | 'onPhase';
+export type LiveFields = 'config' | 'step' | 'events' | 'health' | 'onPhase';
 
 /**
  * The bookkeeping every trainer shares: pending hyperparameter changes, events, health. An

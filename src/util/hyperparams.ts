@@ -86,6 +86,21 @@ export function checkConfig<C extends object>(scope: string, spec: ConfigSpec<C>
 }
 
 /**
+ * Checks that `config` is a whole config of `spec` — every field present and in range, no other —
+ * so that code holding only a settings record (the algorithm registry) may treat it as a C.
+ */
+export function assertConfig<C extends object>(
+  scope: string,
+  spec: ConfigSpec<C>,
+  config: object,
+): asserts config is C {
+  for (const key of Object.keys(spec)) {
+    if (!Object.hasOwn(config, key)) throw new OpInputError(scope, key, 'is missing');
+  }
+  checkPartial(scope, spec, config, { liveOnly: false });
+}
+
+/**
  * Validates a partial change. With liveOnly, fields that cannot change while running are refused
  * with a message saying so (the lab then offers "duplicate with this change" instead).
  */

@@ -1,14 +1,15 @@
 /**
  * Language-model lesson presets, run as the lab runs them, each to its check — and a control that
  * must not reach the check by the update the preset did, on the preset's own seed (1). The claims
- * over seeds 1–5 are `npm run bench:learn -- --only=lessons`'s. Shared by lm-presets-a … j.test.ts,
- * split so that the test workers share them evenly.
+ * over seeds 1–5 are `npm run bench:learn -- --only=lessons`'s. Shared by the preset-<lesson>.test.ts
+ * files, one lesson's presets each; every check, budget and control is the preset's own, read from
+ * src/lessons/presets.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { widgetCheck } from '../../bench/learn/lesson-effects';
 import { runPreset } from '../../bench/learn/preset-run';
 import { metricCheckPassed } from '../../src/lessons/checks';
-import type { PresetName } from '../../src/lessons/presets';
+import { preset, presetBudget, type PresetName } from '../../src/lessons/presets';
 import type { Settings } from '../../src/worker/run-protocol';
 
 export { widgetCheck };
@@ -60,11 +61,19 @@ export async function updatesToCheck(
   return update;
 }
 
-/** One row: the preset, its check, its budget, and the control's change (null: none). */
-export type PresetRow = [PresetName, string, number, Settings | null];
-
-/** The preset passes within its budget; the control has not passed by the update it did. */
-export function presetTests(rows: PresetRow[]): void {
+/**
+ * Each preset passes its check within its budget; its control (the settings it changes) has not
+ * passed by the update the preset did.
+ */
+export function presetTests(names: PresetName[]): void {
+  const rows = names.map((name) => {
+    const { check, control } = preset(name);
+    const change = control?.config;
+    if (control && (!change || control.taskOptions)) {
+      throw new Error(`${name}: its control changes task options, which presetTests cannot run`);
+    }
+    return [name, check, presetBudget(name), change ?? null] as const;
+  });
   describe('language-model presets reach their checks on CPU, and a control does not', () => {
     it.each(rows)(
       '%s reaches %s within %i updates; not with %o',
@@ -78,29 +87,32 @@ export function presetTests(rows: PresetRow[]): void {
   });
 }
 
+/** The widget check of a preset: its own check, from presets.ts. */
+const presetCheck = (name: PresetName) => widgetCheck(name, preset(name).check);
+
 /**
  * The learned-reward-model lesson's two widgets, each the other's control: against the reward
  * model alone strict accuracy falls by 0.3 or more; with the KL penalty it has not fallen by 0.1
- * at update 20 (on seed 1 the two runs are 0.52 apart there). Each run is made once (lm-presets-f, lm-presets-g) and judged by both checks.
+ * at update 20 (on seed 1 the two runs are 0.52 apart there). Each run is made once
+ * (preset-reward-model, preset-reward-model-kl) and judged by both checks.
  */
 export const REWARD_MODEL_LESSON = {
   strict: 'reward/strict_accuracy',
   model: 'reward/model',
-  collapse: () => widgetCheck('grpo-copy-rm', 'reward/strict_accuracy gain<=-0.3'),
-  holds: () => widgetCheck('grpo-copy-rm-kl', 'reward/strict_accuracy gain>=-0.1 after 20'),
+  collapse: () => presetCheck('grpo-copy-rm'),
+  holds: () => presetCheck('grpo-copy-rm-kl'),
 };
 
 /**
  * The reward-hacking lesson's two widgets: under the gameable reward the share of answers cut at
  * the token limit rises by 0.8; with overlong shaping it has not risen by 0.05 at update 25. The
  * shaped run's control (shaping off) is the gamed run itself, so one run serves both checks
- * (lm-presets-c).
+ * (preset-reward-hacking).
  */
 export const REWARD_HACKING_LESSON = {
   clipped: 'response_length/clip_ratio',
-  gamed: () => widgetCheck('grpo-copy-gamed', 'response_length/clip_ratio gain>=0.8'),
-  capped: () =>
-    widgetCheck('grpo-copy-counterweight', 'response_length/clip_ratio gain<=0.05 after 25'),
+  gamed: () => presetCheck('grpo-copy-gamed'),
+  capped: () => presetCheck('grpo-copy-counterweight'),
 };
 
 /**
@@ -119,11 +131,11 @@ export function passedAndAtLeast(
  * The forgetting lesson's two widgets, each the other's control: GRPO that teaches two-digit
  * products to call the calculator loses the one-digit products the start answered from memory
  * (no tool offered); with the ptx term they hold at update 25. Each run is made once
- * (lm-presets-i, lm-presets-j) and judged by both checks, and by the trained task's own gain.
+ * (preset-forgetting, preset-forgetting-ptx) and judged by both checks, and by the trained task's own gain.
  */
 export const FORGETTING_LESSON = {
   retained: 'retained/success_rate',
   trained: 'reward/strict_accuracy',
-  forgets: () => widgetCheck('grpo-calc-forgetting', 'retained/success_rate gain<=-0.3'),
-  holds: () => widgetCheck('grpo-calc-ptx', 'retained/success_rate gain>=-0.1 after 25'),
+  forgets: () => presetCheck('grpo-calc-forgetting'),
+  holds: () => presetCheck('grpo-calc-ptx'),
 };

@@ -1,4 +1,4 @@
-/** Language-model lesson presets, part j: the same run with the ptx term (see FORGETTING_LESSON). */
+/** The forgetting lesson: the same run with the ptx term (see FORGETTING_LESSON). */
 import { describe, expect, it } from 'vitest';
 import { metricCheckPassed, parseCheck, type MetricCheck } from '../../src/lessons/checks';
 import { FORGETTING_LESSON as L, firstPass, presetSeries } from './lm-presets';

@@ -1,4 +1,4 @@
-/** Language-model lesson presets, part f: the reward model alone (see REWARD_MODEL_LESSON). */
+/** The reward-model lesson: GRPO against the learned reward model alone (see REWARD_MODEL_LESSON). */
 import { describe, expect, it } from 'vitest';
 import {
   firstPass,
@@ -7,6 +7,7 @@ import {
   REWARD_MODEL_LESSON as L,
   updatesToCheck,
 } from './lm-presets';
+import { presetBudget } from '../../src/lessons/presets';
 
 const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
@@ -17,7 +18,7 @@ describe('the learned reward model lesson on CPU', () => {
     const series = await presetSeries(
       'grpo-copy-rm',
       [L.strict, L.model],
-      30,
+      presetBudget('grpo-copy-rm'),
       {},
       passedAndAtLeast(collapse, L.strict, 20),
     );
@@ -25,7 +26,7 @@ describe('the learned reward model lesson on CPU', () => {
     const model = series[L.model]!;
     const passed = firstPass(collapse, strict);
     console.log(`grpo-copy-rm: ${collapse.text} at update ${passed}`);
-    expect(passed).toBeLessThanOrEqual(30);
+    expect(passed).toBeLessThanOrEqual(presetBudget('grpo-copy-rm'));
     expect(strict.length).toBeGreaterThanOrEqual(20);
     expect(firstPass(L.holds(), strict)).toBe(Infinity);
     // The proxy went up while the truth went down: over-optimization, not a policy that broke.
