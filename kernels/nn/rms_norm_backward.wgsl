@@ -29,24 +29,9 @@ struct Params {
 @group(0) @binding(4) var<storage, read> rstd: array<f32>;       // (rows)
 @group(0) @binding(5) var<storage, read_write> dx: array<f32>;   // (rows, C)
 
-var<workgroup> scratch: array<f32, WORKGROUP_SIZE>;
-
-// Σ of `value` over the THREADS_PER_ROW threads of this thread's row, returned to each of them.
-fn row_sum(lid: u32, value: f32) -> f32 {
-  if (THREADS_PER_ROW == 1u) {
-    return value;
-  }
-  let lane = lid % THREADS_PER_ROW;
-  scratch[lid] = value;
-  for (var stride = THREADS_PER_ROW / 2u; stride > 0u; stride = stride / 2u) {
-    workgroupBarrier();
-    if (lane < stride) {
-      scratch[lid] = scratch[lid] + scratch[lid + stride];
-    }
-  }
-  workgroupBarrier();
-  return scratch[lid - lane];
-}
+// row_sum (kernels/lib/row_sum.wgsl, prepended by the wrapper) reduces over scratch.
+alias ScratchValue = f32;
+var<workgroup> scratch: array<ScratchValue, WORKGROUP_SIZE>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(

@@ -5,6 +5,7 @@
  * declaration against its WGSL still sees only the kernel's own interface. Functions may use
  * module-scope names the including kernel declares (documented at the top of each file).
  */
+import rowSumWgsl from '../../kernels/lib/row_sum.wgsl?raw';
 import rowReadsScalarWgsl from '../../kernels/lib/row_reads_scalar.wgsl?raw';
 import rowReadsVec4Wgsl from '../../kernels/lib/row_reads_vec4.wgsl?raw';
 import workgroupReduceWgsl from '../../kernels/lib/workgroup_reduce.wgsl?raw';
@@ -14,6 +15,12 @@ import workgroupReduceWgsl from '../../kernels/lib/workgroup_reduce.wgsl?raw';
  * `var<workgroup> scratch: array<ScratchValue, WORKGROUP_SIZE>`.
  */
 export const WORKGROUP_REDUCE_WGSL = workgroupReduceWgsl;
+
+/**
+ * row_sum(lid, value): Σ over the THREADS_PER_ROW threads that share a row, for the norms' row
+ * kernels, over the kernel's `var<workgroup> scratch: array<ScratchValue, WORKGROUP_SIZE>`.
+ */
+export const ROW_SUM_WGSL = rowSumWgsl;
 
 /**
  * read_quad(start, k, lid) and read_logit(i) over the kernel's `logits: array<RowElement>`, for

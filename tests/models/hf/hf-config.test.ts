@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { fromHfConfig, hfConfigDtype, toHfConfig } from '../../../src/models/hf/hf-config';
 import { readGenerationConfig } from '../../../src/models/hf/generation-config';
-import { parameterCount, type ModelSpec } from '../../../src/models/model-spec';
+import { parameterCount } from '../../../src/models/model-spec';
+import { SMOLLM2_135M } from '../../support/published-specs';
 
 /** The published config.json files, as the Hub serves them. */
 const SMOLLM2_135M_CONFIG = {
@@ -85,29 +86,6 @@ const QWEN3_06B_CONFIG = {
   use_cache: true,
   use_sliding_window: false,
   vocab_size: 151936,
-};
-
-const SMOLLM2_135M: ModelSpec = {
-  family: 'llama',
-  vocab: 49_152,
-  context: 8_192,
-  width: 576,
-  layers: 30,
-  heads: 9,
-  kvHeads: 3,
-  headDim: 64,
-  mlpWidth: 1_536,
-  mlp: 'swiglu',
-  norm: 'rmsnorm',
-  normEps: 1e-5,
-  positions: 'rotary',
-  rotaryBase: 100_000,
-  qkvBias: false,
-  outBias: false,
-  mlpBias: false,
-  qkNorm: false,
-  tiedEmbeddings: true,
-  valueHead: false,
 };
 
 describe('config.json', () => {

@@ -26,6 +26,7 @@ import { checkOneOf, checkRange } from '../../../ops/validate';
 import type { BufferRef, CommandBatch } from '../../batch';
 import type { GpuContext } from '../../context';
 import { defineKernel } from '../../kernel';
+import { ROW_SUM_WGSL } from '../../wgsl-lib';
 import { checkBindingSize } from '../advantage-dispatch';
 import { PooledBuffers } from '../run-convenience';
 import {
@@ -41,7 +42,7 @@ import {
 
 export const layerNormForwardKernel = defineKernel({
   name: 'layer_norm',
-  source: forwardSource,
+  source: ROW_SUM_WGSL + forwardSource,
   uniforms: [
     { name: 'rows', type: 'u32' },
     { name: 'cols', type: 'u32' },
@@ -59,7 +60,7 @@ export const layerNormForwardKernel = defineKernel({
 
 export const layerNormBackwardKernel = defineKernel({
   name: 'layer_norm_backward',
-  source: backwardSource,
+  source: ROW_SUM_WGSL + backwardSource,
   uniforms: [
     { name: 'rows', type: 'u32' },
     { name: 'cols', type: 'u32' },

@@ -18,6 +18,7 @@ import { checkOneOf, checkRange } from '../../../ops/validate';
 import type { BufferRef, CommandBatch } from '../../batch';
 import type { GpuContext } from '../../context';
 import { defineKernel } from '../../kernel';
+import { ROW_SUM_WGSL } from '../../wgsl-lib';
 import { PooledBuffers } from '../run-convenience';
 import {
   PARAMS_ROW_LANES,
@@ -32,7 +33,7 @@ import {
 
 export const rmsNormForwardKernel = defineKernel({
   name: 'rms_norm',
-  source: forwardSource,
+  source: ROW_SUM_WGSL + forwardSource,
   uniforms: [
     { name: 'rows', type: 'u32' },
     { name: 'cols', type: 'u32' },
@@ -48,7 +49,7 @@ export const rmsNormForwardKernel = defineKernel({
 
 export const rmsNormBackwardKernel = defineKernel({
   name: 'rms_norm_backward',
-  source: backwardSource,
+  source: ROW_SUM_WGSL + backwardSource,
   uniforms: [
     { name: 'rows', type: 'u32' },
     { name: 'cols', type: 'u32' },
