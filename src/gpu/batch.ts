@@ -79,6 +79,18 @@ export class CommandBatch {
     this.encoder.copyBufferToBuffer(source, 0, destination, destinationOffset, byteLength);
   }
 
+  /** Copies `byteLength` bytes of `source` at `sourceOffset` to `destination` at `destinationOffset`. */
+  copyRange(
+    source: GPUBuffer,
+    sourceOffset: number,
+    destination: GPUBuffer,
+    destinationOffset: number,
+    byteLength: number,
+  ): void {
+    this.endPass();
+    this.encoder.copyBufferToBuffer(source, sourceOffset, destination, destinationOffset, byteLength);
+  }
+
   /** Zeroes the first `byteLength` bytes of `buffer` (a multiple of 4), in order with the dispatches. */
   clear(buffer: GPUBuffer, byteLength: number): void {
     this.endPass();

@@ -28,6 +28,7 @@ import {
 } from './llama-cpu';
 import type { LlamaCpuModel } from './llama-cpu-weights';
 import type { RotaryTable } from '../../ops/nn/rotary';
+import type { ModelSpec } from '../model-spec';
 
 const OP = 'llamaGenerate';
 
@@ -171,13 +172,16 @@ export function llamaCachedStep<T extends Floats>(
   return llamaHead(model, last, segments.length).logits;
 }
 
-/** Checks prompts and options; returns the resolved sampling options, stop ids and seed. */
-function checkGenerateInput(
-  model: LlamaCpuModel<Floats>,
+/**
+ * Checks prompts and options against the model's spec (shared with the GPU generator); returns
+ * the resolved sampling options, stop ids and seed.
+ */
+export function checkGenerateInput(
+  spec: ModelSpec,
   prompts: readonly Ints[],
   options: LlamaGenerateOptions,
 ) {
-  const { vocab: V, context } = model.spec;
+  const { vocab: V, context } = spec;
   checkInt(OP, 'prompts.length', prompts.length, 1, 2 ** 16);
   checkInt(OP, 'maxNewTokens', options.maxNewTokens, 1, context - 1);
   prompts.forEach((prompt, i) => {
@@ -203,7 +207,7 @@ export function llamaGenerate<T extends Floats>(
   prompts: readonly Ints[],
   options: LlamaGenerateOptions,
 ): LlamaGenerated {
-  const { sampling, stopIds, seed } = checkGenerateInput(model, prompts, options);
+  const { sampling, stopIds, seed } = checkGenerateInput(model.spec, prompts, options);
   const V = model.spec.vocab;
   const longest = Math.max(...prompts.map((p) => p.length));
   const capacity = longest + options.maxNewTokens;

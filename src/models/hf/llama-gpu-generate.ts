@@ -1,0 +1,242 @@
+/**
+ * Batched generation of the Llama family on the GPU with a KV cache: the twin of llamaGenerate()
+ * (llama-cpu-generate.ts), same options, same counter-based draws (seed, step, prompt index), so
+ * both pick the same tokens up to f32 rounding at a sampling boundary.
+ *
+ * Prompts of one length run as one batch (the GQA kernel's KV cache shares `past` across a batch):
+ * GRPO's G completions of a prompt are one such group; prompts of other lengths run as further
+ * groups. Per group of B sequences of prompt length P:
+ *   prefill   the B·P prompt rows through every block, k and v appended to per-layer caches
+ *             (B, P + maxNew, NKV·hs); each sequence's last row to the LM head; sample.
+ *   decode    one row per sequence per step at position P + step, attention over the cache.
+ * Logits never leave the GPU: the sampler writes each step's ids into the next step's input and
+ * into a history buffer (maxNew, B) of ids and log-probs, which is read back every few steps to
+ * see whether every sequence has stopped (a stopped sequence runs on until then; its extra
+ * tokens are dropped).
+ *
+ * Shapes: B = sequences in the group, C = width, NKV·hs = kv width, V = vocab.
+ */
+import type { CommandBatch } from '../../gpu/batch';
+import type { GpuContext } from '../../gpu/context';
+import { encodeSampleLarge } from '../../gpu/kernels/nn/sample-large';
+import type { Ints } from '../../ops/nn/floats';
+import { rotaryTable } from '../../ops/nn/rotary';
+import type { ModelSpec } from '../model-spec';
+import {
+  checkGenerateInput,
+  type LlamaGenerated,
+  type LlamaGenerateOptions,
+} from './llama-cpu-generate';
+import { LlamaWorkspace, recordBlock, recordEmbed, recordHead } from './llama-gpu';
+import { type GpuRotaryTable, uploadRotaryTable } from './llama-gpu-ops';
+import type { LlamaGpuWeights } from './llama-gpu-weights';
+
+/** Read the history back (and stop when every sequence has) every this many steps. */
+const STOP_CHECK_EVERY = 8;
+
+/** Per layer K and V of B sequences: (B, capacity, NKV·hs) each. */
+class KvCaches {
+  readonly k: GPUBuffer[] = [];
+  readonly v: GPUBuffer[] = [];
+
+  constructor(
+    private readonly gpu: GpuContext,
+    spec: ModelSpec,
+    sequences: number,
+    readonly capacity: number,
+  ) {
+    const bytes = sequences * capacity * spec.kvHeads * spec.headDim * 4;
+    for (let l = 0; l < spec.layers; l++) {
+      this.k.push(gpu.storage(bytes, `kv cache k${l}`));
+      this.v.push(gpu.storage(bytes, `kv cache v${l}`));
+    }
+  }
+
+  release(): void {
+    for (const buffer of [...this.k, ...this.v]) this.gpu.pool.release(buffer);
+  }
+}
+
+/** The sampling state of one group: each step's ids feed the next step and the history. */
+interface GroupState {
+  weights: LlamaGpuWeights;
+  caches: KvCaches;
+  table: GpuRotaryTable;
+  /** (B, C) the last row of each sequence; (B) ids and log-probs of the current step. */
+  last: LlamaWorkspace;
+  /** (maxNew, B) i32 ids and f32 log-probs of every step. */
+  historyIds: GPUBuffer;
+  historyLogprobs: GPUBuffer;
+}
+
+/** Records final norm → LM head on state.last.x → sample into last.tokens and the history. */
+async function recordSample(
+  gpu: GpuContext,
+  batch: CommandBatch,
+  state: GroupState,
+  options: { sampling: ReturnType<typeof checkGenerateInput>['sampling']; seed: number },
+  step: number,
+  firstRow: number,
+): Promise<void> {
+  const { spec } = state.weights;
+  const ws = state.last;
+  const B = ws.rows;
+  await recordHead(gpu, batch, state.weights, ws);
+  await encodeSampleLarge(
+    gpu,
+    batch,
+    { logits: ws.logits, tokens: ws.tokens, logprobs: ws.logp },
+    B,
+    spec.vocab,
+    { ...options.sampling, firstRow },
+    options.seed,
+    step,
+  );
+  batch.copyRange(ws.tokens, 0, state.historyIds, step * B * 4, B * 4);
+  batch.copyRange(ws.logp, 0, state.historyLogprobs, step * B * 4, B * 4);
+}
+
+/** Generates for prompts of one length (indices `members` of the caller's prompt list). */
+async function generateGroup(
+  gpu: GpuContext,
+  weights: LlamaGpuWeights,
+  prompts: readonly Ints[],
+  members: number[],
+  options: LlamaGenerateOptions,
+  resolved: ReturnType<typeof checkGenerateInput>,
+  out: LlamaGenerated,
+): Promise<void> {
+  const { spec } = weights;
+  const B = members.length;
+  const P = prompts[members[0]!]!.length;
+  const maxNew = options.maxNewTokens;
+  const capacity = P + maxNew;
+  const caches = new KvCaches(gpu, spec, B, capacity);
+  const table = uploadRotaryTable(gpu, rotaryTable(capacity, spec.headDim, spec.rotaryBase));
+  const prefill = new LlamaWorkspace(gpu, spec, B, P);
+  const last = new LlamaWorkspace(gpu, spec, B, 1);
+  const historyIds = gpu.storage(maxNew * B * 4, 'generate history ids');
+  const historyLogprobs = gpu.storage(maxNew * B * 4, 'generate history logprobs');
+  const state: GroupState = { weights, caches, table, last, historyIds, historyLogprobs };
+  const sampling = { sampling: resolved.sampling, seed: resolved.seed };
+  // Sampler rows are the group's rows; the draws use the prompt's own index, which is
+  // members[0] + row because a group is a run of consecutive prompts (see groupPrompts).
+  const firstRow = members[0]!;
+  try {
+    const ids = new Int32Array(B * P);
+    members.forEach((m, b) => ids.set(prompts[m]!, b * P));
+    gpu.device.queue.writeBuffer(prefill.tokens, 0, ids);
+    gpu.device.queue.writeBuffer(
+      prefill.positions,
+      0,
+      Uint32Array.from({ length: B * P }, (_, r) => r % P),
+    );
+    let batch = gpu.beginBatch('llama prefill');
+    await recordEmbed(gpu, batch, weights.embed, prefill);
+    for (let l = 0; l < spec.layers; l++) {
+      const cache = { k: caches.k[l]!, v: caches.v[l]!, capacity, past: 0 };
+      await recordBlock(gpu, batch, spec, weights.layers[l]!, prefill, table, cache);
+    }
+    const rowBytes = spec.width * 4;
+    for (let b = 0; b < B; b++) {
+      batch.copyRange(prefill.x, ((b + 1) * P - 1) * rowBytes, last.x, b * rowBytes, rowBytes);
+    }
+    await recordSample(gpu, batch, state, sampling, 0, firstRow);
+    batch.submit();
+    let steps = 1;
+    for (; steps < maxNew; steps++) {
+      if (steps % STOP_CHECK_EVERY === 0 && (await allStopped(gpu, state, B, steps, resolved.stopIds)))
+        break;
+      gpu.device.queue.writeBuffer(last.positions, 0, new Uint32Array(B).fill(P + steps - 1));
+      batch = gpu.beginBatch('llama decode step');
+      await recordEmbed(gpu, batch, weights.embed, last);
+      for (let l = 0; l < spec.layers; l++) {
+        const cache = { k: caches.k[l]!, v: caches.v[l]!, capacity, past: P + steps - 1 };
+        await recordBlock(gpu, batch, spec, weights.layers[l]!, last, table, cache);
+      }
+      await recordSample(gpu, batch, state, sampling, steps, firstRow);
+      batch.submit();
+    }
+    const history = await readHistory(gpu, state, B, steps);
+    members.forEach((m, b) => {
+      const tokens: number[] = [];
+      const logprobs: number[] = [];
+      let finish: 'stop' | 'length' = 'length';
+      for (let s = 0; s < steps; s++) {
+        const token = history.ids[s * B + b]!;
+        tokens.push(token);
+        logprobs.push(history.logprobs[s * B + b]!);
+        if (resolved.stopIds.includes(token)) {
+          finish = 'stop';
+          break;
+        }
+      }
+      out.tokens[m] = Int32Array.from(tokens);
+      out.logprobs[m] = Float32Array.from(logprobs);
+      out.finish[m] = finish;
+    });
+  } finally {
+    for (const buffer of [historyIds, historyLogprobs]) gpu.pool.release(buffer);
+    last.release();
+    prefill.release();
+    table.release();
+    caches.release();
+  }
+}
+
+async function readHistory(gpu: GpuContext, state: GroupState, B: number, steps: number) {
+  const ids = new Int32Array(await gpu.read(state.historyIds, steps * B * 4));
+  const logprobs = new Float32Array(await gpu.read(state.historyLogprobs, steps * B * 4));
+  return { ids, logprobs };
+}
+
+/** Whether every sequence has produced a stop id within the first `steps` steps. */
+async function allStopped(
+  gpu: GpuContext,
+  state: GroupState,
+  B: number,
+  steps: number,
+  stopIds: readonly number[],
+): Promise<boolean> {
+  if (stopIds.length === 0) return false;
+  const ids = new Int32Array(await gpu.read(state.historyIds, steps * B * 4));
+  for (let b = 0; b < B; b++) {
+    let stopped = false;
+    for (let s = 0; s < steps && !stopped; s++) stopped = stopIds.includes(ids[s * B + b]!);
+    if (!stopped) return false;
+  }
+  return true;
+}
+
+/** Runs of consecutive prompts with the same length: each run is one batch on the GPU. */
+export function groupPrompts(prompts: readonly Ints[]): number[][] {
+  const groups: number[][] = [];
+  prompts.forEach((prompt, i) => {
+    const current = groups.at(-1);
+    if (current && prompts[current[0]!]!.length === prompt.length) current.push(i);
+    else groups.push([i]);
+  });
+  return groups;
+}
+
+/**
+ * Generates up to maxNewTokens after each prompt on the GPU; same options, checks and result as
+ * llamaGenerate(). Only sampled ids and their log-probs are read back.
+ */
+export async function llamaGenerateGpu(
+  gpu: GpuContext,
+  weights: LlamaGpuWeights,
+  prompts: readonly Ints[],
+  options: LlamaGenerateOptions,
+): Promise<LlamaGenerated> {
+  const resolved = checkGenerateInput(weights.spec, prompts, options);
+  const out: LlamaGenerated = {
+    tokens: prompts.map(() => new Int32Array(0)),
+    logprobs: prompts.map(() => new Float32Array(0)),
+    finish: prompts.map(() => 'length' as const),
+  };
+  for (const members of groupPrompts(prompts)) {
+    await generateGroup(gpu, weights, prompts, members, options, resolved, out);
+  }
+  return out;
+}

@@ -1,0 +1,80 @@
+/**
+ * The few calls the Llama GPU forward and generator make that depend on how a weight is stored or
+ * on the rotary table's upload: one place that picks the f32 or f16 linear kernel, so the model's
+ * composition (llama-gpu.ts, llama-gpu-generate.ts) reads the same for both storages.
+ */
+import type { BufferRef, CommandBatch } from '../../gpu/batch';
+import type { GpuContext } from '../../gpu/context';
+import { encodeGqaAttentionForward, type GqaGpuShape } from '../../gpu/kernels/nn/attention-gqa';
+import { encodeLinearForward } from '../../gpu/kernels/nn/linear';
+import { encodeLinearF16Forward } from '../../gpu/kernels/nn/linear-f16';
+import { rotaryTableF32 } from '../../gpu/kernels/nn/rotary';
+import { encodeRotaryHeads } from '../../gpu/kernels/nn/rotary-heads';
+import type { RotaryTable } from '../../ops/nn/rotary';
+import type { GpuLinearWeights } from './llama-gpu-weights';
+
+/** A rotary cos/sin table on the GPU: (positions, hs/2) f32 each. */
+export interface GpuRotaryTable {
+  cos: GPUBuffer;
+  sin: GPUBuffer;
+  positions: number;
+  release(): void;
+}
+
+export function uploadRotaryTable(gpu: GpuContext, table: RotaryTable): GpuRotaryTable {
+  const { cos, sin } = rotaryTableF32(table);
+  const cosBuffer = gpu.upload(cos, 'rotary cos');
+  const sinBuffer = gpu.upload(sin, 'rotary sin');
+  return {
+    cos: cosBuffer,
+    sin: sinBuffer,
+    positions: table.positions,
+    release: () => {
+      gpu.pool.release(cosBuffer);
+      gpu.pool.release(sinBuffer);
+    },
+  };
+}
+
+/** Records y (rows, out) = x (rows, in)·Wᵀ (+ b) with W in its storage dtype. */
+export async function recordLinear(
+  gpu: GpuContext,
+  batch: CommandBatch,
+  linear: GpuLinearWeights,
+  x: BufferRef,
+  y: BufferRef,
+  rows: number,
+): Promise<void> {
+  const shape = { rows, inDim: linear.w.cols, outDim: linear.w.rows };
+  const buffers = { x, w: linear.w.buffer, y, ...(linear.b ? { b: linear.b } : {}) };
+  if (linear.w.storage === 'f16') await encodeLinearF16Forward(gpu, batch, buffers, shape);
+  else await encodeLinearForward(gpu, batch, buffers, shape);
+}
+
+/** Records out = x rotated to each row's position (rows, heads·hs); out apart from x. */
+export async function recordRotary(
+  gpu: GpuContext,
+  batch: CommandBatch,
+  buffers: { x: BufferRef; out: BufferRef; positions: BufferRef; table: GpuRotaryTable },
+  rows: number,
+  heads: number,
+  headSize: number,
+): Promise<void> {
+  const { x, out, positions, table } = buffers;
+  await encodeRotaryHeads(
+    gpu,
+    batch,
+    { x, out, positions, cos: table.cos, sin: table.sin },
+    { rows, heads, headSize, tablePositions: table.positions },
+  );
+}
+
+/** Records causal GQA attention; probs only when a backward will read them. */
+export async function recordAttention(
+  gpu: GpuContext,
+  batch: CommandBatch,
+  buffers: { q: BufferRef; k: BufferRef; v: BufferRef; out: BufferRef; probs?: BufferRef },
+  shape: GqaGpuShape,
+): Promise<void> {
+  await encodeGqaAttentionForward(gpu, batch, buffers, shape);
+}

@@ -1,0 +1,288 @@
+/**
+ * The Llama family's forward on the GPU — the composition of llama-cpu.ts (its CPU twin) recorded
+ * as kernel dispatches into one CommandBatch, no readback inside. Per block, on x (N, C):
+ *
+ *   xn = rmsnorm(x)·w_in;  q, k, v = projections of xn (f16 or f32 weights, biases for Qwen2)
+ *   q, k = per-head rmsnorm (Qwen3) → rotary at each row's position
+ *   a = causal GQA attention(q, k, v);  x += a·Woᵀ
+ *   xn2 = rmsnorm(x)·w_post;  x += (silu(xn2·Wgᵀ) ⊙ xn2·Wuᵀ)·Wdᵀ
+ * then logits = rmsnorm(x)·w_norm·W_headᵀ, and teacher-forced log-probs of the next ids are the
+ * only thing read back.
+ *
+ * Activations live in a workspace sized for one (B, T), reused across layers (a scoring pass
+ * keeps nothing a backward would need; the LoRA trainer keeps per-layer activations itself).
+ * Shapes: B = batch, T = seq, N = B·T rows, C = width, NH = heads, NKV = kvHeads, hs = headDim,
+ * F = mlpWidth, V = vocab.
+ */
+import type { CommandBatch } from '../../gpu/batch';
+import type { GpuContext } from '../../gpu/context';
+import { encodeAddInto } from '../../gpu/kernels/nn/add';
+import { encodeEmbeddingForward } from '../../gpu/kernels/nn/embedding';
+import { encodeEmbeddingF16 } from '../../gpu/kernels/nn/embedding-f16';
+import { encodeKvCacheAppend } from '../../gpu/kernels/nn/kv-cache';
+import { encodeRmsNormForward } from '../../gpu/kernels/nn/rms-norm';
+import { encodeSwigluForward } from '../../gpu/kernels/nn/swiglu';
+import { encodeTokenLogprobs } from '../../gpu/kernels/token-logprobs';
+import { OpInputError } from '../../ops/errors';
+import type { Ints } from '../../ops/nn/floats';
+import { checkTokenIds } from '../../ops/nn/embedding';
+import { rotaryTable } from '../../ops/nn/rotary';
+import { checkInt } from '../../ops/validate';
+import type { ModelSpec } from '../model-spec';
+import {
+  type GpuRotaryTable,
+  recordAttention,
+  recordLinear,
+  recordRotary,
+  uploadRotaryTable,
+} from './llama-gpu-ops';
+import type { GpuMatrix, LlamaGpuLayer, LlamaGpuWeights } from './llama-gpu-weights';
+
+const OP = 'llamaForwardGpu';
+
+/** Activations of one (B, T) pass, reused by every layer. */
+export class LlamaWorkspace {
+  readonly rows: number;
+  readonly tokens: GPUBuffer; // (N) u32
+  readonly positions: GPUBuffer; // (N) u32
+  readonly x: GPUBuffer; // (N, C) residual stream
+  readonly xn: GPUBuffer; // (N, C) a norm's output
+  readonly rstd: GPUBuffer; // (N·NH) rstd of the last norm (sized for the per-head norms)
+  readonly q: GPUBuffer; // (N, NH·hs)
+  readonly k: GPUBuffer; // (N, NKV·hs)
+  readonly v: GPUBuffer; // (N, NKV·hs)
+  readonly qNormed: GPUBuffer; // (N, NH·hs) Qwen3's per-head norm output
+  readonly kNormed: GPUBuffer; // (N, NKV·hs)
+  readonly qRot: GPUBuffer; // (N, NH·hs)
+  readonly kRot: GPUBuffer; // (N, NKV·hs)
+  readonly attn: GPUBuffer; // (N, NH·hs)
+  readonly branch: GPUBuffer; // (N, C) a branch's output before the residual add
+  readonly gate: GPUBuffer; // (N, F)
+  readonly up: GPUBuffer; // (N, F)
+  readonly h: GPUBuffer; // (N, F)
+  readonly logits: GPUBuffer; // (N, V)
+  readonly targets: GPUBuffer; // (N) i32 next ids (0 where none)
+  readonly logp: GPUBuffer; // (N)
+  private readonly owned: GPUBuffer[] = [];
+
+  constructor(
+    private readonly gpu: GpuContext,
+    spec: ModelSpec,
+    readonly batch: number,
+    readonly seq: number,
+  ) {
+    const N = batch * seq;
+    this.rows = N;
+    const { width: C, heads: NH, kvHeads: NKV, headDim: hs, mlpWidth: F, vocab: V } = spec;
+    const f32 = (elements: number, label: string) => {
+      const buffer = gpu.storage(Math.max(1, elements) * 4, `llama ${label}`);
+      this.owned.push(buffer);
+      return buffer;
+    };
+    this.tokens = f32(N, 'tokens');
+    this.positions = f32(N, 'positions');
+    this.x = f32(N * C, 'x');
+    this.xn = f32(N * C, 'xn');
+    this.rstd = f32(N * NH, 'rstd');
+    this.q = f32(N * NH * hs, 'q');
+    this.k = f32(N * NKV * hs, 'k');
+    this.v = f32(N * NKV * hs, 'v');
+    this.qNormed = f32(spec.qkNorm ? N * NH * hs : 1, 'q normed');
+    this.kNormed = f32(spec.qkNorm ? N * NKV * hs : 1, 'k normed');
+    this.qRot = f32(N * NH * hs, 'q rotated');
+    this.kRot = f32(N * NKV * hs, 'k rotated');
+    this.attn = f32(N * NH * hs, 'attention');
+    this.branch = f32(N * C, 'branch');
+    this.gate = f32(N * F, 'gate');
+    this.up = f32(N * F, 'up');
+    this.h = f32(N * F, 'h');
+    this.logits = f32(N * V, 'logits');
+    this.targets = f32(N, 'targets');
+    this.logp = f32(N, 'logp');
+  }
+
+  release(): void {
+    for (const buffer of this.owned.splice(0)) this.gpu.pool.release(buffer);
+  }
+}
+
+/** Records x (N, C) = the embedding rows of ws.tokens. */
+export async function recordEmbed(
+  gpu: GpuContext,
+  batch: CommandBatch,
+  embed: GpuMatrix,
+  ws: LlamaWorkspace,
+): Promise<void> {
+  const [V, C] = [embed.rows, embed.cols];
+  if (embed.storage === 'f16') {
+    await encodeEmbeddingF16(
+      gpu,
+      batch,
+      { tokens: ws.tokens, wte: embed.buffer, x: ws.x },
+      { rows: ws.rows, channels: C, vocab: V },
+    );
+    return;
+  }
+  const shape = { batch: 1, seq: ws.rows, maxSeq: ws.rows, channels: C, vocab: V };
+  await encodeEmbeddingForward(gpu, batch, { tokens: ws.tokens, wte: embed.buffer, x: ws.x }, shape);
+}
+
+/** A KV cache a block appends its new k, v rows to and attends over: (B, capacity, NKV·hs). */
+export interface BlockCache {
+  k: GPUBuffer;
+  v: GPUBuffer;
+  capacity: number;
+  /** Rows already cached per sequence: the new rows sit at positions past … past + T − 1. */
+  past: number;
+}
+
+/**
+ * Records one block on ws.x in place (ws.x ← block(ws.x)). Without a cache the rows attend to
+ * their own sequence (the teacher-forced pass); with one, k and v are appended to it and the rows
+ * attend over everything cached (prefill and decoding).
+ */
+export async function recordBlock(
+  gpu: GpuContext,
+  batch: CommandBatch,
+  spec: ModelSpec,
+  layer: LlamaGpuLayer,
+  ws: LlamaWorkspace,
+  table: GpuRotaryTable,
+  cache?: BlockCache,
+): Promise<void> {
+  const { width: C, heads: NH, kvHeads: NKV, headDim: hs, mlpWidth: F, normEps: eps } = spec;
+  const N = ws.rows;
+  const norm = { rows: N, cols: C, eps };
+  const rms = (x: GPUBuffer, w: GPUBuffer, out: GPUBuffer, shape: typeof norm) =>
+    encodeRmsNormForward(gpu, batch, { x, w, out, rstd: ws.rstd }, shape);
+  await rms(ws.x, layer.inputNorm, ws.xn, norm);
+  await recordLinear(gpu, batch, layer.q, ws.xn, ws.q, N);
+  await recordLinear(gpu, batch, layer.k, ws.xn, ws.k, N);
+  await recordLinear(gpu, batch, layer.v, ws.xn, ws.v, N);
+  let q = ws.q;
+  let k = ws.k;
+  if (layer.qNorm && layer.kNorm) {
+    // (N, H·hs) is (N·H, hs): one RMSNorm row per head.
+    await rms(ws.q, layer.qNorm, ws.qNormed, { rows: N * NH, cols: hs, eps });
+    await rms(ws.k, layer.kNorm, ws.kNormed, { rows: N * NKV, cols: hs, eps });
+    q = ws.qNormed;
+    k = ws.kNormed;
+  }
+  await recordRotary(gpu, batch, { x: q, out: ws.qRot, positions: ws.positions, table }, N, NH, hs);
+  await recordRotary(gpu, batch, { x: k, out: ws.kRot, positions: ws.positions, table }, N, NKV, hs);
+  const heads = { batch: ws.batch, seq: ws.seq, heads: NH, kvHeads: NKV, headSize: hs };
+  if (cache) {
+    const { past, capacity } = cache;
+    await encodeKvCacheAppend(
+      gpu,
+      batch,
+      { kNew: ws.kRot, vNew: ws.v, kCache: cache.k, vCache: cache.v },
+      { batch: ws.batch, seq: ws.seq, width: NKV * hs, capacity, past },
+    );
+    const buffers = { q: ws.qRot, k: cache.k, v: cache.v, out: ws.attn };
+    await recordAttention(gpu, batch, buffers, { ...heads, past, kvCapacity: capacity });
+  } else {
+    await recordAttention(gpu, batch, { q: ws.qRot, k: ws.kRot, v: ws.v, out: ws.attn }, heads);
+  }
+  await recordLinear(gpu, batch, layer.o, ws.attn, ws.branch, N);
+  await encodeAddInto(gpu, batch, { acc: ws.x, x: ws.branch }, N * C);
+  await rms(ws.x, layer.postNorm, ws.xn, norm);
+  await recordLinear(gpu, batch, layer.gate, ws.xn, ws.gate, N);
+  await recordLinear(gpu, batch, layer.up, ws.xn, ws.up, N);
+  await encodeSwigluForward(gpu, batch, { g: ws.gate, u: ws.up, h: ws.h }, N * F);
+  await recordLinear(gpu, batch, layer.down, ws.h, ws.branch, N);
+  await encodeAddInto(gpu, batch, { acc: ws.x, x: ws.branch }, N * C);
+}
+
+/**
+ * Records the teacher-forced pass over ws.tokens (B sequences of T, row b·T + t at position t):
+ * ws.logits (N, V). The rotary table must cover T positions.
+ */
+export async function recordLlamaForward(
+  gpu: GpuContext,
+  batch: CommandBatch,
+  weights: LlamaGpuWeights,
+  ws: LlamaWorkspace,
+  table: GpuRotaryTable,
+): Promise<void> {
+  const { spec } = weights;
+  await recordEmbed(gpu, batch, weights.embed, ws);
+  for (const layer of weights.layers) await recordBlock(gpu, batch, spec, layer, ws, table);
+  await recordHead(gpu, batch, weights, ws);
+}
+
+/** Records ws.logits (N, V) = LM head of the final norm of ws.x. */
+export async function recordHead(
+  gpu: GpuContext,
+  batch: CommandBatch,
+  weights: LlamaGpuWeights,
+  ws: LlamaWorkspace,
+): Promise<void> {
+  const { spec } = weights;
+  const norm = { rows: ws.rows, cols: spec.width, eps: spec.normEps };
+  const buffers = { x: ws.x, w: weights.norm, out: ws.xn, rstd: ws.rstd };
+  await encodeRmsNormForward(gpu, batch, buffers, norm);
+  await recordLinear(gpu, batch, weights.lmHead, ws.xn, ws.logits, ws.rows);
+}
+
+function checkScoreInput(spec: ModelSpec, ids: Ints, batch: number, seq: number): void {
+  checkInt(OP, 'batch', batch, 1, 2 ** 16);
+  checkInt(OP, 'seq', seq, 2, spec.context);
+  if (ids.length !== batch * seq) {
+    throw new OpInputError(
+      OP,
+      'ids',
+      `must have batch × seq = ${batch} × ${seq} = ${batch * seq} elements, got ${ids.length}`,
+    );
+  }
+  checkTokenIds(OP, ids, spec.vocab, seq);
+}
+
+/**
+ * Teacher-forced scoring on the GPU, the twin of llamaScore(): logprobs (B, T − 1), entry (b, t)
+ * = log p(ids[b, t + 1] | ids[b, ≤ t]) under softmax(logits / temperature). Only the N log-probs
+ * are read back; the logits stay on the GPU.
+ */
+export async function llamaScoreGpu(
+  gpu: GpuContext,
+  weights: LlamaGpuWeights,
+  ids: Ints,
+  batch: number,
+  seq: number,
+  options: { temperature?: number } = {},
+): Promise<Float32Array> {
+  const { spec } = weights;
+  checkScoreInput(spec, ids, batch, seq);
+  const N = batch * seq;
+  const ws = new LlamaWorkspace(gpu, spec, batch, seq);
+  const table = uploadRotaryTable(gpu, rotaryTable(seq, spec.headDim, spec.rotaryBase));
+  try {
+    const targets = new Int32Array(N);
+    const positions = new Uint32Array(N);
+    for (let r = 0; r < N; r++) {
+      positions[r] = r % seq;
+      targets[r] = r % seq < seq - 1 ? ids[r + 1]! : 0;
+    }
+    gpu.device.queue.writeBuffer(ws.tokens, 0, Int32Array.from(ids));
+    gpu.device.queue.writeBuffer(ws.positions, 0, positions);
+    gpu.device.queue.writeBuffer(ws.targets, 0, targets);
+    const commands = gpu.beginBatch(OP);
+    await recordLlamaForward(gpu, commands, weights, ws, table);
+    await encodeTokenLogprobs(
+      gpu,
+      commands,
+      { logits: ws.logits, targets: ws.targets, logp: ws.logp },
+      N,
+      spec.vocab,
+      { withEntropy: false, ...(options.temperature === undefined ? {} : { temperature: options.temperature }) },
+    );
+    commands.submit();
+    const all = await gpu.readF32(ws.logp, N);
+    const out = new Float32Array(batch * (seq - 1));
+    for (let b = 0; b < batch; b++) out.set(all.subarray(b * seq, b * seq + seq - 1), b * (seq - 1));
+    return out;
+  } finally {
+    table.release();
+    ws.release();
+  }
+}
