@@ -30,14 +30,11 @@ export interface RotaryHeadsShape {
 const OP_FORWARD = 'rotaryHeadsForward';
 const OP_BACKWARD = 'rotaryHeadsBackward';
 
-/** Every check of both directions (shared with a GPU wrapper, which passes the table's sizes). */
-export function checkRotaryHeadsInput(
-  op: string,
-  x: Floats,
-  positions: Ints,
-  table: RotaryTable,
-  shape: RotaryHeadsShape,
-): void {
+/**
+ * Shape checks against a table of `half` frequencies per position, shared with the GPU wrapper
+ * (which holds only the uploaded table and positions). Returns rows × heads × headSize.
+ */
+export function checkRotaryHeadsShape(op: string, shape: RotaryHeadsShape, half: number): number {
   checkInt(op, 'rows', shape.rows, 1, 2 ** 31 - 1);
   checkInt(op, 'heads', shape.heads, 1, 2 ** 31 - 1);
   checkInt(op, 'headSize', shape.headSize, 2, ROTARY_MAX_HEAD_SIZE);
@@ -48,17 +45,29 @@ export function checkRotaryHeadsInput(
       `must be even (rotation pairs i, i + hs/2), got ${shape.headSize}`,
     );
   }
-  if (table.half !== shape.headSize / 2) {
+  if (half !== shape.headSize / 2) {
     throw new OpInputError(
       op,
       'table.half',
-      `must be headSize / 2 = ${shape.headSize / 2}, got ${table.half}`,
+      `must be headSize / 2 = ${shape.headSize / 2}, got ${half}`,
     );
   }
   const elements = shape.rows * shape.heads * shape.headSize;
   if (elements > 2 ** 31 - 1) {
     throw new OpInputError(op, 'rows', `makes a tensor of ${elements} elements (max 2^31 − 1)`);
   }
+  return elements;
+}
+
+/** Every check of both directions (shared with a GPU wrapper's convenience path). */
+export function checkRotaryHeadsInput(
+  op: string,
+  x: Floats,
+  positions: Ints,
+  table: RotaryTable,
+  shape: RotaryHeadsShape,
+): void {
+  const elements = checkRotaryHeadsShape(op, shape, table.half);
   checkLength(op, 'x', x, elements, 'rows × heads × headSize');
   checkLength(op, 'positions', positions, shape.rows, 'rows');
   const tableLength = table.positions * table.half;

@@ -1,0 +1,159 @@
+// Causal grouped-query attention (GQA), forward, with P past keys (a KV cache).
+// CPU twin: src/ops/nn/attention-gqa.ts (gqaAttentionForward).
+//
+// Shapes: B = batch, T = queries per sequence, P = past, S = P + T keys, NH = heads,
+// NKV = kv_heads, G = NH / NKV, hs = head_size, Smax = kv_capacity ≥ S (rows per sequence in k, v).
+//   q, out: (B, T, NH·hs)   query head h reads kv head j = ⌊h / G⌋
+//   k, v:   (B, Smax, NKV·hs), rows 0 … S − 1 read; a KV cache keeps its capacity Smax, so the
+//           buffers need no reallocation as the context grows
+//   probs:  (B, NH, T, S), zero after each row's last key (written only when WRITE_PROBS)
+// Query row r = (b·NH + h)·T + t (the row index of probs) sits at position P + t and reads keys
+// u ≤ P + t.
+//
+// LANES threads share a row; a workgroup holds WORKGROUP_SIZE / LANES rows. The keys go by in tiles
+// of LANES: lane l scores key base + l (a full dot product over hs), the tile's max and weights
+// exp(s − m) pass through workgroup memory, and every lane updates its own channels
+// i ≡ l (mod LANES) of out with the online softmax (running max m, running sum l_sum; earlier
+// terms rescaled by exp(m_old − m_new)). out is the accumulator, so no scratch as long as S is
+// needed and no private array sized by hs; probs is optional. With LANES = 1 (software adapters:
+// barriers are context switches there) a row is one invocation and there are no barriers.
+// probs holds the raw scores until the end, then exp(s − m) / l_sum.
+
+override WORKGROUP_SIZE: u32 = 64u;
+// Threads per row: a power of two dividing WORKGROUP_SIZE.
+override LANES: u32 = 1u;
+override ROWS_PER_GROUP: u32 = WORKGROUP_SIZE / LANES;
+// false: probs is not touched (decoding, or a forward that will not be differentiated).
+override WRITE_PROBS: bool = true;
+
+struct Params {
+  rows: u32,        // B · NH · T
+  seq: u32,         // T
+  past: u32,        // P
+  heads: u32,       // NH
+  kv_heads: u32,    // NKV
+  head_size: u32,   // hs
+  kv_capacity: u32, // Smax
+  scale: f32,       // 1 / √hs
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> q: array<f32>;           // (B, T, NH·hs)
+@group(0) @binding(2) var<storage, read> k: array<f32>;           // (B, Smax, NKV·hs)
+@group(0) @binding(3) var<storage, read> v: array<f32>;           // (B, Smax, NKV·hs)
+@group(0) @binding(4) var<storage, read_write> out: array<f32>;   // (B, T, NH·hs)
+@group(0) @binding(5) var<storage, read_write> probs: array<f32>; // (B, NH, T, S)
+
+var<workgroup> tile_scores: array<f32, WORKGROUP_SIZE>;
+var<workgroup> tile_weights: array<f32, WORKGROUP_SIZE>;
+
+const NEG_MAX: f32 = -3.4028234663852886e38; // −FLT_MAX: exp(NEG_MAX − finite) = 0
+
+fn sync() {
+  if (LANES > 1u) {
+    workgroupBarrier();
+  }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) groups: vec3u,
+  @builtin(local_invocation_index) lid: u32,
+) {
+  let first_row = (wid.x + wid.y * groups.x) * ROWS_PER_GROUP;
+  // Workgroup-uniform: the whole group returns together, so later barriers stay uniform.
+  if (first_row >= params.rows) {
+    return;
+  }
+  let T = params.seq;
+  let P = params.past;
+  let S = P + T;
+  let hs = params.head_size;
+  // The tile loop runs to the group's largest last key (uniform), so every lane meets every
+  // barrier; rows whose keys end earlier score nothing in the later tiles.
+  let last_row = min(first_row + ROWS_PER_GROUP, params.rows) - 1u;
+  var group_t = T - 1u;
+  if (first_row / T == last_row / T) {
+    group_t = last_row % T;
+  }
+  let group_last = P + group_t;
+
+  let slot_row = (lid / LANES) * LANES; // this row's first slot in the tile arrays
+  let lane = lid % LANES;
+  let row = first_row + lid / LANES;
+  let in_range = row < params.rows;
+  let t = row % T;
+  let bh = row / T;
+  let h = bh % params.heads;
+  let b = bh / params.heads;
+  let last = P + t;
+  let q_width = params.heads * hs;
+  let kv_width = params.kv_heads * hs;
+  let group = params.heads / params.kv_heads;
+  let qo = (b * T + t) * q_width + h * hs;                 // q[b, t, h·hs], out likewise
+  let kv0 = b * params.kv_capacity * kv_width + (h / group) * hs; // k[b, 0, j·hs]
+  let p = row * S;                                         // probs[b, h, t, 0]
+  let channels = select(0u, hs, in_range);
+
+  for (var i = lane; i < channels; i += LANES) {
+    out[qo + i] = 0.0;
+  }
+  var m = NEG_MAX;
+  var l_sum = 0.0;
+  for (var base = 0u; base <= group_last; base += LANES) {
+    let u = base + lane;
+    let valid = in_range && u <= last;
+    var s = NEG_MAX;
+    if (valid) {
+      let ko = kv0 + u * kv_width;
+      var dot = 0.0;
+      for (var i = 0u; i < hs; i++) {
+        dot += q[qo + i] * k[ko + i];
+      }
+      s = dot * params.scale;
+      if (WRITE_PROBS) {
+        probs[p + u] = s;
+      }
+    }
+    tile_scores[lid] = s;
+    sync();
+    var tile_max = NEG_MAX;
+    for (var j = 0u; j < LANES; j++) {
+      tile_max = max(tile_max, tile_scores[slot_row + j]);
+    }
+    let m_new = max(m, tile_max);
+    tile_weights[lid] = select(0.0, exp(s - m_new), valid);
+    sync();
+    let keys = min(LANES, select(0u, last + 1u - min(base, last + 1u), in_range));
+    let correction = exp(m - m_new);
+    var tile_sum = 0.0;
+    for (var j = 0u; j < keys; j++) {
+      tile_sum += tile_weights[slot_row + j];
+    }
+    l_sum = l_sum * correction + tile_sum;
+    for (var i = lane; i < channels; i += LANES) {
+      var acc = out[qo + i] * correction;
+      for (var j = 0u; j < keys; j++) {
+        acc += tile_weights[slot_row + j] * v[kv0 + (base + j) * kv_width + i];
+      }
+      out[qo + i] = acc;
+    }
+    m = m_new;
+  }
+
+  let inv_sum = 1.0 / l_sum;
+  for (var i = lane; i < channels; i += LANES) {
+    out[qo + i] *= inv_sum;
+  }
+  if (WRITE_PROBS && in_range) {
+    // Each lane rewrites the keys it scored itself (u ≡ lane mod LANES): no barrier needed.
+    for (var u = lane; u < S; u += LANES) {
+      var prob = 0.0;
+      if (u <= last) {
+        prob = exp(probs[p + u] - m) * inv_sum;
+      }
+      probs[p + u] = prob;
+    }
+  }
+}
