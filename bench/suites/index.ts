@@ -4,6 +4,7 @@ import { gaeSuite } from './gae.bench';
 import { generationSuite } from './generation.bench';
 import { grpoSuite } from './grpo.bench';
 import { klLossSuite, valueLossSuite } from './kl-value-loss.bench';
+import { linearF16Suite } from './linear-f16.bench';
 import { logSoftmaxSuite } from './log-softmax.bench';
 import { matmulSuite } from './matmul.bench';
 import { ortReferenceSuite } from './ort-reference.bench';
@@ -24,8 +25,9 @@ export const SUITES: readonly BenchSuite[] = [
   policyLossSuite,
   klLossSuite,
   valueLossSuite,
-  // The policy layers and the whole model: matmul, rotary positions, a training step against the tfjs peer, and generation.
+  // The policy layers and the whole model: matmul, the f16-weight linear layer, rotary positions, a training step against the tfjs peer, and generation.
   matmulSuite,
+  linearF16Suite,
   rotarySuite,
   transformerStepSuite,
   // The RL step: its loss as kernels on the GPU, against the same loss on the CPU between passes.

@@ -45,6 +45,14 @@ export function paramGroups(groups: readonly ParamGroup[]): readonly ParamGroup[
         `must be 'f32' for a trainable group, got '${group.storage}'`,
       );
     }
+    if (group.layout.storage !== group.storage) {
+      // A 16-bit group needs its tensors on 128-half boundaries to bind each at a 256-byte offset.
+      throw new OpInputError(
+        'paramGroups',
+        `groups[${i}].layout`,
+        `must be laid out for the group's '${group.storage}' storage (new ParamLayout(specs, '${group.storage}')), got a '${group.layout.storage}' layout`,
+      );
+    }
   });
   if (!groups.some((g) => g.trainable)) {
     throw new OpInputError('paramGroups', 'groups', 'must hold at least one trainable group');

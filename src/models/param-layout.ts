@@ -2,16 +2,30 @@
  * Where each parameter tensor of a model lives in ONE flat array (CPU) or ONE buffer (GPU).
  *
  * A flat layout lets the optimizer, the gradient norm and checkpoints treat a model as one vector,
- * and lets the GPU bind each tensor as a slice of one buffer. Tensors start on 64-float (256-byte)
- * boundaries, the default minStorageBufferOffsetAlignment. Tensors with weight decay (matrices and
+ * and lets the GPU bind each tensor as a slice of one buffer. Tensors start on 256-byte boundaries,
+ * the default minStorageBufferOffsetAlignment: every 64 floats for an f32 group, every 128 halves
+ * for a 16-bit one (f16, bf16: two values per u32 word on the GPU), so that each tensor of a
+ * packed group binds at its own offset. Offsets and sizes count elements, whatever the storage;
+ * slice() turns them into bytes. Tensors with weight decay (matrices and
  * embeddings) come first and those without (biases, LayerNorm gains and shifts) after, so AdamW
  * runs as two contiguous ranges, each with its own decay (PyTorch param groups, nanoGPT's split).
  */
 import type { Floats } from '../ops/nn/floats';
 import { gaussian, seededRandom } from '../util/random';
+import type { StorageDtype } from './model-spec';
 
-/** Floats per alignment unit: 256 bytes. */
+/** Where every tensor starts, in bytes: WebGPU's default minStorageBufferOffsetAlignment. */
+export const PARAM_ALIGNMENT_BYTES = 256;
+/** Floats per alignment unit of an f32 layout: 256 bytes. */
 export const PARAM_ALIGNMENT = 64;
+
+/** Bytes per stored element. */
+export const STORAGE_BYTES: Readonly<Record<StorageDtype, number>> = { f32: 4, f16: 2, bf16: 2 };
+
+/** Elements per alignment unit of a layout stored as `storage`: 64 f32, 128 halves. */
+export function paramAlignment(storage: StorageDtype): number {
+  return PARAM_ALIGNMENT_BYTES / STORAGE_BYTES[storage];
+}
 
 export type ParamInit = { kind: 'normal'; std: number } | { kind: 'zeros' } | { kind: 'ones' };
 
@@ -43,9 +57,16 @@ export class ParamLayout {
   /** The weight-decayed tensors, then the rest; padding between tensors is zero and stays zero. */
   readonly decayRange: ParamRange;
   readonly noDecayRange: ParamRange;
+  /** How the group is stored on the device; sets the alignment and the bytes of slice(). */
+  readonly storage: StorageDtype;
   private readonly byName: ReadonlyMap<string, ParamEntry>;
 
-  constructor(specs: readonly ParamSpec[]) {
+  constructor(specs: readonly ParamSpec[], storage: StorageDtype = 'f32') {
+    if (!(storage in STORAGE_BYTES)) {
+      throw new Error(`ParamLayout: storage must be f32, f16 or bf16, got ${String(storage)}`);
+    }
+    this.storage = storage;
+    const unit = paramAlignment(storage);
     const ordered = [...specs.filter((s) => s.decay), ...specs.filter((s) => !s.decay)];
     const entries: ParamEntry[] = [];
     let offset = 0;
@@ -53,7 +74,7 @@ export class ParamLayout {
     for (const spec of ordered) {
       const size = spec.shape.reduce((a, b) => a * b, 1);
       entries.push({ ...spec, offset, size });
-      offset = align(offset + size);
+      offset = Math.ceil((offset + size) / unit) * unit;
       if (spec.decay) decayEnd = offset;
     }
     this.entries = entries;
@@ -85,15 +106,29 @@ export class ParamLayout {
     return flat.subarray(offset, offset + size) as T;
   }
 
-  /** The tensor `name` as a binding slice of the model's parameter (or gradient, moment) buffer. */
+  /**
+   * The tensor `name` as a binding slice of the model's parameter (or gradient, moment) buffer.
+   * A 16-bit tensor of odd size binds its last word whole (a storage binding is whole u32s); the
+   * half past its end is alignment padding.
+   */
   slice(buffer: GPUBuffer, name: string): GPUBufferBinding {
     const { offset, size } = this.entry(name);
-    return { buffer, offset: offset * 4, size: size * 4 };
+    return this.bytes(buffer, offset, size);
   }
 
   /** A binding slice of a range (e.g. decayRange for AdamW). */
   rangeSlice(buffer: GPUBuffer, range: ParamRange): GPUBufferBinding {
-    return { buffer, offset: range.offset * 4, size: Math.max(range.count, 1) * 4 };
+    return this.bytes(buffer, range.offset, Math.max(range.count, 1));
+  }
+
+  /** Bytes of the whole flat buffer at this storage (alignment padding included). */
+  get byteLength(): number {
+    return this.total * STORAGE_BYTES[this.storage];
+  }
+
+  private bytes(buffer: GPUBuffer, offset: number, count: number): GPUBufferBinding {
+    const per = STORAGE_BYTES[this.storage];
+    return { buffer, offset: offset * per, size: Math.ceil((count * per) / 4) * 4 };
   }
 
   /** Fresh parameters from `seed`: N(0, std²) by Box–Muller, zeros or ones; padding zero. */
@@ -111,8 +146,4 @@ export class ParamLayout {
     }
     return flat;
   }
-}
-
-function align(n: number): number {
-  return Math.ceil(n / PARAM_ALIGNMENT) * PARAM_ALIGNMENT;
 }

@@ -26,8 +26,9 @@ describe('parameter groups', () => {
   });
 
   it('takes a frozen f16 base beside trainable f32 adapters', () => {
+    const halves = new ParamLayout(layout.entries, 'f16');
     const groups = paramGroups([
-      { name: 'base', layout, storage: 'f16', trainable: false },
+      { name: 'base', layout: halves, storage: 'f16', trainable: false },
       { name: 'lora', layout, storage: 'f32', trainable: true },
     ]);
     expect(groups.filter((g) => g.trainable).map((g) => g.name)).toEqual(['lora']);
@@ -40,6 +41,12 @@ describe('parameter groups', () => {
       "groups[0].storage must be 'f32' for a trainable group, got 'bf16'",
     );
     expect(() => paramGroups([{ ...base, trainable: false }])).toThrow('at least one trainable');
+    // An f32 layout under f16 storage would put tensors at 128-byte offsets, unbindable.
+    expect(() =>
+      paramGroups([base, { name: 'lora', layout, storage: 'f16', trainable: false }]),
+    ).toThrow(
+      "groups[1].layout must be laid out for the group's 'f16' storage (new ParamLayout(specs, 'f16')), got a 'f32' layout",
+    );
     expect(() => paramGroups([{ ...base, name: 'head' as never }])).toThrow(
       'must be one of base, lora',
     );

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PARAM_ALIGNMENT, ParamLayout } from '../../src/models/param-layout';
+import { PARAM_ALIGNMENT, ParamLayout, type ParamSpec } from '../../src/models/param-layout';
+import { packF16, unpackF16 } from '../../src/ops/nn/unpack-f16';
 
 const layout = new ParamLayout([
   { name: 'bias', shape: [3], decay: false, init: { kind: 'zeros' } },
@@ -56,5 +57,64 @@ describe('ParamLayout', () => {
           { name: 'x', shape: [1], decay: false, init: { kind: 'zeros' } },
         ]),
     ).toThrow(/duplicate/);
+  });
+
+  it('lays a 16-bit group out on 128-half (256-byte) boundaries and slices it in bytes', () => {
+    const specs: ParamSpec[] = layout.entries.map(({ name, shape, decay, init }) => ({
+      name,
+      shape,
+      decay,
+      init,
+    }));
+    for (const storage of ['f16', 'bf16'] as const) {
+      const halves = new ParamLayout(specs, storage);
+      expect(halves.storage).toBe(storage);
+      expect(halves.entries.map((e) => [e.name, e.offset, e.size])).toEqual([
+        ['w', 0, 10],
+        ['emb', 128, 64],
+        ['bias', 256, 3],
+        ['gain', 384, 70],
+      ]);
+      expect(halves.total).toBe(512);
+      expect(halves.byteLength).toBe(1024);
+      const fake = {} as GPUBuffer;
+      // Byte offsets at 256-byte multiples; sizes in whole u32 words (bias: 3 halves → 8 bytes).
+      expect(halves.slice(fake, 'emb')).toEqual({ buffer: fake, offset: 256, size: 128 });
+      expect(halves.slice(fake, 'bias')).toEqual({ buffer: fake, offset: 512, size: 8 });
+      expect(halves.rangeSlice(fake, halves.noDecayRange)).toEqual({
+        buffer: fake,
+        offset: 512,
+        size: 512,
+      });
+    }
+    expect(layout.storage).toBe('f32');
+    expect(layout.byteLength).toBe(layout.total * 4);
+  });
+
+  it('packs an f16 group so each tensor’s slice holds exactly its halves', () => {
+    const halves = new ParamLayout(
+      [
+        { name: 'a', shape: [3, 5], decay: true, init: { kind: 'normal', std: 1 } },
+        { name: 'b', shape: [7], decay: false, init: { kind: 'normal', std: 1 } },
+      ],
+      'f16',
+    );
+    const flat = halves.initialize<Float32Array>(5);
+    const words = packF16(flat).packed; // the group's GPU buffer: total / 2 words
+    expect(words.length * 4).toBe(halves.byteLength);
+    for (const name of ['a', 'b']) {
+      const { offset = 0, size = 0 } = halves.slice({} as GPUBuffer, name);
+      const bound = words.subarray(offset / 4, (offset + size) / 4);
+      const exact = packF16(halves.view(flat, name));
+      expect(Array.from(unpackF16(bound, halves.entry(name).size))).toEqual(
+        Array.from(unpackF16(exact.packed, halves.entry(name).size)),
+      );
+    }
+  });
+
+  it('refuses an unknown storage', () => {
+    expect(() => new ParamLayout([], 'f8' as never)).toThrow(
+      'ParamLayout: storage must be f32, f16 or bf16, got f8',
+    );
   });
 });

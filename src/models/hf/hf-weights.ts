@@ -74,5 +74,6 @@ export function hfParamSpecs(spec: ModelSpec): ParamSpec[] {
 
 /** The frozen 'base' group of a brought model, stored as `storage` on the device. */
 export function hfBaseGroup(spec: ModelSpec, storage: StorageDtype = 'f16'): ParamGroup {
-  return { name: 'base', layout: new ParamLayout(hfParamSpecs(spec)), storage, trainable: false };
+  const layout = new ParamLayout(hfParamSpecs(spec), storage);
+  return { name: 'base', layout, storage, trainable: false };
 }

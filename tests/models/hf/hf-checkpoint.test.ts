@@ -196,6 +196,9 @@ describe('checkpoint checks', () => {
     const group = hfBaseGroup(spec);
     expect(group).toMatchObject({ name: 'base', storage: 'f16', trainable: false });
     expect(group.layout.has('lm_head.weight')).toBe(false);
+    // Each tensor at a 128-half (256-byte) offset, so each binds as a slice of the packed buffer.
+    expect(group.layout.storage).toBe('f16');
+    for (const e of group.layout.entries) expect(e.offset % 128).toBe(0);
     expect(
       hfBaseGroup({ ...spec, tiedEmbeddings: false }, 'f32').layout.entry('lm_head.weight').shape,
     ).toEqual([16, 64]);
