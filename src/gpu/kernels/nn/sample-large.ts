@@ -97,6 +97,7 @@ export async function sampleLargeGpu(
   step: number,
 ): Promise<Sampled> {
   checkSampleInput(logits, rows, vocab, options, seed, step, SAMPLE_LARGE_MAX_VOCAB, OP);
+  resolveRowWorkgroupSize(OP, gpu.summary, vocab, options.workgroupSize); // fail before uploading
   const pooled = new PooledBuffers(gpu);
   try {
     const buffers = {
