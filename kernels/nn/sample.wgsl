@@ -47,24 +47,7 @@ var<workgroup> cut_at: atomic<u32>;           // first position reaching top-p
 var<workgroup> pick_at: atomic<u32>;          // first position whose cumulative exceeds u · Σ
 var<workgroup> last_positive: atomic<u32>;    // last kept position with e > 0
 
-// murmur3's 32-bit finalizer. MIRROR of fmix32 in src/util/counter-rng.ts: change both together.
-fn fmix32(x: u32) -> u32 {
-  var h = x;
-  h ^= h >> 16u;
-  h *= 0x85ebca6bu;
-  h ^= h >> 13u;
-  h *= 0xc2b2ae35u;
-  h ^= h >> 16u;
-  return h;
-}
-
-// Uniform in [0, 1), a multiple of 2^-24. MIRROR of counterUniform in src/util/counter-rng.ts.
-fn counter_uniform(seed: u32, step: u32, row: u32) -> f32 {
-  var h = fmix32(seed ^ 0x9e3779b9u);
-  h = fmix32(h + step * 0x85ebca77u);
-  h = fmix32(h + row * 0xc2b2ae3du);
-  return f32(h >> 8u) / 16777216.0;
-}
+// fmix32 and counter_uniform: kernels/lib/counter_rng.wgsl, prepended by the wrapper.
 
 // Does (ka, ia) go before (kb, ib)? Larger logit first, ties by lower id; padding (id ≥ vocab) last.
 fn before(ka: f32, ia: u32, kb: f32, ib: u32) -> bool {

@@ -5,6 +5,7 @@
  * declaration against its WGSL still sees only the kernel's own interface. Functions may use
  * module-scope names the including kernel declares (documented at the top of each file).
  */
+import counterRngWgsl from '../../kernels/lib/counter_rng.wgsl?raw';
 import rowSumWgsl from '../../kernels/lib/row_sum.wgsl?raw';
 import rowReadsScalarWgsl from '../../kernels/lib/row_reads_scalar.wgsl?raw';
 import rowReadsVec4Wgsl from '../../kernels/lib/row_reads_vec4.wgsl?raw';
@@ -34,3 +35,9 @@ export type RowReads = keyof typeof ROW_READS_WGSL;
 export function rowReadsFor(cols: number): RowReads {
   return cols % 4 === 0 ? 'vec4' : 'scalar';
 }
+
+/**
+ * fmix32(x) and counter_uniform(seed, step, row): the WGSL mirror of src/util/counter-rng.ts, for
+ * the sampling kernels.
+ */
+export const COUNTER_RNG_WGSL = counterRngWgsl;

@@ -3,9 +3,10 @@
  * GPU can draw the random number of any row of any generation step without a stored RNG state, and
  * the CPU twin can draw the same one.
  *
- * MIRRORED IN WGSL: kernels/nn/sample.wgsl (`fmix32`, `counter_uniform`) computes the same bits
- * with plain u32 arithmetic (wrapping +, *, ^, >>). Change both together; the GPU parity test of
- * sampleTokens fails when they drift apart.
+ * MIRRORED IN WGSL: kernels/lib/counter_rng.wgsl (`fmix32`, `counter_uniform`, prepended to
+ * kernels/nn/sample.wgsl and sample_large.wgsl) computes the same bits with plain u32 arithmetic
+ * (wrapping +, *, ^, >>). Change both together; the sampling kernels' GPU parity tests fail when
+ * they drift apart.
  *
  * Construction: each counter is folded into a running 32-bit hash and mixed with murmur3's
  * finalizer fmix32 (a bijection on u32 with full avalanche: every input bit flips each output bit

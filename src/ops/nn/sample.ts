@@ -27,7 +27,10 @@
  * of a cumulative-probability boundary (or puts a top-p cumulative within ~1e-6 of topP).
  *
  * Logits should be finite (not checked, like every layer op; -Infinity masks a token on the CPU
- * provided one logit per row is finite). V ≤ 1024: the GPU sorts a row in workgroup memory.
+ * provided one logit per row is finite). sampleTokens() takes V ≤ 1024 (SAMPLE_MAX_VOCAB), the
+ * rows kernels/nn/sample.wgsl sorts in workgroup memory; sampleTokensAnyVocab() is the same
+ * algorithm for V ≤ 2^20 (SAMPLE_LARGE_MAX_VOCAB), the twin of kernels/nn/sample_large.wgsl,
+ * which finds the same cut-offs by threshold searches instead of a sort.
  */
 import { counterUniform } from '../../util/counter-rng';
 import { checkInt, checkLength, checkRange } from '../validate';
@@ -37,6 +40,12 @@ const OP = 'sampleTokens';
 
 /** Largest vocabulary a row may have: the GPU kernel sorts one row in workgroup memory. */
 export const SAMPLE_MAX_VOCAB = 1024;
+
+/**
+ * Largest vocabulary of sampleTokensAnyVocab() and kernels/nn/sample_large.wgsl: 2^20 covers every
+ * current tokenizer (Qwen2.5/Qwen3: 151,936) and keeps token counts exact in f32 (< 2^24).
+ */
+export const SAMPLE_LARGE_MAX_VOCAB = 2 ** 20;
 
 export interface SampleOptions {
   /**
@@ -61,22 +70,36 @@ export interface Sampled {
 }
 
 /** Checks the option fields and fills in the defaults; shared with the GPU wrapper. */
-export function checkSampleOptions(options: SampleOptions): Required<SampleOptions> {
+export function checkSampleOptions(
+  options: SampleOptions,
+  op: string = OP,
+): Required<SampleOptions> {
   const temperature = options.temperature ?? 1;
   const topK = options.topK ?? 0;
   const topP = options.topP ?? 1;
-  checkRange(OP, 'temperature', temperature, 0, Infinity, { highOpen: true });
-  checkInt(OP, 'topK', topK, 0, 2 ** 31 - 1);
-  checkRange(OP, 'topP', topP, 0, 1, { lowOpen: true });
+  checkRange(op, 'temperature', temperature, 0, Infinity, { highOpen: true });
+  checkInt(op, 'topK', topK, 0, 2 ** 31 - 1);
+  checkRange(op, 'topP', topP, 0, 1, { lowOpen: true });
   return { temperature, topK, topP };
 }
 
-/** Shape checks of (rows, vocab) and the counters; shared with the GPU wrapper. */
-export function checkSampleShape(rows: number, vocab: number, seed: number, step: number): void {
-  checkInt(OP, 'rows', rows, 1, 2 ** 31 - 1);
-  checkInt(OP, 'vocab', vocab, 1, SAMPLE_MAX_VOCAB);
-  checkInt(OP, 'seed', seed, 0, 2 ** 32 - 1);
-  checkInt(OP, 'step', step, 0, 2 ** 32 - 1);
+/**
+ * Shape checks of (rows, vocab) and the counters; shared with the GPU wrappers. `maxVocab` is the
+ * entry's limit (SAMPLE_MAX_VOCAB, or SAMPLE_LARGE_MAX_VOCAB for the any-vocabulary entries) and
+ * `op` the name its errors carry.
+ */
+export function checkSampleShape(
+  rows: number,
+  vocab: number,
+  seed: number,
+  step: number,
+  maxVocab: number = SAMPLE_MAX_VOCAB,
+  op: string = OP,
+): void {
+  checkInt(op, 'rows', rows, 1, 2 ** 31 - 1);
+  checkInt(op, 'vocab', vocab, 1, maxVocab);
+  checkInt(op, 'seed', seed, 0, 2 ** 32 - 1);
+  checkInt(op, 'step', step, 0, 2 ** 32 - 1);
 }
 
 /** Every check of sampleTokens (shapes, lengths, counters, options); returns resolved options. */
@@ -87,10 +110,12 @@ export function checkSampleInput(
   options: SampleOptions,
   seed: number,
   step: number,
+  maxVocab: number = SAMPLE_MAX_VOCAB,
+  op: string = OP,
 ): Required<SampleOptions> {
-  checkSampleShape(rows, vocab, seed, step);
-  checkLength(OP, 'logits', logits, rows * vocab, `rows × vocab = ${rows} × ${vocab}`);
-  return checkSampleOptions(options);
+  checkSampleShape(rows, vocab, seed, step, maxVocab, op);
+  checkLength(op, 'logits', logits, rows * vocab, `rows × vocab = ${rows} × ${vocab}`);
+  return checkSampleOptions(options, op);
 }
 
 /** The final sampling distribution of one row. */
@@ -180,6 +205,44 @@ export function sampleTokens(
   step: number,
 ): Sampled {
   const resolved = checkSampleInput(logits, rows, vocab, options, seed, step);
+  return sampleRows(logits, rows, vocab, resolved, seed, step);
+}
+
+/**
+ * sampleTokens() for any vocabulary up to SAMPLE_LARGE_MAX_VOCAB (2^20): the same algorithm and
+ * results (it is the CPU twin of kernels/nn/sample_large.wgsl). Sorting a row costs O(V log V) in
+ * JavaScript, about 0.1 s per row at V = 151,936.
+ */
+export function sampleTokensAnyVocab(
+  logits: Floats,
+  rows: number,
+  vocab: number,
+  options: SampleOptions,
+  seed: number,
+  step: number,
+): Sampled {
+  const resolved = checkSampleInput(
+    logits,
+    rows,
+    vocab,
+    options,
+    seed,
+    step,
+    SAMPLE_LARGE_MAX_VOCAB,
+    'sampleTokensAnyVocab',
+  );
+  return sampleRows(logits, rows, vocab, resolved, seed, step);
+}
+
+/** Steps 1–6 for every row, after the checks. */
+function sampleRows(
+  logits: Floats,
+  rows: number,
+  vocab: number,
+  resolved: Required<SampleOptions>,
+  seed: number,
+  step: number,
+): Sampled {
   const tokens = new Int32Array(rows);
   const logprobs = new Float32Array(rows);
   for (let r = 0; r < rows; r++) {

@@ -6,6 +6,7 @@ import {
   checkSampleOptions,
   pickIndex,
   sampleTokens,
+  sampleTokensAnyVocab,
   samplingDistribution,
 } from '../../../src/ops/nn/sample';
 import { counterHash, counterUniform, fmix32 } from '../../../src/util/counter-rng';
@@ -405,5 +406,47 @@ describe('sampleTokens (CPU twin of kernels/nn/sample.wgsl)', () => {
   ])('rejects %s', (_, call, message) => {
     expect(call).toThrow(OpInputError);
     expect(call).toThrow(message);
+  });
+});
+
+describe('sampleTokensAnyVocab (CPU twin of kernels/nn/sample_large.wgsl)', () => {
+  it('gives sampleTokens’ tokens and log-probs where both apply (V ≤ 1024)', () => {
+    const rows = 6;
+    const vocab = 300;
+    const logits = randomLogits(rows * vocab, 3, 12);
+    for (const options of [{ temperature: 0 }, { temperature: 0.7, topK: 20, topP: 0.9 }, {}]) {
+      const a = sampleTokens(logits, rows, vocab, options, 4, 5);
+      const b = sampleTokensAnyVocab(logits, rows, vocab, options, 4, 5);
+      expect(Array.from(b.tokens)).toEqual(Array.from(a.tokens));
+      expect(Array.from(b.logprobs)).toEqual(Array.from(a.logprobs));
+    }
+  });
+
+  it('at V = 49,152: greedy and top-k 1 give the first argmax; equal logits give floor(n · u)', () => {
+    const vocab = 49_152;
+    const logits = randomLogits(2 * vocab, 3, 3);
+    logits[40_000] = 9;
+    logits[30_000] = 9; // tie: the lower index wins
+    logits.fill(1.5, vocab); // row 1: all equal
+    const greedy = sampleTokensAnyVocab(logits, 2, vocab, { temperature: 0 }, 1, 1);
+    expect(Array.from(greedy.tokens)).toEqual([30_000, 0]);
+    const top1 = sampleTokensAnyVocab(logits, 2, vocab, { topK: 1 }, 1, 1);
+    expect(top1.tokens[0]).toBe(30_000);
+    expect(top1.logprobs[0]).toBe(0);
+    // Row 1 with top-k 9: nine equal tokens 0–8 in index order, q = 1/9 each.
+    const top9 = sampleTokensAnyVocab(logits, 2, vocab, { topK: 9 }, 6, 2);
+    expect(top9.tokens[1]).toBe(Math.floor(((counterHash(6, 2, 1) >>> 8) * 9) / 2 ** 24));
+    expect(top9.logprobs[1]).toBeCloseTo(-Math.log(9), 6);
+  });
+
+  it('rejects a vocabulary past 2^20 and names itself; takes one past 1024', () => {
+    expect(() => sampleTokensAnyVocab(new Float32Array(4), 1, 2 ** 20 + 1, {}, 0, 0)).toThrow(
+      /sampleTokensAnyVocab: vocab must be an integer in \[1, 1048576\], got 1048577/,
+    );
+    expect(() => sampleTokensAnyVocab(new Float32Array(6), 2, 3, { topP: 2 }, 0, 0)).toThrow(
+      /sampleTokensAnyVocab: topP must be in \(0, 1\], got 2/,
+    );
+    const out = sampleTokensAnyVocab(new Float32Array(1025), 1, 1025, { temperature: 0 }, 0, 0);
+    expect(out.tokens[0]).toBe(0);
   });
 });

@@ -16,13 +16,14 @@ import {
 import { type BufferRef, type CommandBatch, workgroupGrid } from '../../batch';
 import type { GpuContext } from '../../context';
 import { defineKernel } from '../../kernel';
+import { COUNTER_RNG_WGSL } from '../../wgsl-lib';
 import { checkBindingSize } from '../advantage-dispatch';
 import { resolveRowWorkgroupSize, type RowWorkgroupSize } from '../row-workgroup-size';
 import { PooledBuffers } from '../run-convenience';
 
 export const sampleKernel = defineKernel({
   name: 'sample',
-  source,
+  source: COUNTER_RNG_WGSL + source,
   uniforms: [
     { name: 'rows', type: 'u32' },
     { name: 'vocab', type: 'u32' },

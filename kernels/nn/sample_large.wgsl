@@ -1,0 +1,336 @@
+// Seeded token sampling for any vocabulary (V ≤ 2^20) without sorting: temperature → top-k →
+// top-p, one token per row. CPU twin (and the exact algorithm): sampleTokensAnyVocab() in
+// src/ops/nn/sample.ts. Prepended by the wrapper: kernels/lib/counter_rng.wgsl (counter_uniform).
+//
+// One workgroup per row, rows spread over (x, y): row = wid.x + wid.y * num_workgroups.x.
+// The CPU sorts the row (logit descending, ties by lower index) and cuts prefixes of that order.
+// Every prefix of the order ends at one token b, and is the set {i : key_i > key_b, or
+// key_i = key_b and i ≤ b}, where key is an order-preserving u32 image of the logit (key_of).
+// So each cut-off is found as a "boundary" (t, b) instead of a sort:
+//   t = the largest key with W(key ≥ t) reaching the goal (W: a count or a mass of e over the
+//       current set), found bit by bit from the MSB: 32 passes over the row, each a reduction;
+//   b = among the tokens with key = t (ties; all share one logit), in index order, the first at
+//       which W(key > t) + W(ties so far) reaches the goal: each thread owns a contiguous chunk
+//       of indices, an exclusive scan over the threads gives each chunk its starting sum, and the
+//       thread where the sum crosses walks its chunk.
+//   1. lmax = the largest logit (argmax, lowest index on ties); T = 0 writes the argmax, log-prob 0;
+//   2. top-k: count(key ≥ t) ≥ K (counts as f32, exact below 2^24);
+//   3. top-p: mass(kept, key ≥ t) ≥ top_p · Σ_kept e, e = exp((l − lmax) / T);
+//   4. draw: mass(final, key ≥ t) > u · Z, Z = Σ_final e, u = counter_uniform(seed, step, row); if
+//      rounding leaves none, the last token of the final set with e > 0;
+//   5. logprob = (l_token − lmax) / T − log Z.
+// Sums in f32 (the CPU's in float64): the same token unless u · Z or a top-p cumulative lies within
+// ~1e-6 (relative) of a boundary. Passes over the row: 1 + (32 + 1) per search (top-k, top-p and
+// the draw each) + one sum for Σ_kept e and one for Z: ≤ 103. Workgroup memory: 12 · WORKGROUP_SIZE
+// bytes + 5 words. Logits may be -inf (a masked token, e = 0); one per row must be finite; NaN is
+// not supported.
+
+// Threads per workgroup (and per row); a power of two (the tree reductions halve it).
+override WORKGROUP_SIZE: u32 = 256u;
+const NONE: u32 = 0xffffffffu;
+// key_of(-inf): every key ≤ it is a masked token (weight 0).
+const NEG_INF_KEY: u32 = 0x007fffffu;
+// exp(x) for x < −104 is below f32's smallest subnormal: weight 0 without calling exp.
+const MIN_EXPONENT: f32 = -104.0;
+
+struct Params {
+  rows: u32,
+  vocab: u32,
+  kept: u32,         // tokens kept by top-k: min(top_k, vocab), vocab when top-k is off
+  seed: u32,
+  step: u32,
+  temperature: f32,  // > 0, or 0 = greedy
+  top_p: f32,        // (0, 1]; 1 = off
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> logits: array<f32>;          // (rows, vocab)
+@group(0) @binding(2) var<storage, read_write> tokens: array<u32>;    // (rows), i32 or u32 ids
+@group(0) @binding(3) var<storage, read_write> logprobs: array<f32>;  // (rows)
+
+var<workgroup> red_f: array<f32, WORKGROUP_SIZE>;  // sums and scans
+var<workgroup> red_k: array<u32, WORKGROUP_SIZE>;  // (key, index) reductions
+var<workgroup> red_i: array<u32, WORKGROUP_SIZE>;
+var<workgroup> shared_f: f32;                      // a reduction's result, loaded uniformly
+var<workgroup> shared_k: u32;
+var<workgroup> shared_i: u32;
+var<workgroup> found: atomic<u32>;                 // smallest index where a tie walk crossed
+
+// This invocation's row context, set once at the start of main.
+var<private> lid: u32;
+var<private> base: u32;     // the row's first element in logits
+var<private> lmax: f32;
+
+// Order-preserving u32 image of an f32: a > b ⇔ key(a) > key(b) for non-NaN a, b. Negative values
+// flip every bit, the others set the sign bit; −0 maps to +0's key (the CPU's −0 == +0).
+fn key_of(l: f32) -> u32 {
+  var bits = bitcast<u32>(l);
+  if (bits == 0x80000000u) {
+    bits = 0u;
+  }
+  return select(bits | 0x80000000u, ~bits, (bits & 0x80000000u) != 0u);
+}
+
+// e = exp((l − lmax) / T), 0 for masked (−inf) tokens and underflow.
+fn weight_of(k: u32, l: f32) -> f32 {
+  if (k <= NEG_INF_KEY) {
+    return 0.0;
+  }
+  let x = (l - lmax) / params.temperature;
+  if (x < MIN_EXPONENT) {
+    return 0.0;
+  }
+  return exp(x);
+}
+
+// Count mode weighs every token 1; mass mode weighs it e.
+fn weight(k: u32, l: f32, mass: bool) -> f32 {
+  if (!mass) {
+    return 1.0;
+  }
+  return weight_of(k, l);
+}
+
+// Is token (k, i) in the prefix of the order that ends at boundary (bt, bi)? (0, NONE): all.
+fn in_set(k: u32, i: u32, bt: u32, bi: u32) -> bool {
+  return k > bt || (k == bt && i <= bi);
+}
+
+// Has cumulative weight w reached the goal? Top-k and top-p need ≥, the draw needs >.
+fn reached(w: f32, goal: f32, strict: bool) -> bool {
+  return select(w >= goal, w > goal, strict);
+}
+
+// Σ v over the workgroup (fixed tree: monotone in every v), the same value in every invocation.
+fn reduce_sum(v: f32) -> f32 {
+  red_f[lid] = v;
+  workgroupBarrier();
+  for (var s = WORKGROUP_SIZE / 2u; s > 0u; s >>= 1u) {
+    if (lid < s) {
+      red_f[lid] += red_f[lid + s];
+    }
+    workgroupBarrier();
+  }
+  if (lid == 0u) {
+    shared_f = red_f[0];
+  }
+  return workgroupUniformLoad(&shared_f);
+}
+
+// Exclusive prefix sum of v over invocations 0 .. lid − 1 (Hillis–Steele in red_f).
+fn scan_exclusive(v: f32) -> f32 {
+  red_f[lid] = v;
+  for (var d = 1u; d < WORKGROUP_SIZE; d <<= 1u) {
+    workgroupBarrier();
+    var add = 0.0;
+    if (lid >= d) {
+      add = red_f[lid - d];
+    }
+    workgroupBarrier();
+    red_f[lid] += add;
+  }
+  workgroupBarrier();
+  var before = 0.0;
+  if (lid > 0u) {
+    before = red_f[lid - 1u];
+  }
+  workgroupBarrier(); // everyone has read red_f before it is reused
+  return before;
+}
+
+// Does (ka, ia) win over (kb, ib)? first: earlier in the order (larger key, then lower index);
+// otherwise later (smaller key, then higher index). NONE marks "no token".
+fn wins(ka: u32, ia: u32, kb: u32, ib: u32, first: bool) -> bool {
+  if (ia == NONE) {
+    return false;
+  }
+  if (ib == NONE) {
+    return true;
+  }
+  if (first) {
+    return ka > kb || (ka == kb && ia < ib);
+  }
+  return ka < kb || (ka == kb && ia > ib);
+}
+
+// The winning (key, index) over the workgroup, the same in every invocation.
+fn reduce_order(k: u32, i: u32, first: bool) -> vec2u {
+  red_k[lid] = k;
+  red_i[lid] = i;
+  workgroupBarrier();
+  for (var s = WORKGROUP_SIZE / 2u; s > 0u; s >>= 1u) {
+    if (lid < s && wins(red_k[lid + s], red_i[lid + s], red_k[lid], red_i[lid], first)) {
+      red_k[lid] = red_k[lid + s];
+      red_i[lid] = red_i[lid + s];
+    }
+    workgroupBarrier();
+  }
+  if (lid == 0u) {
+    shared_k = red_k[0];
+    shared_i = red_i[0];
+  }
+  let key = workgroupUniformLoad(&shared_k);
+  return vec2u(key, workgroupUniformLoad(&shared_i));
+}
+
+// Σ weight over the tokens of set (bt, bi) with key ≥ at. Strided reads (coalesced); the same
+// partition and tree for every call, so the result is monotone in `at`.
+fn set_weight(at: u32, bt: u32, bi: u32, mass: bool) -> f32 {
+  var sum = 0.0;
+  for (var i = lid; i < params.vocab; i += WORKGROUP_SIZE) {
+    let l = logits[base + i];
+    let k = key_of(l);
+    if (k >= at && in_set(k, i, bt, bi)) {
+      sum += weight(k, l, mass);
+    }
+  }
+  return reduce_sum(sum);
+}
+
+// The first token of set (bt, bi), in the order, at which the cumulative weight reaches `goal`,
+// as a boundary (key, index); index NONE when the set's weight `total` does not reach it. See the
+// file comment: a bit-by-bit search for the key, then a walk of the ties at that key.
+fn find_boundary(bt: u32, bi: u32, mass: bool, total: f32, goal: f32, strict: bool) -> vec2u {
+  if (!reached(total, goal, strict)) {
+    return vec2u(0u, NONE);
+  }
+  var t = 0u;
+  for (var j = 0u; j < 32u; j++) {
+    let candidate = t | (1u << (31u - j));
+    if (reached(set_weight(candidate, bt, bi, mass), goal, strict)) {
+      t = candidate;
+    }
+  }
+  // Ties at t: this invocation's contiguous chunk [start, end) of indices.
+  let chunk = (params.vocab + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
+  let start = min(lid * chunk, params.vocab);
+  let end = min(start + chunk, params.vocab);
+  var above = 0.0;  // weight of the set's tokens with key > t in this chunk
+  var ties = 0.0;   // weight of the set's ties at t in this chunk
+  var last_tie = NONE;
+  for (var i = start; i < end; i++) {
+    let l = logits[base + i];
+    let k = key_of(l);
+    if (k >= t && in_set(k, i, bt, bi)) {
+      let w = weight(k, l, mass);
+      if (k > t) {
+        above += w;
+      } else {
+        ties += w;
+        last_tie = i;
+      }
+    }
+  }
+  if (lid == 0u) {
+    atomicStore(&found, NONE);
+  }
+  var running = reduce_sum(above) + scan_exclusive(ties);
+  // Walk the chunk unless the sum had already reached the goal before it (then the crossing is
+  // in an earlier chunk). The smallest crossing index wins.
+  if (!reached(running, goal, strict)) {
+    for (var i = start; i < end; i++) {
+      let l = logits[base + i];
+      let k = key_of(l);
+      if (k == t && in_set(k, i, bt, bi)) {
+        running += weight(k, l, mass);
+        if (reached(running, goal, strict)) {
+          atomicMin(&found, i);
+          break;
+        }
+      }
+    }
+  }
+  // Rounding guard: the walk's sums round differently from the search's, so it may end just short
+  // of the goal; then the boundary is the last tie (all ties share one logit, hence one weight).
+  let last = reduce_order(t, last_tie, false);
+  workgroupBarrier();
+  if (lid == 0u) {
+    shared_i = atomicLoad(&found);
+  }
+  let crossing = workgroupUniformLoad(&shared_i);
+  if (crossing != NONE) {
+    return vec2u(t, crossing);
+  }
+  return last;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) groups: vec3u,
+  @builtin(local_invocation_index) local: u32,
+) {
+  let row = wid.x + wid.y * groups.x;
+  // Workgroup-uniform: the whole group returns together, so later barriers stay uniform.
+  if (row >= params.rows) {
+    return;
+  }
+  lid = local;
+  base = row * params.vocab;
+  let vocab = params.vocab;
+
+  // 1. The argmax: first in the order (largest key, lowest index).
+  var best_k = 0u;
+  var best_i = NONE;
+  for (var i = lid; i < vocab; i += WORKGROUP_SIZE) {
+    let k = key_of(logits[base + i]);
+    if (wins(k, i, best_k, best_i, true)) {
+      best_k = k;
+      best_i = i;
+    }
+  }
+  let argmax = reduce_order(best_k, best_i, true);
+  if (params.temperature == 0.0) {
+    // Greedy: a point mass, so logprob 0.
+    if (lid == 0u) {
+      tokens[row] = argmax.y;
+      logprobs[row] = 0.0;
+    }
+    return;
+  }
+  lmax = logits[base + argmax.y];
+
+  // 2. Top-k: the boundary of the first `kept` tokens; (0, NONE) keeps all.
+  var boundary = vec2u(0u, NONE);
+  if (params.kept < vocab) {
+    boundary = find_boundary(0u, NONE, false, f32(vocab), f32(params.kept), false);
+  }
+
+  // 3. Top-p: the shortest prefix of the kept tokens with Σ e ≥ top_p · Σ_kept e (all when rounding
+  //    never reaches it).
+  if (params.top_p < 1.0) {
+    let kept_mass = set_weight(0u, boundary.x, boundary.y, true);
+    let nucleus = find_boundary(
+      boundary.x, boundary.y, true, kept_mass, params.top_p * kept_mass, false);
+    if (nucleus.y != NONE) {
+      boundary = nucleus;
+    }
+  }
+
+  // 4. The draw: the first token whose cumulative e exceeds u · Z.
+  let z = set_weight(0u, boundary.x, boundary.y, true);
+  let u = counter_uniform(params.seed, params.step, row);
+  var pick = find_boundary(boundary.x, boundary.y, true, z, u * z, true);
+  if (pick.y == NONE) {
+    // Rounding guard: the last token of the final set with e > 0.
+    var last_k = 0u;
+    var last_i = NONE;
+    for (var i = lid; i < vocab; i += WORKGROUP_SIZE) {
+      let l = logits[base + i];
+      let k = key_of(l);
+      if (in_set(k, i, boundary.x, boundary.y) && weight_of(k, l) > 0.0
+          && wins(k, i, last_k, last_i, false)) {
+        last_k = k;
+        last_i = i;
+      }
+    }
+    pick = reduce_order(last_k, last_i, false);
+  }
+
+  // 5. The token and its log-prob under the final distribution.
+  if (lid == 0u) {
+    let token = pick.y;
+    tokens[row] = token;
+    logprobs[row] = (logits[base + token] - lmax) / params.temperature - log(z);
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * GPU wrapper for kernels/nn/sample_large.wgsl: seeded sampling with temperature, top-k and top-p
+ * over any vocabulary up to 2^20 (real models: 49,152 for SmolLM2, 151,936 for Qwen2.5/Qwen3).
+ * CPU twin: sampleTokensAnyVocab() in src/ops/nn/sample.ts (the algorithm and the log-prob).
+ * Dispatch: one workgroup of WORKGROUP_SIZE threads per row, rows spread over (x, y); no sort:
+ * each cut-off (top-k, top-p, the draw) is a 32-pass threshold search over the row plus a walk of
+ * the ties, so a row costs ≤ 103 reads of its logits (from cache after the first on a hardware
+ * GPU). The logits are never read back: tokens go straight into a resident buffer for the next
+ * forward pass. Same buffers and options as encodeSample() (src/gpu/kernels/nn/sample.ts), which
+ * sorts in workgroup memory and is limited to V ≤ 1024.
+ */
+import source from '../../../../kernels/nn/sample_large.wgsl?raw';
+import {
+  type Sampled,
+  SAMPLE_LARGE_MAX_VOCAB,
+  checkSampleInput,
+  checkSampleOptions,
+  checkSampleShape,
+} from '../../../ops/nn/sample';
+import { type CommandBatch, workgroupGrid } from '../../batch';
+import type { GpuContext } from '../../context';
+import { defineKernel } from '../../kernel';
+import { COUNTER_RNG_WGSL } from '../../wgsl-lib';
+import { checkBindingSize } from '../advantage-dispatch';
+import { resolveRowWorkgroupSize } from '../row-workgroup-size';
+import { PooledBuffers } from '../run-convenience';
+import type { SampleBuffers, SampleGpuOptions } from './sample';
+
+const OP = 'sampleTokensAnyVocab';
+
+export const sampleLargeKernel = defineKernel({
+  name: 'sample-large',
+  source: COUNTER_RNG_WGSL + source,
+  uniforms: [
+    { name: 'rows', type: 'u32' },
+    { name: 'vocab', type: 'u32' },
+    { name: 'kept', type: 'u32' },
+    { name: 'seed', type: 'u32' },
+    { name: 'step', type: 'u32' },
+    { name: 'temperature', type: 'f32' },
+    { name: 'top_p', type: 'f32' },
+  ],
+  storage: [
+    { name: 'logits', access: 'read' },
+    { name: 'tokens', access: 'read_write' },
+    { name: 'logprobs', access: 'read_write' },
+  ],
+});
+
+/**
+ * Records the sampling of one token per row into `batch`: reads logits (rows, vocab), vocab ≤ 2^20,
+ * writes tokens (rows) and logprobs (rows). Deterministic in (seed, step); no readback, no
+ * allocation beyond the pooled uniform buffer.
+ */
+export async function encodeSampleLarge(
+  gpu: GpuContext,
+  batch: CommandBatch,
+  buffers: SampleBuffers,
+  rows: number,
+  vocab: number,
+  options: SampleGpuOptions,
+  seed: number,
+  step: number,
+): Promise<void> {
+  checkSampleShape(rows, vocab, seed, step, SAMPLE_LARGE_MAX_VOCAB, OP);
+  const { temperature, topK, topP } = checkSampleOptions(options, OP);
+  const workgroupSize = resolveRowWorkgroupSize(OP, gpu.summary, vocab, options.workgroupSize);
+  checkBindingSize(gpu, rows * vocab, `${OP} logits`);
+  const pipeline = await gpu.pipelines.get(sampleLargeKernel, { WORKGROUP_SIZE: workgroupSize });
+  batch.dispatch(sampleLargeKernel, {
+    pipeline,
+    buffers,
+    uniforms: {
+      rows,
+      vocab,
+      kept: topK === 0 ? vocab : Math.min(topK, vocab),
+      seed,
+      step,
+      temperature,
+      top_p: topP,
+    },
+    workgroups: workgroupGrid(rows, gpu.summary.limits.maxComputeWorkgroupsPerDimension),
+  });
+}
+
+/**
+ * Convenience path: check → upload → encode → submit → read back (one sync point) → release.
+ * Same checks and options as sampleTokensAnyVocab().
+ */
+export async function sampleLargeGpu(
+  gpu: GpuContext,
+  logits: Float32Array,
+  rows: number,
+  vocab: number,
+  options: SampleGpuOptions,
+  seed: number,
+  step: number,
+): Promise<Sampled> {
+  checkSampleInput(logits, rows, vocab, options, seed, step, SAMPLE_LARGE_MAX_VOCAB, OP);
+  resolveRowWorkgroupSize(OP, gpu.summary, vocab, options.workgroupSize); // fail before uploading
+  const pooled = new PooledBuffers(gpu);
+  try {
+    const buffers = {
+      logits: pooled.upload(logits, 'logits'),
+      tokens: pooled.storage(rows, 'tokens'),
+      logprobs: pooled.storage(rows, 'sample logprobs'),
+    };
+    const batch = gpu.beginBatch(OP);
+    await encodeSampleLarge(gpu, batch, buffers, rows, vocab, options, seed, step);
+    batch.submit();
+    // Both reads wait on the same submission: one CPU-GPU sync point.
+    const [tokens, logprobs] = await Promise.all([
+      gpu.read(buffers.tokens, rows * 4),
+      gpu.readF32(buffers.logprobs, rows),
+    ]);
+    return { tokens: new Int32Array(tokens), logprobs };
+  } finally {
+    pooled.release();
+  }
+}
