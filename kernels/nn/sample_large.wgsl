@@ -41,6 +41,7 @@ struct Params {
   step: u32,
   temperature: f32,  // > 0, or 0 = greedy
   top_p: f32,        // (0, 1]; 1 = off
+  first_row: u32,    // the draw's row index of row 0 (a batch that is part of a larger one)
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -309,7 +310,7 @@ fn main(
 
   // 4. The draw: the first token whose cumulative e exceeds u · Z.
   let z = set_weight(0u, boundary.x, boundary.y, true);
-  let u = counter_uniform(params.seed, params.step, row);
+  let u = counter_uniform(params.seed, params.step, params.first_row + row);
   var pick = find_boundary(boundary.x, boundary.y, true, z, u * z, true);
   if (pick.y == NONE) {
     // Rounding guard: the last token of the final set with e > 0.

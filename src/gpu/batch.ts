@@ -88,7 +88,13 @@ export class CommandBatch {
     byteLength: number,
   ): void {
     this.endPass();
-    this.encoder.copyBufferToBuffer(source, sourceOffset, destination, destinationOffset, byteLength);
+    this.encoder.copyBufferToBuffer(
+      source,
+      sourceOffset,
+      destination,
+      destinationOffset,
+      byteLength,
+    );
   }
 
   /** Zeroes the first `byteLength` bytes of `buffer` (a multiple of 4), in order with the dispatches. */

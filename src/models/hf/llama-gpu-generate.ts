@@ -145,7 +145,10 @@ async function generateGroup(
     batch.submit();
     let steps = 1;
     for (; steps < maxNew; steps++) {
-      if (steps % STOP_CHECK_EVERY === 0 && (await allStopped(gpu, state, B, steps, resolved.stopIds)))
+      if (
+        steps % STOP_CHECK_EVERY === 0 &&
+        (await allStopped(gpu, state, B, steps, resolved.stopIds))
+      )
         break;
       gpu.device.queue.writeBuffer(last.positions, 0, new Uint32Array(B).fill(P + steps - 1));
       batch = gpu.beginBatch('llama decode step');

@@ -1,15 +1,15 @@
 /**
  * The weights of a Llama-family model on the GPU: one buffer per tensor, matrices (embed_tokens,
  * the projections, lm_head) at the chosen storage — f16 halves packed two per u32 word, widened
- * in the shaders with unpack2x16float, or f32 — and the vectors (norm gains, biases) in f32, the
- * kernels' compute type. A tensor is uploaded as soon as it is read, so loading holds one tensor
+ * in the shaders with unpack2x16float, or f32 — and the vectors (norm gains, biases) in f32
+ * buffers, the kernels' compute type (holding f16-rounded values under f16 storage). A tensor is uploaded as soon as it is read, so loading holds one tensor
  * on the CPU at a time, never the whole model.
  *
  * Shapes as in llama-cpu-weights.ts (PyTorch's (out, in) for every projection).
  */
 import type { GpuContext } from '../../gpu/context';
 import { GpuLimitError } from '../../gpu/errors';
-import { packF16 } from '../../ops/nn/unpack-f16';
+import { packF16, unpackF16 } from '../../ops/nn/unpack-f16';
 import type { ModelSpec } from '../model-spec';
 import { type CheckpointFiles, loadHfWeights } from './hf-checkpoint';
 import { checkLlamaSpec, type LlamaCpuModel, llamaTensorEntries } from './llama-cpu-weights';
@@ -77,10 +77,12 @@ class TensorUploader {
   upload(name: string, shape: readonly number[], values: Float32Array): void {
     const isMatrix = shape.length === 2;
     let data: Float32Array | Uint32Array = values;
-    if (isMatrix && this.storage === 'f16') {
+    if (this.storage === 'f16') {
       const packed = packF16(values);
-      data = packed.packed;
       this.overflowed += packed.overflowed;
+      // Vectors (norm gains, biases) stay f32 buffers, the kernels' type, holding the f16 values:
+      // an f16 model is every weight in f16, as a checkpoint saved in float16 is.
+      data = isMatrix ? packed.packed : unpackF16(packed.packed, values.length);
     }
     const max = this.gpu.summary.limits.maxStorageBufferBindingSize;
     if (data.byteLength > max) {

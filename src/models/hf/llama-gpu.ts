@@ -124,7 +124,12 @@ export async function recordEmbed(
     return;
   }
   const shape = { batch: 1, seq: ws.rows, maxSeq: ws.rows, channels: C, vocab: V };
-  await encodeEmbeddingForward(gpu, batch, { tokens: ws.tokens, wte: embed.buffer, x: ws.x }, shape);
+  await encodeEmbeddingForward(
+    gpu,
+    batch,
+    { tokens: ws.tokens, wte: embed.buffer, x: ws.x },
+    shape,
+  );
 }
 
 /** A KV cache a block appends its new k, v rows to and attends over: (B, capacity, NKV·hs). */
@@ -169,7 +174,14 @@ export async function recordBlock(
     k = ws.kNormed;
   }
   await recordRotary(gpu, batch, { x: q, out: ws.qRot, positions: ws.positions, table }, N, NH, hs);
-  await recordRotary(gpu, batch, { x: k, out: ws.kRot, positions: ws.positions, table }, N, NKV, hs);
+  await recordRotary(
+    gpu,
+    batch,
+    { x: k, out: ws.kRot, positions: ws.positions, table },
+    N,
+    NKV,
+    hs,
+  );
   const heads = { batch: ws.batch, seq: ws.seq, heads: NH, kvHeads: NKV, headSize: hs };
   if (cache) {
     const { past, capacity } = cache;
@@ -274,12 +286,16 @@ export async function llamaScoreGpu(
       { logits: ws.logits, targets: ws.targets, logp: ws.logp },
       N,
       spec.vocab,
-      { withEntropy: false, ...(options.temperature === undefined ? {} : { temperature: options.temperature }) },
+      {
+        withEntropy: false,
+        ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+      },
     );
     commands.submit();
     const all = await gpu.readF32(ws.logp, N);
     const out = new Float32Array(batch * (seq - 1));
-    for (let b = 0; b < batch; b++) out.set(all.subarray(b * seq, b * seq + seq - 1), b * (seq - 1));
+    for (let b = 0; b < batch; b++)
+      out.set(all.subarray(b * seq, b * seq + seq - 1), b * (seq - 1));
     return out;
   } finally {
     table.release();

@@ -65,6 +65,9 @@ describe.skipIf(!gpu)('linear on f16 weights: GPU vs CPU reference', () => {
     expect(linearF16KernelFor(65)).toBe('tiled');
     expect(linearF16KernelFor(1, 'tiled')).toBe('tiled');
     expect(linearF16KernelFor(300, 'gemv')).toBe('gemv');
+    // A software adapter runs the tiles faster at any row count; a forced choice still holds.
+    expect(linearF16KernelFor(1, 'auto', true)).toBe('tiled');
+    expect(linearF16KernelFor(1, 'gemv', true)).toBe('gemv');
   });
 
   it.each(SHAPES)(

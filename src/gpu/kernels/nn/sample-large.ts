@@ -20,6 +20,7 @@ import {
 import { type CommandBatch, workgroupGrid } from '../../batch';
 import type { GpuContext } from '../../context';
 import { defineKernel } from '../../kernel';
+import { checkInt } from '../../../ops/validate';
 import { COUNTER_RNG_WGSL } from '../../wgsl-lib';
 import { checkBindingSize } from '../advantage-dispatch';
 import { resolveRowWorkgroupSize } from '../row-workgroup-size';
@@ -39,6 +40,7 @@ export const sampleLargeKernel = defineKernel({
     { name: 'step', type: 'u32' },
     { name: 'temperature', type: 'f32' },
     { name: 'top_p', type: 'f32' },
+    { name: 'first_row', type: 'u32' },
   ],
   storage: [
     { name: 'logits', access: 'read' },
@@ -46,6 +48,15 @@ export const sampleLargeKernel = defineKernel({
     { name: 'logprobs', access: 'read_write' },
   ],
 });
+
+export interface SampleLargeGpuOptions extends SampleGpuOptions {
+  /**
+   * The draw's row index of row 0 (default 0): row r draws counterUniform(seed, step, firstRow +
+   * r), so a batch that is one part of a larger one (prompts of one length, generated together)
+   * draws what the whole batch's rows would.
+   */
+  firstRow?: number;
+}
 
 /**
  * Records the sampling of one token per row into `batch`: reads logits (rows, vocab), vocab ≤ 2^20,
@@ -58,11 +69,13 @@ export async function encodeSampleLarge(
   buffers: SampleBuffers,
   rows: number,
   vocab: number,
-  options: SampleGpuOptions,
+  options: SampleLargeGpuOptions,
   seed: number,
   step: number,
 ): Promise<void> {
   checkSampleShape(rows, vocab, seed, step, SAMPLE_LARGE_MAX_VOCAB, OP);
+  const firstRow = options.firstRow ?? 0;
+  checkInt(OP, 'firstRow', firstRow, 0, 2 ** 32 - 1 - rows);
   const { temperature, topK, topP } = checkSampleOptions(options, OP);
   const workgroupSize = resolveRowWorkgroupSize(OP, gpu.summary, vocab, options.workgroupSize);
   checkBindingSize(gpu, rows * vocab, `${OP} logits`);
@@ -78,6 +91,7 @@ export async function encodeSampleLarge(
       step,
       temperature,
       top_p: topP,
+      first_row: firstRow,
     },
     workgroups: workgroupGrid(rows, gpu.summary.limits.maxComputeWorkgroupsPerDimension),
   });
@@ -92,7 +106,7 @@ export async function sampleLargeGpu(
   logits: Float32Array,
   rows: number,
   vocab: number,
-  options: SampleGpuOptions,
+  options: SampleLargeGpuOptions,
   seed: number,
   step: number,
 ): Promise<Sampled> {
