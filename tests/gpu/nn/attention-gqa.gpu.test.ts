@@ -116,6 +116,17 @@ describe.skipIf(!gpu)('grouped-query attention kernels vs CPU reference', () => 
     },
   );
 
+  // A tile is lanes × 8 keys: 600 keys are three tiles at 32 lanes and two at 64, with the last
+  // one partly filled, so the online softmax's rescaling between tiles is exercised on every split.
+  it.each([1, 32, 64] as const)('lanes = %i matches over several tiles of keys', async (lanes) => {
+    const shape: GqaShape = { batch: 2, seq: 3, past: 597, heads: 4, kvHeads: 2, headSize: 16 };
+    const { q, k, v } = inputs(shape, 50 + lanes);
+    const expected = gqaAttentionForward(q, k, v, shape);
+    const actual = await gqaAttentionForwardGpu(device, q, k, v, shape, { lanes });
+    expectClose(actual.out, expected.out, 2e-5, 0, 'out');
+    expectClose(actual.probs!, expected.probs, 2e-5, 0, 'probs');
+  });
+
   it('backward gives the same bits on every run (no atomics)', async () => {
     const shape: GqaShape = { batch: 2, seq: 20, heads: 6, kvHeads: 2, headSize: 16 };
     const { q, k, v, dout } = inputs(shape, 9);

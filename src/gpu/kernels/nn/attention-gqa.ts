@@ -3,7 +3,7 @@
  * src/ops/nn/attention-gqa.ts (shapes and the math are defined there).
  *
  *   forward  kernels/nn/attention_gqa_forward.wgsl: `lanes` threads per (b, h, t) row (1 on
- *            software adapters, 32–64 on hardware), keys in tiles of `lanes` with an online
+ *            software adapters, 32–64 on hardware), keys in tiles of 8·`lanes` with an online
  *            softmax; out is its own accumulator, probs optional (a decoding step does not need
  *            them: B = 64, NH = 15, S = 2048 would be 7.5 MiB per layer and step). k and v may be
  *            a KV cache of `kvCapacity` rows per sequence, of which rows 0 … P + T − 1 are read.
