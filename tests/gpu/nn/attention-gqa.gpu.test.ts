@@ -47,7 +47,7 @@ function inputs(shape: GqaShape, seed: number) {
 }
 
 // [B, T, P, NH, NKV, hs]: MQA (NKV = 1), MHA (NKV = NH), G = 3, hs = 32 / 64 / odd, past > 0,
-// B > 1, a decoding step (T = 1, P > 0), a prefill of 96 keys.
+// B > 1, a decoding step (T = 1, P > 0), a prefill of 96 keys, Qwen3's head size 128.
 const SHAPES: [number, number, number, number, number, number][] = [
   [1, 1, 0, 1, 1, 1],
   [2, 5, 0, 4, 1, 8],
@@ -58,6 +58,7 @@ const SHAPES: [number, number, number, number, number, number][] = [
   [2, 4, 11, 9, 3, 33],
   [1, 96, 0, 3, 1, 64],
   [2, 3, 70, 8, 8, 16],
+  [1, 4, 3, 4, 2, 128],
 ];
 
 describe.skipIf(!gpu)('grouped-query attention kernels vs CPU reference', () => {

@@ -38,7 +38,10 @@ import { PooledBuffers } from '../run-convenience';
 import { checkRef } from './attention';
 import { defaultThreadsPerRow, ROW_THREADS, rowGroups, type RowThreads } from './row-split';
 
-/** Threads per workgroup of all three kernels (the forward's rows × lanes). */
+/**
+ * Threads per workgroup of all three kernels (the forward's rows × lanes): 64, the row kernels'
+ * size that rowGroups() in row-split.ts counts workgroups with.
+ */
 const WORKGROUP_SIZE = 64;
 
 const shapeUniforms = [
@@ -129,12 +132,15 @@ export interface GqaBackwardBuffers {
   dv: BufferRef;
 }
 
-/** P, S and the element counts of a shape, after the CPU twin's checks and kvCapacity's. */
-function sizes(op: string, shape: GqaGpuShape) {
+/**
+ * P, S and the element counts of a shape, after the CPU twin's checks and kvCapacity's. `dense`
+ * (the backward, the convenience paths): k and v hold exactly S rows per sequence.
+ */
+function sizes(op: string, shape: GqaGpuShape, dense: boolean) {
   const past = checkGqaShape(op, shape);
   const { batch: B, seq: T, heads: NH, kvHeads: NKV, headSize: hs } = shape;
   const keys = past + T;
-  const capacity = shape.kvCapacity ?? keys;
+  const capacity = dense ? keys : (shape.kvCapacity ?? keys);
   checkInt(op, 'kvCapacity', capacity, keys, GQA_LIMITS.maxKeys);
   return {
     past,
@@ -160,7 +166,7 @@ export async function encodeGqaAttentionForward(
   options: GqaGpuOptions = {},
 ): Promise<void> {
   const op = 'gqaAttentionForward';
-  const n = sizes(op, shape);
+  const n = sizes(op, shape, false);
   const { batch: B, seq: T, heads: NH, kvHeads: NKV, headSize: hs } = shape;
   checkRef(gpu, op, 'q', buffers.q, n.q);
   checkRef(gpu, op, 'k', buffers.k, n.cache);
@@ -211,7 +217,7 @@ export async function encodeGqaAttentionBackward(
   shape: GqaShape,
 ): Promise<void> {
   const op = 'gqaAttentionBackward';
-  const n = sizes(op, shape);
+  const n = sizes(op, shape, true);
   const { batch: B, seq: T, heads: NH, kvHeads: NKV, headSize: hs } = shape;
   checkRef(gpu, op, 'dout', buffers.dout, n.q);
   checkRef(gpu, op, 'q', buffers.q, n.q);
@@ -253,7 +259,7 @@ export async function gqaAttentionForwardGpu(
   options: GqaGpuOptions & { probs?: boolean } = {},
 ): Promise<{ out: Float32Array; probs: Float32Array | undefined }> {
   checkGqaForwardInput(q, k, v, shape);
-  const n = sizes('gqaAttentionForward', shape);
+  const n = sizes('gqaAttentionForward', shape, true);
   const wantProbs = options.probs ?? true;
   const pooled = new PooledBuffers(gpu);
   try {
@@ -288,7 +294,7 @@ export async function gqaAttentionBackwardGpu(
   shape: GqaShape,
 ): Promise<{ dq: Float32Array; dk: Float32Array; dv: Float32Array }> {
   checkGqaBackwardInput(dout, q, k, v, probs, shape);
-  const n = sizes('gqaAttentionBackward', shape);
+  const n = sizes('gqaAttentionBackward', shape, true);
   const pooled = new PooledBuffers(gpu);
   try {
     const buffers = {
