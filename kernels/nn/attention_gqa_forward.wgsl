@@ -20,6 +20,12 @@
 // private array sized by hs; probs is optional. With LANES = 1 (software adapters: barriers are
 // context switches there) a row is one invocation and there are no barriers. probs holds the raw
 // scores until the end, then exp(s − m) / l_sum.
+//
+// SPLIT (a decoding step with few rows and many keys: B·NH rows cannot fill a GPU): the keys are
+// cut into `chunks` ranges of chunk_keys, one workgroup per (row group, chunk), and each chunk
+// leaves its unnormalised partial in out, reshaped (B·NH·T, chunks, hs), and its running max and
+// sum in probs, reshaped (B·NH·T, chunks, 2); kernels/nn/attention_gqa_combine.wgsl merges them.
+// Without SPLIT, chunks = 1 and chunk_keys ≥ S.
 
 override WORKGROUP_SIZE: u32 = 64u;
 // Threads per row: a power of two dividing WORKGROUP_SIZE.
@@ -27,6 +33,8 @@ override LANES: u32 = 1u;
 override ROWS_PER_GROUP: u32 = WORKGROUP_SIZE / LANES;
 // false: probs is not touched (decoding, or a forward that will not be differentiated).
 override WRITE_PROBS: bool = true;
+// true: write partials per key chunk (see above); never with WRITE_PROBS.
+override SPLIT: bool = false;
 // Keys each lane scores per tile (a private array's size, so a const).
 const KEYS_PER_LANE: u32 = 8u;
 
@@ -38,6 +46,8 @@ struct Params {
   kv_heads: u32,    // NKV
   head_size: u32,   // hs
   kv_capacity: u32, // Smax
+  chunks: u32,      // key chunks per row (1 without SPLIT)
+  chunk_keys: u32,  // keys per chunk
   scale: f32,       // 1 / √hs
 }
 
@@ -45,8 +55,8 @@ struct Params {
 @group(0) @binding(1) var<storage, read> q: array<f32>;           // (B, T, NH·hs)
 @group(0) @binding(2) var<storage, read> k: array<f32>;           // (B, Smax, NKV·hs)
 @group(0) @binding(3) var<storage, read> v: array<f32>;           // (B, Smax, NKV·hs)
-@group(0) @binding(4) var<storage, read_write> out: array<f32>;   // (B, T, NH·hs)
-@group(0) @binding(5) var<storage, read_write> probs: array<f32>; // (B, NH, T, S)
+@group(0) @binding(4) var<storage, read_write> out: array<f32>;   // (B, T, NH·hs); SPLIT: partials
+@group(0) @binding(5) var<storage, read_write> probs: array<f32>; // (B, NH, T, S); SPLIT: max, sum
 
 // Per thread: its keys' max in the tile, then (after the loop) its running sum.
 var<workgroup> lane_values: array<f32, WORKGROUP_SIZE>;
@@ -67,7 +77,9 @@ fn main(
   @builtin(num_workgroups) groups: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-  let first_row = (wid.x + wid.y * groups.x) * ROWS_PER_GROUP;
+  let wg = wid.x + wid.y * groups.x;
+  let chunk = wg % params.chunks;
+  let first_row = (wg / params.chunks) * ROWS_PER_GROUP;
   // Workgroup-uniform: the whole group returns together, so later barriers stay uniform.
   if (first_row >= params.rows) {
     return;
@@ -84,6 +96,8 @@ fn main(
     group_t = last_row % T;
   }
   let group_last = P + group_t;
+  let key_start = chunk * params.chunk_keys;
+  let group_end = min(group_last + 1u, key_start + params.chunk_keys); // uniform, exclusive
 
   let slot_row = (lid / LANES) * LANES; // this row's first slot in lane_values
   let tile_keys = LANES * KEYS_PER_LANE;
@@ -103,19 +117,22 @@ fn main(
   let kv0 = b * params.kv_capacity * kv_width + (h / group) * hs; // k[b, 0, j·hs]
   let p = row * S;                                         // probs[b, h, t, 0]
   let channels = select(0u, hs, in_range);
+  let row_end = min(last + 1u, key_start + params.chunk_keys); // this row's keys: [key_start, row_end)
+  let partial = row * params.chunks + chunk;
+  let acc_o = select(qo, partial * hs, SPLIT); // where this row's accumulator lives in out
 
   for (var i = lane; i < channels; i += LANES) {
-    out[qo + i] = 0.0;
+    out[acc_o + i] = 0.0;
   }
   var m = NEG_MAX;
   var lane_sum = 0.0;
   var scores: array<f32, KEYS_PER_LANE>;
-  for (var base = 0u; base <= group_last; base += tile_keys) {
+  for (var base = key_start; base < group_end; base += tile_keys) {
     var local_max = NEG_MAX;
     for (var j = 0u; j < KEYS_PER_LANE; j++) {
       let u = base + lane + LANES * j;
       var s = NEG_MAX;
-      if (in_range && u <= last) {
+      if (in_range && u < row_end) {
         let ko = kv0 + u * kv_width;
         var dot = 0.0;
         for (var i = 0u; i < hs; i++) {
@@ -140,18 +157,18 @@ fn main(
     lane_sum *= correction;
     for (var j = 0u; j < KEYS_PER_LANE; j++) {
       let u = base + lane + LANES * j;
-      let w = select(0.0, exp(scores[j] - m_new), in_range && u <= last);
+      let w = select(0.0, exp(scores[j] - m_new), in_range && u < row_end);
       tile_weights[weights_row + lane + LANES * j] = w;
       lane_sum += w;
     }
     sync();
-    let keys = min(tile_keys, select(0u, last + 1u - min(base, last + 1u), in_range));
+    let keys = min(tile_keys, select(0u, row_end - min(base, row_end), in_range));
     for (var i = lane; i < channels; i += LANES) {
-      var acc = out[qo + i] * correction;
+      var acc = out[acc_o + i] * correction;
       for (var j = 0u; j < keys; j++) {
         acc += tile_weights[weights_row + j] * v[kv0 + (base + j) * kv_width + i];
       }
-      out[qo + i] = acc;
+      out[acc_o + i] = acc;
     }
     m = m_new;
   }
@@ -163,6 +180,14 @@ fn main(
   var l_sum = 0.0;
   for (var j = 0u; j < LANES; j++) {
     l_sum += lane_values[slot_row + j];
+  }
+  if (SPLIT) {
+    // A chunk past this row's last key leaves m = −FLT_MAX, l_sum = 0 and a zero partial.
+    if (in_range && lane == 0u) {
+      probs[partial * 2u] = m;
+      probs[partial * 2u + 1u] = l_sum;
+    }
+    return;
   }
   let inv_sum = 1.0 / l_sum;
   for (var i = lane; i < channels; i += LANES) {

@@ -128,6 +128,30 @@ describe.skipIf(!gpu)('grouped-query attention kernels vs CPU reference', () => 
     expectClose(actual.probs!, expected.probs, 2e-5, 0, 'probs');
   });
 
+  // Split over key chunks: a decoding step (T = 1) and a short prefill whose early rows have no
+  // keys in the later chunks (their partials are empty and must drop out of the merge).
+  it.each([
+    [1, 2],
+    [1, 7],
+    [32, 3],
+    [2, 40],
+  ] as const)('lanes = %i, chunks = %i matches without probs', async (lanes, chunks) => {
+    for (const [seq, past] of [
+      [1, 600],
+      [50, 0],
+    ] as const) {
+      const shape: GqaShape = { batch: 2, seq, past, heads: 6, kvHeads: 2, headSize: 16 };
+      const { q, k, v } = inputs(shape, 70 + chunks + seq);
+      const expected = gqaAttentionForward(q, k, v, shape);
+      const actual = await gqaAttentionForwardGpu(device, q, k, v, shape, {
+        lanes,
+        chunks,
+        probs: false,
+      });
+      expectClose(actual.out, expected.out, 2e-5, 0, `out (T = ${seq}, P = ${past})`);
+    }
+  });
+
   it('backward gives the same bits on every run (no atomics)', async () => {
     const shape: GqaShape = { batch: 2, seq: 20, heads: 6, kvHeads: 2, headSize: 16 };
     const { q, k, v, dout } = inputs(shape, 9);
@@ -237,6 +261,14 @@ describe.skipIf(!gpu)('grouped-query attention kernels vs CPU reference', () => 
           { ...shape, kvCapacity: 1 },
         ),
       ).rejects.toThrow(/kvCapacity/);
+      await expect(
+        encodeGqaAttentionForward(device, batch, { q, k: q, v: q, out: q, probs: q }, shape, {
+          chunks: 2,
+        }),
+      ).rejects.toThrow(/chunks must be 1 when probs are written, got 2/);
+      await expect(
+        encodeGqaAttentionForward(device, batch, { q, k: q, v: q, out: q }, shape, { chunks: 3 }),
+      ).rejects.toThrow(/chunks must be an integer in \[1, 2\]/);
     } finally {
       device.pool.release(q);
     }
