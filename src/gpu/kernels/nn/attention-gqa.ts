@@ -128,7 +128,10 @@ export interface GqaGpuShape extends GqaShape {
 
 /** GPU-only tuning; the CPU twin has no counterpart. */
 export interface GqaGpuOptions {
-  /** Threads per query row in the forward: 1, 2, 4, …, 64. Default: 1 on software adapters, 32–64 on hardware. */
+  /**
+   * Threads per query row in the forward: 1, 2, 4, …, 64. Default: 1 on software adapters,
+   * 32–64 on hardware (defaultThreadsPerRow of row-split.ts).
+   */
   lanes?: RowThreads;
   /**
    * Key chunks per query row (forward without probs only): each chunk is its own workgroup and a
@@ -238,11 +241,11 @@ export async function encodeGqaAttentionForward(
   });
   // Split: the chunks' partials and (max, sum) pairs go to scratch kept per device (consumed by
   // the combine dispatch right after, before any later encode can reuse them).
+  if (split) checkBindingSize(gpu, rows * chunks * hs, `${op} split partials`);
   const partials = split
     ? scratchBuffer(gpu, 'gqa split partials', rows * chunks * hs * 4)
     : undefined;
   const stats = split ? scratchBuffer(gpu, 'gqa split stats', rows * chunks * 2 * 4) : undefined;
-  if (partials) checkBindingSize(gpu, rows * chunks * hs, `${op} split partials`);
   batch.dispatch(gqaForwardKernel, {
     pipeline,
     // Without probs the kernel never touches its probs binding: a small placeholder fills it
