@@ -1,5 +1,6 @@
 /** Every benchmark `npm run bench` knows, in the order it runs them. Add a suite here. */
 import type { BenchSuite } from '../core/types';
+import { attentionGqaSuite } from './attention-gqa.bench';
 import { gaeSuite } from './gae.bench';
 import { generationSuite } from './generation.bench';
 import { grpoSuite } from './grpo.bench';
@@ -29,6 +30,7 @@ export const SUITES: readonly BenchSuite[] = [
   matmulSuite,
   linearF16Suite,
   rotarySuite,
+  attentionGqaSuite,
   transformerStepSuite,
   // The RL step: its loss as kernels on the GPU, against the same loss on the CPU between passes.
   policyStepSuite,

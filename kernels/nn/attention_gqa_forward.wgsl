@@ -10,14 +10,22 @@
 // Query row r = (b·NH + h)·T + t (the row index of probs) sits at position P + t and reads keys
 // u ≤ P + t.
 //
-// LANES threads share a row; a workgroup holds WORKGROUP_SIZE / LANES rows. The keys go by in tiles
-// of LANES: lane l scores key base + l (a full dot product over hs), the tile's max and weights
+// LANES threads share a row; a workgroup holds WORKGROUP_SIZE / LANES rows. Keys go by in tiles
+// of LANES·KEYS_PER_LANE: lane l scores keys base + l + LANES·j (j < KEYS_PER_LANE; a full dot
+// product over hs each, into a private array), the lanes' maxima and then the keys' weights
 // exp(s − m) pass through workgroup memory, and every lane updates its own channels
-// i ≡ l (mod LANES) of out with the online softmax (running max m, running sum l_sum; earlier
-// terms rescaled by exp(m_old − m_new)). out is the accumulator, so no scratch as long as S is
-// needed and no private array sized by hs; probs is optional. With LANES = 1 (software adapters:
-// barriers are context switches there) a row is one invocation and there are no barriers.
-// probs holds the raw scores until the end, then exp(s − m) / l_sum.
+// i ≡ l (mod LANES) of out with the online softmax: running max m (the same in every lane of a
+// row), per-lane running sums of the weights, earlier terms rescaled by exp(m_old − m_new). out
+// is the accumulator (read and written once per tile), so there is no scratch as long as S and no
+// private array sized by hs; probs is optional. With LANES = 1 (software adapters: barriers are
+// context switches there) a row is one invocation and there are no barriers. probs holds the raw
+// scores until the end, then exp(s − m) / l_sum.
+//
+// SPLIT (a decoding step with few rows and many keys: B·NH rows cannot fill a GPU): the keys are
+// cut into `chunks` ranges of chunk_keys, one workgroup per (row group, chunk), and each chunk
+// leaves its unnormalised partial in out, reshaped (B·NH·T, chunks, hs), and its running max and
+// sum in probs, reshaped (B·NH·T, chunks, 2); kernels/nn/attention_gqa_combine.wgsl merges them.
+// Without SPLIT, chunks = 1 and chunk_keys ≥ S.
 
 override WORKGROUP_SIZE: u32 = 64u;
 // Threads per row: a power of two dividing WORKGROUP_SIZE.
@@ -25,6 +33,10 @@ override LANES: u32 = 1u;
 override ROWS_PER_GROUP: u32 = WORKGROUP_SIZE / LANES;
 // false: probs is not touched (decoding, or a forward that will not be differentiated).
 override WRITE_PROBS: bool = true;
+// true: write partials per key chunk (see above); never with WRITE_PROBS.
+override SPLIT: bool = false;
+// Keys each lane scores per tile (a private array's size, so a const).
+const KEYS_PER_LANE: u32 = 8u;
 
 struct Params {
   rows: u32,        // B · NH · T
@@ -34,6 +46,8 @@ struct Params {
   kv_heads: u32,    // NKV
   head_size: u32,   // hs
   kv_capacity: u32, // Smax
+  chunks: u32,      // key chunks per row (1 without SPLIT)
+  chunk_keys: u32,  // keys per chunk
   scale: f32,       // 1 / √hs
 }
 
@@ -41,11 +55,13 @@ struct Params {
 @group(0) @binding(1) var<storage, read> q: array<f32>;           // (B, T, NH·hs)
 @group(0) @binding(2) var<storage, read> k: array<f32>;           // (B, Smax, NKV·hs)
 @group(0) @binding(3) var<storage, read> v: array<f32>;           // (B, Smax, NKV·hs)
-@group(0) @binding(4) var<storage, read_write> out: array<f32>;   // (B, T, NH·hs)
-@group(0) @binding(5) var<storage, read_write> probs: array<f32>; // (B, NH, T, S)
+@group(0) @binding(4) var<storage, read_write> out: array<f32>;   // (B, T, NH·hs); SPLIT: partials
+@group(0) @binding(5) var<storage, read_write> probs: array<f32>; // (B, NH, T, S); SPLIT: max, sum
 
-var<workgroup> tile_scores: array<f32, WORKGROUP_SIZE>;
-var<workgroup> tile_weights: array<f32, WORKGROUP_SIZE>;
+// Per thread: its keys' max in the tile, then (after the loop) its running sum.
+var<workgroup> lane_values: array<f32, WORKGROUP_SIZE>;
+// Per row: the weights of the tile's LANES·KEYS_PER_LANE keys, in key order.
+var<workgroup> tile_weights: array<f32, WORKGROUP_SIZE * KEYS_PER_LANE>;
 
 const NEG_MAX: f32 = -3.4028234663852886e38; // −FLT_MAX: exp(NEG_MAX − finite) = 0
 
@@ -61,7 +77,9 @@ fn main(
   @builtin(num_workgroups) groups: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-  let first_row = (wid.x + wid.y * groups.x) * ROWS_PER_GROUP;
+  let wg = wid.x + wid.y * groups.x;
+  let chunk = wg % params.chunks;
+  let first_row = (wg / params.chunks) * ROWS_PER_GROUP;
   // Workgroup-uniform: the whole group returns together, so later barriers stay uniform.
   if (first_row >= params.rows) {
     return;
@@ -78,8 +96,12 @@ fn main(
     group_t = last_row % T;
   }
   let group_last = P + group_t;
+  let key_start = chunk * params.chunk_keys;
+  let group_end = min(group_last + 1u, key_start + params.chunk_keys); // uniform, exclusive
 
-  let slot_row = (lid / LANES) * LANES; // this row's first slot in the tile arrays
+  let slot_row = (lid / LANES) * LANES; // this row's first slot in lane_values
+  let tile_keys = LANES * KEYS_PER_LANE;
+  let weights_row = slot_row * KEYS_PER_LANE; // this row's first slot in tile_weights
   let lane = lid % LANES;
   let row = first_row + lid / LANES;
   let in_range = row < params.rows;
@@ -95,53 +117,78 @@ fn main(
   let kv0 = b * params.kv_capacity * kv_width + (h / group) * hs; // k[b, 0, j·hs]
   let p = row * S;                                         // probs[b, h, t, 0]
   let channels = select(0u, hs, in_range);
+  let row_end = min(last + 1u, key_start + params.chunk_keys); // this row's keys: [key_start, row_end)
+  let partial = row * params.chunks + chunk;
+  let acc_o = select(qo, partial * hs, SPLIT); // where this row's accumulator lives in out
 
   for (var i = lane; i < channels; i += LANES) {
-    out[qo + i] = 0.0;
+    out[acc_o + i] = 0.0;
   }
   var m = NEG_MAX;
-  var l_sum = 0.0;
-  for (var base = 0u; base <= group_last; base += LANES) {
-    let u = base + lane;
-    let valid = in_range && u <= last;
-    var s = NEG_MAX;
-    if (valid) {
-      let ko = kv0 + u * kv_width;
-      var dot = 0.0;
-      for (var i = 0u; i < hs; i++) {
-        dot += q[qo + i] * k[ko + i];
+  var lane_sum = 0.0;
+  var scores: array<f32, KEYS_PER_LANE>;
+  for (var base = key_start; base < group_end; base += tile_keys) {
+    var local_max = NEG_MAX;
+    for (var j = 0u; j < KEYS_PER_LANE; j++) {
+      let u = base + lane + LANES * j;
+      var s = NEG_MAX;
+      if (in_range && u < row_end) {
+        let ko = kv0 + u * kv_width;
+        var dot = 0.0;
+        for (var i = 0u; i < hs; i++) {
+          dot += q[qo + i] * k[ko + i];
+        }
+        s = dot * params.scale;
+        if (WRITE_PROBS) {
+          probs[p + u] = s;
+        }
       }
-      s = dot * params.scale;
-      if (WRITE_PROBS) {
-        probs[p + u] = s;
-      }
+      scores[j] = s;
+      local_max = max(local_max, s);
     }
-    tile_scores[lid] = s;
+    lane_values[lid] = local_max;
     sync();
     var tile_max = NEG_MAX;
     for (var j = 0u; j < LANES; j++) {
-      tile_max = max(tile_max, tile_scores[slot_row + j]);
+      tile_max = max(tile_max, lane_values[slot_row + j]);
     }
     let m_new = max(m, tile_max);
-    tile_weights[lid] = select(0.0, exp(s - m_new), valid);
-    sync();
-    let keys = min(LANES, select(0u, last + 1u - min(base, last + 1u), in_range));
     let correction = exp(m - m_new);
-    var tile_sum = 0.0;
-    for (var j = 0u; j < keys; j++) {
-      tile_sum += tile_weights[slot_row + j];
+    lane_sum *= correction;
+    for (var j = 0u; j < KEYS_PER_LANE; j++) {
+      let u = base + lane + LANES * j;
+      let w = select(0.0, exp(scores[j] - m_new), in_range && u < row_end);
+      tile_weights[weights_row + lane + LANES * j] = w;
+      lane_sum += w;
     }
-    l_sum = l_sum * correction + tile_sum;
+    sync();
+    let keys = min(tile_keys, select(0u, row_end - min(base, row_end), in_range));
     for (var i = lane; i < channels; i += LANES) {
-      var acc = out[qo + i] * correction;
+      var acc = out[acc_o + i] * correction;
       for (var j = 0u; j < keys; j++) {
-        acc += tile_weights[slot_row + j] * v[kv0 + (base + j) * kv_width + i];
+        acc += tile_weights[weights_row + j] * v[kv0 + (base + j) * kv_width + i];
       }
-      out[qo + i] = acc;
+      out[acc_o + i] = acc;
     }
     m = m_new;
   }
 
+  // l_sum = Σ of the lanes' sums. Every lane has passed the last tile's second barrier, after
+  // which no lane reads lane_values, so it can hold the sums now.
+  lane_values[lid] = lane_sum;
+  sync();
+  var l_sum = 0.0;
+  for (var j = 0u; j < LANES; j++) {
+    l_sum += lane_values[slot_row + j];
+  }
+  if (SPLIT) {
+    // A chunk past this row's last key leaves m = −FLT_MAX, l_sum = 0 and a zero partial.
+    if (in_range && lane == 0u) {
+      probs[partial * 2u] = m;
+      probs[partial * 2u + 1u] = l_sum;
+    }
+    return;
+  }
   let inv_sum = 1.0 / l_sum;
   for (var i = lane; i < channels; i += LANES) {
     out[qo + i] *= inv_sum;

@@ -47,7 +47,7 @@ function inputs(shape: GqaShape, seed: number) {
 }
 
 // [B, T, P, NH, NKV, hs]: MQA (NKV = 1), MHA (NKV = NH), G = 3, hs = 32 / 64 / odd, past > 0,
-// B > 1, a decoding step (T = 1, P > 0), a prefill of 96 keys.
+// B > 1, a decoding step (T = 1, P > 0), a prefill of 96 keys, Qwen3's head size 128.
 const SHAPES: [number, number, number, number, number, number][] = [
   [1, 1, 0, 1, 1, 1],
   [2, 5, 0, 4, 1, 8],
@@ -58,6 +58,7 @@ const SHAPES: [number, number, number, number, number, number][] = [
   [2, 4, 11, 9, 3, 33],
   [1, 96, 0, 3, 1, 64],
   [2, 3, 70, 8, 8, 16],
+  [1, 4, 3, 4, 2, 128],
 ];
 
 describe.skipIf(!gpu)('grouped-query attention kernels vs CPU reference', () => {
@@ -115,6 +116,41 @@ describe.skipIf(!gpu)('grouped-query attention kernels vs CPU reference', () => 
       }
     },
   );
+
+  // A tile is lanes × 8 keys: 600 keys are three tiles at 32 lanes and two at 64, with the last
+  // one partly filled, so the online softmax's rescaling between tiles is exercised on every split.
+  it.each([1, 32, 64] as const)('lanes = %i matches over several tiles of keys', async (lanes) => {
+    const shape: GqaShape = { batch: 2, seq: 3, past: 597, heads: 4, kvHeads: 2, headSize: 16 };
+    const { q, k, v } = inputs(shape, 50 + lanes);
+    const expected = gqaAttentionForward(q, k, v, shape);
+    const actual = await gqaAttentionForwardGpu(device, q, k, v, shape, { lanes });
+    expectClose(actual.out, expected.out, 2e-5, 0, 'out');
+    expectClose(actual.probs!, expected.probs, 2e-5, 0, 'probs');
+  });
+
+  // Split over key chunks: a decoding step (T = 1) and a short prefill whose early rows have no
+  // keys in the later chunks (their partials are empty and must drop out of the merge).
+  it.each([
+    [1, 2],
+    [1, 7],
+    [32, 3],
+    [2, 40],
+  ] as const)('lanes = %i, chunks = %i matches without probs', async (lanes, chunks) => {
+    for (const [seq, past] of [
+      [1, 600],
+      [50, 0],
+    ] as const) {
+      const shape: GqaShape = { batch: 2, seq, past, heads: 6, kvHeads: 2, headSize: 16 };
+      const { q, k, v } = inputs(shape, 70 + chunks + seq);
+      const expected = gqaAttentionForward(q, k, v, shape);
+      const actual = await gqaAttentionForwardGpu(device, q, k, v, shape, {
+        lanes,
+        chunks,
+        probs: false,
+      });
+      expectClose(actual.out, expected.out, 2e-5, 0, `out (T = ${seq}, P = ${past})`);
+    }
+  });
 
   it('backward gives the same bits on every run (no atomics)', async () => {
     const shape: GqaShape = { batch: 2, seq: 20, heads: 6, kvHeads: 2, headSize: 16 };
@@ -225,6 +261,14 @@ describe.skipIf(!gpu)('grouped-query attention kernels vs CPU reference', () => 
           { ...shape, kvCapacity: 1 },
         ),
       ).rejects.toThrow(/kvCapacity/);
+      await expect(
+        encodeGqaAttentionForward(device, batch, { q, k: q, v: q, out: q, probs: q }, shape, {
+          chunks: 2,
+        }),
+      ).rejects.toThrow(/chunks must be 1 when probs are written, got 2/);
+      await expect(
+        encodeGqaAttentionForward(device, batch, { q, k: q, v: q, out: q }, shape, { chunks: 3 }),
+      ).rejects.toThrow(/chunks must be an integer in \[1, 2\]/);
     } finally {
       device.pool.release(q);
     }

@@ -3,10 +3,13 @@
  * src/ops/nn/attention-gqa.ts (shapes and the math are defined there).
  *
  *   forward  kernels/nn/attention_gqa_forward.wgsl: `lanes` threads per (b, h, t) row (1 on
- *            software adapters, 32–64 on hardware), keys in tiles of `lanes` with an online
+ *            software adapters, 32–64 on hardware), keys in tiles of 8·`lanes` with an online
  *            softmax; out is its own accumulator, probs optional (a decoding step does not need
  *            them: B = 64, NH = 15, S = 2048 would be 7.5 MiB per layer and step). k and v may be
  *            a KV cache of `kvCapacity` rows per sequence, of which rows 0 … P + T − 1 are read.
+ *            Without probs the keys may be split into chunks (one workgroup each, so B = 1
+ *            decoding with NH rows still spreads over a GPU), merged by
+ *            kernels/nn/attention_gqa_combine.wgsl.
  *   backward kernels/nn/attention_gqa_backward_scores.wgsl: dscores and dq, one invocation per row;
  *            kernels/nn/attention_gqa_backward_kv.wgsl: dk, dv, one invocation per element, summed
  *            over the group's query heads in a fixed order (deterministic, no atomics).
@@ -20,6 +23,7 @@
  */
 import backwardKvSource from '../../../../kernels/nn/attention_gqa_backward_kv.wgsl?raw';
 import backwardScoresSource from '../../../../kernels/nn/attention_gqa_backward_scores.wgsl?raw';
+import combineSource from '../../../../kernels/nn/attention_gqa_combine.wgsl?raw';
 import forwardSource from '../../../../kernels/nn/attention_gqa_forward.wgsl?raw';
 import {
   checkGqaBackwardInput,
@@ -28,17 +32,19 @@ import {
   GQA_LIMITS,
   type GqaShape,
 } from '../../../ops/nn/attention-gqa';
+import { OpInputError } from '../../../ops/errors';
 import { checkInt, checkOneOf } from '../../../ops/validate';
-import type { BufferRef, CommandBatch } from '../../batch';
+import { type BufferRef, type CommandBatch, workgroupGrid } from '../../batch';
 import type { GpuContext } from '../../context';
 import { defineKernel } from '../../kernel';
-import { invocationGrid } from '../advantage-dispatch';
+import { reflectConstant } from '../../wgsl-reflect';
+import { checkBindingSize, invocationGrid } from '../advantage-dispatch';
 import { scratchBuffer } from '../loss-aggregation';
 import { PooledBuffers } from '../run-convenience';
 import { checkRef } from './attention';
-import { defaultThreadsPerRow, ROW_THREADS, rowGroups, type RowThreads } from './row-split';
+import { defaultThreadsPerRow, ROW_THREADS, type RowThreads } from './row-split';
 
-/** Threads per workgroup of all three kernels (the forward's rows × lanes). */
+/** Threads per workgroup of the forward (its rows × lanes) and of the backward's kernels. */
 const WORKGROUP_SIZE = 64;
 
 const shapeUniforms = [
@@ -56,6 +62,8 @@ export const gqaForwardKernel = defineKernel({
     { name: 'rows', type: 'u32' },
     ...shapeUniforms,
     { name: 'kv_capacity', type: 'u32' },
+    { name: 'chunks', type: 'u32' },
+    { name: 'chunk_keys', type: 'u32' },
     { name: 'scale', type: 'f32' },
   ],
   storage: [
@@ -64,6 +72,23 @@ export const gqaForwardKernel = defineKernel({
     { name: 'v', access: 'read' },
     { name: 'out', access: 'read_write' },
     { name: 'probs', access: 'read_write' },
+  ],
+});
+
+export const gqaCombineKernel = defineKernel({
+  name: 'attention_gqa_combine',
+  source: combineSource,
+  uniforms: [
+    { name: 'count', type: 'u32' },
+    { name: 'seq', type: 'u32' },
+    { name: 'heads', type: 'u32' },
+    { name: 'head_size', type: 'u32' },
+    { name: 'chunks', type: 'u32' },
+  ],
+  storage: [
+    { name: 'partials', access: 'read' },
+    { name: 'stats', access: 'read' },
+    { name: 'out', access: 'read_write' },
   ],
 });
 
@@ -103,9 +128,28 @@ export interface GqaGpuShape extends GqaShape {
 
 /** GPU-only tuning; the CPU twin has no counterpart. */
 export interface GqaGpuOptions {
-  /** Threads per query row in the forward: 1, 2, 4, …, 64. Default: 1 on software adapters, 32–64 on hardware. */
+  /**
+   * Threads per query row in the forward: 1, 2, 4, …, 64. Default: 1 on software adapters,
+   * 32–64 on hardware (defaultThreadsPerRow of row-split.ts).
+   */
   lanes?: RowThreads;
+  /**
+   * Key chunks per query row (forward without probs only): each chunk is its own workgroup and a
+   * second dispatch merges them, so a decoding step of few rows over many keys spreads over the
+   * GPU. 1: no split. Default: 1 on software adapters and with probs; on hardware enough chunks
+   * for about SPLIT_TARGET_GROUPS workgroups, one tile of keys each at least.
+   */
+  chunks?: number;
 }
+
+/**
+ * Workgroups the default split aims at on hardware: a few per compute unit of a large GPU (an
+ * H100 has 132). Not measured on hardware yet: a starting point, overridable per call.
+ */
+const SPLIT_TARGET_GROUPS = 512;
+
+/** Keys per tile of the forward: lanes × KEYS_PER_LANE of attention_gqa_forward.wgsl. */
+const KEYS_PER_LANE = reflectConstant(forwardSource, 'KEYS_PER_LANE');
 
 export interface GqaForwardBuffers {
   q: BufferRef;
@@ -129,12 +173,15 @@ export interface GqaBackwardBuffers {
   dv: BufferRef;
 }
 
-/** P, S and the element counts of a shape, after the CPU twin's checks and kvCapacity's. */
-function sizes(op: string, shape: GqaGpuShape) {
+/**
+ * P, S and the element counts of a shape, after the CPU twin's checks and kvCapacity's. `dense`
+ * (the backward, the convenience paths): k and v hold exactly S rows per sequence.
+ */
+function sizes(op: string, shape: GqaGpuShape, dense: boolean) {
   const past = checkGqaShape(op, shape);
   const { batch: B, seq: T, heads: NH, kvHeads: NKV, headSize: hs } = shape;
   const keys = past + T;
-  const capacity = shape.kvCapacity ?? keys;
+  const capacity = dense ? keys : (shape.kvCapacity ?? keys);
   checkInt(op, 'kvCapacity', capacity, keys, GQA_LIMITS.maxKeys);
   return {
     past,
@@ -160,7 +207,7 @@ export async function encodeGqaAttentionForward(
   options: GqaGpuOptions = {},
 ): Promise<void> {
   const op = 'gqaAttentionForward';
-  const n = sizes(op, shape);
+  const n = sizes(op, shape, false);
   const { batch: B, seq: T, heads: NH, kvHeads: NKV, headSize: hs } = shape;
   checkRef(gpu, op, 'q', buffers.q, n.q);
   checkRef(gpu, op, 'k', buffers.k, n.cache);
@@ -169,12 +216,36 @@ export async function encodeGqaAttentionForward(
   if (buffers.probs) checkRef(gpu, op, 'probs', buffers.probs, n.probs);
   const lanes = options.lanes ?? defaultThreadsPerRow(gpu.summary, hs);
   checkOneOf(op, 'lanes', lanes, ROW_THREADS);
+  const rows = B * NH * T;
+  const rowGroupCount = Math.ceil(rows / (WORKGROUP_SIZE / lanes));
+  const tileKeys = lanes * KEYS_PER_LANE;
+  const software = gpu.summary.isFallbackAdapter || gpu.summary.architecture === 'swiftshader';
+  const wanted =
+    options.chunks ??
+    (software || buffers.probs
+      ? 1
+      : Math.min(Math.ceil(SPLIT_TARGET_GROUPS / rowGroupCount), Math.ceil(n.keys / tileKeys)));
+  checkInt(op, 'chunks', wanted, 1, n.keys);
+  if (wanted > 1 && buffers.probs) {
+    throw new OpInputError(op, 'chunks', `must be 1 when probs are written, got ${wanted}`);
+  }
+  // Whole tiles per chunk; the last chunk may be shorter, and none is empty.
+  const chunkKeys = Math.ceil(Math.ceil(n.keys / wanted) / tileKeys) * tileKeys;
+  const chunks = Math.ceil(n.keys / chunkKeys);
+  const split = chunks > 1;
   const pipeline = await gpu.pipelines.get(gqaForwardKernel, {
     WORKGROUP_SIZE,
     LANES: lanes,
     WRITE_PROBS: buffers.probs ? 1 : 0,
+    SPLIT: split ? 1 : 0,
   });
-  const rows = B * NH * T;
+  // Split: the chunks' partials and (max, sum) pairs go to scratch kept per device (consumed by
+  // the combine dispatch right after, before any later encode can reuse them).
+  if (split) checkBindingSize(gpu, rows * chunks * hs, `${op} split partials`);
+  const partials = split
+    ? scratchBuffer(gpu, 'gqa split partials', rows * chunks * hs * 4)
+    : undefined;
+  const stats = split ? scratchBuffer(gpu, 'gqa split stats', rows * chunks * 2 * 4) : undefined;
   batch.dispatch(gqaForwardKernel, {
     pipeline,
     // Without probs the kernel never touches its probs binding: a small placeholder fills it
@@ -183,8 +254,8 @@ export async function encodeGqaAttentionForward(
       q: buffers.q,
       k: buffers.k,
       v: buffers.v,
-      out: buffers.out,
-      probs: buffers.probs ?? scratchBuffer(gpu, 'unused gqa probs', 16),
+      out: partials ?? buffers.out,
+      probs: stats ?? buffers.probs ?? scratchBuffer(gpu, 'unused gqa probs', 16),
     },
     uniforms: {
       rows,
@@ -194,9 +265,22 @@ export async function encodeGqaAttentionForward(
       kv_heads: NKV,
       head_size: hs,
       kv_capacity: n.capacity,
+      chunks,
+      chunk_keys: chunkKeys,
       scale: 1 / Math.sqrt(hs),
     },
-    workgroups: rowGroups(gpu, rows, lanes),
+    workgroups: workgroupGrid(
+      rowGroupCount * chunks,
+      gpu.summary.limits.maxComputeWorkgroupsPerDimension,
+    ),
+  });
+  if (!partials || !stats) return;
+  const combinePipeline = await gpu.pipelines.get(gqaCombineKernel, { WORKGROUP_SIZE: 256 });
+  batch.dispatch(gqaCombineKernel, {
+    pipeline: combinePipeline,
+    buffers: { partials, stats, out: buffers.out },
+    uniforms: { count: n.q, seq: T, heads: NH, head_size: hs, chunks },
+    workgroups: invocationGrid(gpu, n.q, 256),
   });
 }
 
@@ -211,7 +295,7 @@ export async function encodeGqaAttentionBackward(
   shape: GqaShape,
 ): Promise<void> {
   const op = 'gqaAttentionBackward';
-  const n = sizes(op, shape);
+  const n = sizes(op, shape, true);
   const { batch: B, seq: T, heads: NH, kvHeads: NKV, headSize: hs } = shape;
   checkRef(gpu, op, 'dout', buffers.dout, n.q);
   checkRef(gpu, op, 'q', buffers.q, n.q);
@@ -253,7 +337,7 @@ export async function gqaAttentionForwardGpu(
   options: GqaGpuOptions & { probs?: boolean } = {},
 ): Promise<{ out: Float32Array; probs: Float32Array | undefined }> {
   checkGqaForwardInput(q, k, v, shape);
-  const n = sizes('gqaAttentionForward', shape);
+  const n = sizes('gqaAttentionForward', shape, true);
   const wantProbs = options.probs ?? true;
   const pooled = new PooledBuffers(gpu);
   try {
@@ -288,7 +372,7 @@ export async function gqaAttentionBackwardGpu(
   shape: GqaShape,
 ): Promise<{ dq: Float32Array; dk: Float32Array; dv: Float32Array }> {
   checkGqaBackwardInput(dout, q, k, v, probs, shape);
-  const n = sizes('gqaAttentionBackward', shape);
+  const n = sizes('gqaAttentionBackward', shape, true);
   const pooled = new PooledBuffers(gpu);
   try {
     const buffers = {
