@@ -1,7 +1,7 @@
 /**
  * Sampling over a real model's vocabulary (kernels/nn/sample_large.wgsl) against its CPU twin and
  * the copy ceiling: one generation step's token choice at SmolLM2's V = 49,152, for one row
- * (batch 1 decode) and 64 rows. The kernel makes ≤ 103 passes over each row (threshold searches
+ * (batch 1 decode) and 64 rows. The kernel makes ≤ 34 passes over each row (threshold searches
  * instead of a sort), so its GB/s, counted for ONE read of the logits, shows how far those passes
  * are from a single read.
  */
@@ -46,7 +46,7 @@ export const sampleLargeSuite: BenchSuite = {
         `${KERNEL}: validated against the CPU twin first (the error is the fraction of rows whose token differs; f32 sums may flip a row whose u lies within ~1e-6 of a boundary); timed wall clock from submit until the tokens arrive; GPU ms from timestamp queries.`,
         `${CPU}: one call of sampleTokensAnyVocab (src/ops/nn/sample.ts).`,
         COPY_TIMING,
-        'GB/s counts ONE read of the logits (N·V·4 bytes); the kernel reads each row up to 103 times.',
+        'GB/s counts ONE read of the logits (N·V·4 bytes); the kernel reads each row up to 34 times.',
       ],
       measurements,
     };

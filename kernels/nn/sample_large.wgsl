@@ -8,7 +8,8 @@
 // key_i = key_b and i ≤ b}, where key is an order-preserving u32 image of the logit (key_of).
 // So each cut-off is found as a "boundary" (t, b) instead of a sort:
 //   t = the largest key with W(key ≥ t) reaching the goal (W: a count or a mass of e over the
-//       current set), found bit by bit from the MSB: 32 passes over the row, each a reduction;
+//       current set), found one 4-bit digit at a time from the top: 8 passes over the row, each
+//       summing W per digit value (16 sums per invocation, reduced 4 at a time);
 //   b = among the tokens with key = t (ties; all share one logit), in index order, the first at
 //       which W(key > t) + W(ties so far) reaches the goal: each thread owns a contiguous chunk
 //       of indices, an exclusive scan over the threads gives each chunk its starting sum, and the
@@ -20,9 +21,9 @@
 //      rounding leaves none, the last token of the final set with e > 0;
 //   5. logprob = (l_token − lmax) / T − log Z.
 // Sums in f32 (the CPU's in float64): the same token unless u · Z or a top-p cumulative lies within
-// ~1e-6 (relative) of a boundary. Passes over the row: 1 + (32 + 1) per search (top-k, top-p and
-// the draw each) + one sum for Σ_kept e and one for Z: ≤ 103. Workgroup memory: 12 · WORKGROUP_SIZE
-// bytes + 5 words. Logits may be -inf (a masked token, e = 0); one per row must be finite; NaN is
+// ~1e-6 (relative) of a boundary. Reads of the row: 1 + (8 + 1 + ≤ 1 for the walk) per search
+// (top-k, top-p and the draw each) + one sum for Σ_kept e and one for Z (+ 1 in the rounding
+// guard): ≤ 34. Workgroup memory: 28 · WORKGROUP_SIZE bytes + 9 words. Logits may be -inf (a masked token, e = 0); one per row must be finite; NaN is
 // not supported.
 
 // Threads per workgroup (and per row); a power of two (the tree reductions halve it).
@@ -49,9 +50,11 @@ struct Params {
 @group(0) @binding(3) var<storage, read_write> logprobs: array<f32>;  // (rows)
 
 var<workgroup> red_f: array<f32, WORKGROUP_SIZE>;  // sums and scans
+var<workgroup> red_v: array<vec4f, WORKGROUP_SIZE>;  // the digit searches' 16 sums, 4 at a time
 var<workgroup> red_k: array<u32, WORKGROUP_SIZE>;  // (key, index) reductions
 var<workgroup> red_i: array<u32, WORKGROUP_SIZE>;
 var<workgroup> shared_f: f32;                      // a reduction's result, loaded uniformly
+var<workgroup> shared_v: vec4f;
 var<workgroup> shared_k: u32;
 var<workgroup> shared_i: u32;
 var<workgroup> found: atomic<u32>;                 // smallest index where a tie walk crossed
@@ -101,6 +104,12 @@ fn reached(w: f32, goal: f32, strict: bool) -> bool {
   return select(w >= goal, w > goal, strict);
 }
 
+// reached() for 4 sums: 1 where reached, else 0.
+fn reached4(w: vec4f, goal: f32, strict: bool) -> vec4u {
+  let hit = select(w >= vec4f(goal), w > vec4f(goal), strict);
+  return select(vec4u(0u), vec4u(1u), hit);
+}
+
 // Σ v over the workgroup (fixed tree: monotone in every v), the same value in every invocation.
 fn reduce_sum(v: f32) -> f32 {
   red_f[lid] = v;
@@ -115,6 +124,22 @@ fn reduce_sum(v: f32) -> f32 {
     shared_f = red_f[0];
   }
   return workgroupUniformLoad(&shared_f);
+}
+
+// reduce_sum for 4 sums at once (the same tree for each component).
+fn reduce_sum4(v: vec4f) -> vec4f {
+  red_v[lid] = v;
+  workgroupBarrier();
+  for (var s = WORKGROUP_SIZE / 2u; s > 0u; s >>= 1u) {
+    if (lid < s) {
+      red_v[lid] += red_v[lid + s];
+    }
+    workgroupBarrier();
+  }
+  if (lid == 0u) {
+    shared_v = red_v[0];
+  }
+  return workgroupUniformLoad(&shared_v);
 }
 
 // Exclusive prefix sum of v over invocations 0 .. lid − 1 (Hillis–Steele in red_f).
@@ -173,14 +198,58 @@ fn reduce_order(k: u32, i: u32, first: bool) -> vec2u {
   return vec2u(key, workgroupUniformLoad(&shared_i));
 }
 
-// Σ weight over the tokens of set (bt, bi) with key ≥ at. Strided reads (coalesced); the same
-// partition and tree for every call, so the result is monotone in `at`.
-fn set_weight(at: u32, bt: u32, bi: u32, mass: bool) -> f32 {
+// The largest key t with W(set, key ≥ t) reaching the goal, one 4-bit digit per pass from the top
+// (8 passes). At digit d, with the digits above it fixed, each invocation sums its tokens' weights
+// by the digit's value (strided reads, coalesced) and turns them into suffix sums
+// s[v] = W(key ≥ t + v · 2^shift); the workgroup sums each s[v] in a fixed tree (so it stays
+// monotone in v), and the digit is the largest v whose sum reaches the goal.
+fn search_key(bt: u32, bi: u32, mass: bool, goal: f32, strict: bool) -> u32 {
+  var t = 0u;
+  for (var d = 0u; d < 8u; d++) {
+    let shift = 28u - 4u * d;
+    let prefix = (t >> shift) >> 4u; // the digits fixed so far (two shifts: never by 32)
+    // Zeroed explicitly: a bare `var bins: array<f32, 16>;` here kept the previous digit's sums on
+    // SwiftShader (Dawn in Node), though WGSL zero-initialises it at every iteration.
+    var bins = array<f32, 16>();
+    var above = 0.0; // tokens whose fixed digits exceed t's: counted for every v
+    for (var i = lid; i < params.vocab; i += WORKGROUP_SIZE) {
+      let l = logits[base + i];
+      let k = key_of(l);
+      let kp = (k >> shift) >> 4u;
+      if (kp >= prefix && in_set(k, i, bt, bi)) {
+        let w = weight(k, l, mass);
+        if (kp > prefix) {
+          above += w;
+        } else {
+          bins[(k >> shift) & 15u] += w;
+        }
+      }
+    }
+    var suffix = above;
+    for (var j = 0u; j < 16u; j++) {
+      suffix += bins[15u - j];
+      bins[15u - j] = suffix;
+    }
+    // Which suffix sums reach the goal: v = 0 … m for a monotone s, so the digit m is their count
+    // minus one.
+    let reach0 = reached4(reduce_sum4(vec4f(bins[0], bins[1], bins[2], bins[3])), goal, strict);
+    let reach1 = reached4(reduce_sum4(vec4f(bins[4], bins[5], bins[6], bins[7])), goal, strict);
+    let reach2 = reached4(reduce_sum4(vec4f(bins[8], bins[9], bins[10], bins[11])), goal, strict);
+    let reach3 = reached4(reduce_sum4(vec4f(bins[12], bins[13], bins[14], bins[15])), goal, strict);
+    let count = dot(reach0 + reach1 + reach2 + reach3, vec4u(1u));
+    let digit = max(count, 1u) - 1u;
+    t |= digit << shift;
+  }
+  return t;
+}
+
+// Σ weight over the tokens of set (bt, bi): its total for the top-p goal and for Z.
+fn set_weight(bt: u32, bi: u32, mass: bool) -> f32 {
   var sum = 0.0;
   for (var i = lid; i < params.vocab; i += WORKGROUP_SIZE) {
     let l = logits[base + i];
     let k = key_of(l);
-    if (k >= at && in_set(k, i, bt, bi)) {
+    if (in_set(k, i, bt, bi)) {
       sum += weight(k, l, mass);
     }
   }
@@ -189,18 +258,12 @@ fn set_weight(at: u32, bt: u32, bi: u32, mass: bool) -> f32 {
 
 // The first token of set (bt, bi), in the order, at which the cumulative weight reaches `goal`,
 // as a boundary (key, index); index NONE when the set's weight `total` does not reach it. See the
-// file comment: a bit-by-bit search for the key, then a walk of the ties at that key.
+// file comment: a digit-by-digit search for the key (search_key), then a walk of the ties at that key.
 fn find_boundary(bt: u32, bi: u32, mass: bool, total: f32, goal: f32, strict: bool) -> vec2u {
   if (!reached(total, goal, strict)) {
     return vec2u(0u, NONE);
   }
-  var t = 0u;
-  for (var j = 0u; j < 32u; j++) {
-    let candidate = t | (1u << (31u - j));
-    if (reached(set_weight(candidate, bt, bi, mass), goal, strict)) {
-      t = candidate;
-    }
-  }
+  let t = search_key(bt, bi, mass, goal, strict);
   // Ties at t: this invocation's contiguous chunk [start, end) of indices.
   let chunk = (params.vocab + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
   let start = min(lid * chunk, params.vocab);
@@ -299,7 +362,7 @@ fn main(
   // 3. Top-p: the shortest prefix of the kept tokens with Σ e ≥ top_p · Σ_kept e (all when rounding
   //    never reaches it).
   if (params.top_p < 1.0) {
-    let kept_mass = set_weight(0u, boundary.x, boundary.y, true);
+    let kept_mass = set_weight(boundary.x, boundary.y, true);
     let nucleus = find_boundary(
       boundary.x, boundary.y, true, kept_mass, params.top_p * kept_mass, false);
     if (nucleus.y != NONE) {
@@ -308,7 +371,7 @@ fn main(
   }
 
   // 4. The draw: the first token whose cumulative e exceeds u · Z.
-  let z = set_weight(0u, boundary.x, boundary.y, true);
+  let z = set_weight(boundary.x, boundary.y, true);
   let u = counter_uniform(params.seed, params.step, row);
   var pick = find_boundary(boundary.x, boundary.y, true, z, u * z, true);
   if (pick.y == NONE) {
