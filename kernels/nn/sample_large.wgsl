@@ -25,7 +25,7 @@
 // SwiftShader): the same token unless u · Z or a top-p cumulative lies within ~1e-5 (relative) of
 // a cumulative boundary, which at V ≈ 1e5 is rare (0 of 96 random rows differed). Reads of the row: 1 + (8 + 1 + ≤ 1 for the walk) per search
 // (top-k, top-p and the draw each) + one sum for Σ_kept e and one for Z (+ 1 in the rounding
-// guard): ≤ 34. Workgroup memory: 28 · WORKGROUP_SIZE bytes + 9 words. Logits may be -inf (a
+// guard): ≤ 34. Workgroup memory: 28 · WORKGROUP_SIZE bytes + 8 words. Logits may be -inf (a
 // masked token, e = 0); one per row must be finite; NaN is not supported.
 
 // Threads per workgroup (and per row); a power of two (the tree reductions halve it).
