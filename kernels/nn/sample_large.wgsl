@@ -33,6 +33,10 @@ override WORKGROUP_SIZE: u32 = 256u;
 const NONE: u32 = 0xffffffffu;
 // key_of(-inf): every key ≤ it is a masked token (weight 0).
 const NEG_INF_KEY: u32 = 0x007fffffu;
+// Top-k sets up to this size are copied into workgroup memory (index order kept), so that top-p
+// and the draw read 8 KiB of workgroup memory instead of the row (most chat settings use top-k
+// 20–100).
+const COMPACT_MAX: u32 = 512u;
 // exp(x) for x < −104 is below f32's smallest subnormal: weight 0 without calling exp.
 const MIN_EXPONENT: f32 = -104.0;
 
@@ -60,11 +64,17 @@ var<workgroup> shared_v: vec4f;
 var<workgroup> shared_k: u32;
 var<workgroup> shared_i: u32;
 var<workgroup> found: atomic<u32>;                 // smallest index where a tie walk crossed
+var<workgroup> kept_logit: array<f32, COMPACT_MAX>; // the compacted top-k set, by index
+var<workgroup> kept_index: array<u32, COMPACT_MAX>;
 
 // This invocation's row context, set once at the start of main.
 var<private> lid: u32;
 var<private> base: u32;     // the row's first element in logits
 var<private> lmax: f32;
+// The elements the passes walk: the row (e = token index, count = vocab) or, once compacted, the
+// top-k set in workgroup memory (count = its size), in index order either way.
+var<private> compacted: bool;
+var<private> count: u32;
 
 // Order-preserving u32 image of an f32: a > b ⇔ key(a) > key(b) for non-NaN a, b. Negative values
 // flip every bit, the others set the sign bit; −0 maps to +0's key (the CPU's −0 == +0).
@@ -99,6 +109,21 @@ fn weight(k: u32, l: f32, mass: bool) -> f32 {
 // Is token (k, i) in the prefix of the order that ends at boundary (bt, bi)? (0, NONE): all.
 fn in_set(k: u32, i: u32, bt: u32, bi: u32) -> bool {
   return k > bt || (k == bt && i <= bi);
+}
+
+// Element e's logit and token index.
+fn logit_at(e: u32) -> f32 {
+  if (compacted) {
+    return kept_logit[e];
+  }
+  return logits[base + e];
+}
+
+fn index_at(e: u32) -> u32 {
+  if (compacted) {
+    return kept_index[e];
+  }
+  return e;
 }
 
 // Has cumulative weight w reached the goal? Top-k and top-p need ≥, the draw needs >.
@@ -214,8 +239,9 @@ fn search_key(bt: u32, bi: u32, mass: bool, goal: f32, strict: bool) -> u32 {
     // SwiftShader (Dawn in Node), though WGSL zero-initialises it at every iteration.
     var bins = array<f32, 16>();
     var above = 0.0; // tokens whose fixed digits exceed t's: counted for every v
-    for (var i = lid; i < params.vocab; i += WORKGROUP_SIZE) {
-      let l = logits[base + i];
+    for (var e = lid; e < count; e += WORKGROUP_SIZE) {
+      let l = logit_at(e);
+      let i = index_at(e);
       let k = key_of(l);
       let kp = (k >> shift) >> 4u;
       if (kp >= prefix && in_set(k, i, bt, bi)) {
@@ -232,14 +258,14 @@ fn search_key(bt: u32, bi: u32, mass: bool, goal: f32, strict: bool) -> u32 {
       suffix += bins[15u - j];
       bins[15u - j] = suffix;
     }
-    // Which suffix sums reach the goal: v = 0 … m for a monotone s, so the digit m is their count
-    // minus one.
+    // Which suffix sums reach the goal: v = 0 … m for a monotone s, so the digit m is how many
+    // reach it, minus one.
     let reach0 = reached4(reduce_sum4(vec4f(bins[0], bins[1], bins[2], bins[3])), goal, strict);
     let reach1 = reached4(reduce_sum4(vec4f(bins[4], bins[5], bins[6], bins[7])), goal, strict);
     let reach2 = reached4(reduce_sum4(vec4f(bins[8], bins[9], bins[10], bins[11])), goal, strict);
     let reach3 = reached4(reduce_sum4(vec4f(bins[12], bins[13], bins[14], bins[15])), goal, strict);
-    let count = dot(reach0 + reach1 + reach2 + reach3, vec4u(1u));
-    let digit = max(count, 1u) - 1u;
+    let reaching = dot(reach0 + reach1 + reach2 + reach3, vec4u(1u));
+    let digit = max(reaching, 1u) - 1u;
     t |= digit << shift;
   }
   return t;
@@ -248,8 +274,9 @@ fn search_key(bt: u32, bi: u32, mass: bool, goal: f32, strict: bool) -> u32 {
 // Σ weight over the tokens of set (bt, bi): its total for the top-p goal and for Z.
 fn set_weight(bt: u32, bi: u32, mass: bool) -> f32 {
   var sum = 0.0;
-  for (var i = lid; i < params.vocab; i += WORKGROUP_SIZE) {
-    let l = logits[base + i];
+  for (var e = lid; e < count; e += WORKGROUP_SIZE) {
+    let l = logit_at(e);
+    let i = index_at(e);
     let k = key_of(l);
     if (in_set(k, i, bt, bi)) {
       sum += weight(k, l, mass);
@@ -266,15 +293,16 @@ fn find_boundary(bt: u32, bi: u32, mass: bool, total: f32, goal: f32, strict: bo
     return vec2u(0u, NONE);
   }
   let t = search_key(bt, bi, mass, goal, strict);
-  // Ties at t: this invocation's contiguous chunk [start, end) of indices.
-  let chunk = (params.vocab + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
-  let start = min(lid * chunk, params.vocab);
-  let end = min(start + chunk, params.vocab);
+  // Ties at t: this invocation's contiguous chunk [start, end) of elements (so of indices).
+  let chunk = (count + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
+  let start = min(lid * chunk, count);
+  let end = min(start + chunk, count);
   var above = 0.0;  // weight of the set's tokens with key > t in this chunk
   var ties = 0.0;   // weight of the set's ties at t in this chunk
   var last_tie = NONE;
-  for (var i = start; i < end; i++) {
-    let l = logits[base + i];
+  for (var e = start; e < end; e++) {
+    let l = logit_at(e);
+    let i = index_at(e);
     let k = key_of(l);
     if (k >= t && in_set(k, i, bt, bi)) {
       let w = weight(k, l, mass);
@@ -293,8 +321,9 @@ fn find_boundary(bt: u32, bi: u32, mass: bool, total: f32, goal: f32, strict: bo
   // Walk the chunk unless the sum had already reached the goal before it (then the crossing is
   // in an earlier chunk). The smallest crossing index wins.
   if (!reached(running, goal, strict)) {
-    for (var i = start; i < end; i++) {
-      let l = logits[base + i];
+    for (var e = start; e < end; e++) {
+      let l = logit_at(e);
+      let i = index_at(e);
       let k = key_of(l);
       if (k == t && in_set(k, i, bt, bi)) {
         running += weight(k, l, mass);
@@ -319,6 +348,35 @@ fn find_boundary(bt: u32, bi: u32, mass: bool, total: f32, goal: f32, strict: bo
   return last;
 }
 
+// Copies the set (bt, bi) = boundary, at most COMPACT_MAX tokens, into kept_logit / kept_index in
+// index order (contiguous chunks, offsets from an exclusive scan of the chunks' counts), then
+// makes the passes walk it.
+fn compact(boundary: vec2u) {
+  let chunk = (params.vocab + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
+  let start = min(lid * chunk, params.vocab);
+  let end = min(start + chunk, params.vocab);
+  var mine = 0u;
+  for (var i = start; i < end; i++) {
+    if (in_set(key_of(logits[base + i]), i, boundary.x, boundary.y)) {
+      mine += 1u;
+    }
+  }
+  // Counts ≤ 2^20 are exact in f32.
+  var slot = u32(scan_exclusive(f32(mine)));
+  let size = u32(reduce_sum(f32(mine)));
+  for (var i = start; i < end && slot < COMPACT_MAX; i++) {
+    let l = logits[base + i];
+    if (in_set(key_of(l), i, boundary.x, boundary.y)) {
+      kept_logit[slot] = l;
+      kept_index[slot] = i;
+      slot += 1u;
+    }
+  }
+  workgroupBarrier();
+  compacted = true;
+  count = min(size, COMPACT_MAX);
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(
   @builtin(workgroup_id) wid: vec3u,
@@ -333,6 +391,8 @@ fn main(
   lid = local;
   base = row * params.vocab;
   let vocab = params.vocab;
+  compacted = false;
+  count = vocab;
 
   // 1. The argmax: first in the order (largest key, lowest index).
   var best_k = 0u;
@@ -359,6 +419,9 @@ fn main(
   var boundary = vec2u(0u, NONE);
   if (params.kept < vocab) {
     boundary = find_boundary(0u, NONE, false, f32(vocab), f32(params.kept), false);
+    if (params.kept <= COMPACT_MAX) {
+      compact(boundary);
+    }
   }
 
   // 3. Top-p: the shortest prefix of the kept tokens with Σ e ≥ top_p · Σ_kept e (all when rounding
@@ -380,8 +443,9 @@ fn main(
     // Rounding guard: the last token of the final set with e > 0.
     var last_k = 0u;
     var last_i = NONE;
-    for (var i = lid; i < vocab; i += WORKGROUP_SIZE) {
-      let l = logits[base + i];
+    for (var e = lid; e < count; e += WORKGROUP_SIZE) {
+      let l = logit_at(e);
+      let i = index_at(e);
       let k = key_of(l);
       if (in_set(k, i, boundary.x, boundary.y) && weight_of(k, l) > 0.0
           && wins(k, i, last_k, last_i, false)) {
