@@ -1,7 +1,8 @@
 /**
  * Sampling over a real model's vocabulary (kernels/nn/sample_large.wgsl) against its CPU twin and
  * the copy ceiling: one generation step's token choice at SmolLM2's V = 49,152, for one row
- * (batch 1 decode) and 64 rows. The kernel makes ≤ 34 passes over each row (threshold searches
+ * (batch 1 decode) and 64 rows. The kernel makes ≤ 34 passes over each row (13 here: top-k 50 moves
+ * the kept tokens to workgroup memory) (threshold searches
  * instead of a sort), so its GB/s, counted for ONE read of the logits, shows how far those passes
  * are from a single read.
  */

@@ -16,17 +16,20 @@
 //       thread where the sum crosses walks its chunk.
 //   1. lmax = the largest logit (argmax, lowest index on ties); T = 0 writes the argmax and
 //      log-prob 0;
-//   2. top-k: count(key ≥ t) ≥ K (counts as f32, exact below 2^24);
+//   2. top-k: count(key ≥ t) ≥ K (counts as f32, exact below 2^24); a kept set of K ≤ COMPACT_MAX
+//      tokens is then copied into workgroup memory in index order, and steps 3–4 walk it;
 //   3. top-p: mass(kept, key ≥ t) ≥ top_p · Σ_kept e, e = exp((l − lmax) / T);
 //   4. draw: mass(final, key ≥ t) > u · Z, Z = Σ_final e, u = counter_uniform(seed, step, row); if
 //      rounding leaves none, the last token of the final set with e > 0;
 //   5. logprob = (l_token − lmax) / T − log Z.
 // exp and sums in f32 (the CPU's in float64; Z agreed to ≤ 1.5e-5 relative at V = 151,936 on
 // SwiftShader): the same token unless u · Z or a top-p cumulative lies within ~1e-5 (relative) of
-// a cumulative boundary, which at V ≈ 1e5 is rare (0 of 96 random rows differed). Reads of the row: 1 + (8 + 1 + ≤ 1 for the walk) per search
-// (top-k, top-p and the draw each) + one sum for Σ_kept e and one for Z (+ 1 in the rounding
-// guard): ≤ 34. Workgroup memory: 28 · WORKGROUP_SIZE bytes + 8 words. Logits may be -inf (a
-// masked token, e = 0); one per row must be finite; NaN is not supported.
+// a cumulative boundary, which at V ≈ 1e5 is rare (0 of 96 random rows differed).
+// Reads of the row: 1 + (8 + 1 + ≤ 1 for the walk) per search (top-k, top-p and the draw each)
+// + one sum for Σ_kept e and one for Z (+ 1 in the rounding guard): ≤ 34; with top-k ≤ 512,
+// 1 + 10 + 2 (the copy), the rest in workgroup memory. Workgroup memory: 28 · WORKGROUP_SIZE
+// bytes + 4 KiB (the top-k copy) + 8 words. Logits may be -inf (a masked token, e = 0); one per
+// row must be finite; NaN is not supported.
 
 // Threads per workgroup (and per row); a power of two (the tree reductions halve it).
 override WORKGROUP_SIZE: u32 = 256u;
@@ -34,7 +37,7 @@ const NONE: u32 = 0xffffffffu;
 // key_of(-inf): every key ≤ it is a masked token (weight 0).
 const NEG_INF_KEY: u32 = 0x007fffffu;
 // Top-k sets up to this size are copied into workgroup memory (index order kept), so that top-p
-// and the draw read 8 KiB of workgroup memory instead of the row (most chat settings use top-k
+// and the draw read 4 KiB of workgroup memory instead of the row (most chat settings use top-k
 // 20–100).
 const COMPACT_MAX: u32 = 512u;
 // exp(x) for x < −104 is below f32's smallest subnormal: weight 0 without calling exp.
@@ -419,7 +422,8 @@ fn main(
   var boundary = vec2u(0u, NONE);
   if (params.kept < vocab) {
     boundary = find_boundary(0u, NONE, false, f32(vocab), f32(params.kept), false);
-    if (params.kept <= COMPACT_MAX) {
+    // (The search always finds the K-th token; NONE would mean "all", too many to copy.)
+    if (params.kept <= COMPACT_MAX && boundary.y != NONE) {
       compact(boundary);
     }
   }
