@@ -12,6 +12,7 @@ import { ortReferenceSuite } from './ort-reference.bench';
 import { policyLossSuite } from './policy-loss.bench';
 import { policyStepSuite } from './policy-step.bench';
 import { rotarySuite } from './rotary.bench';
+import { sampleLargeSuite } from './sample-large.bench';
 import { tokenLogprobsSuite } from './token-logprobs.bench';
 import { transformerStepSuite } from './transformer-step.bench';
 import { whitenSuite } from './whiten.bench';
@@ -35,6 +36,8 @@ export const SUITES: readonly BenchSuite[] = [
   // The RL step: its loss as kernels on the GPU, against the same loss on the CPU between passes.
   policyStepSuite,
   generationSuite,
+  // Choosing the next token over a real model's vocabulary, on the GPU.
+  sampleLargeSuite,
   // The frozen reference policy's log-probs: our engine vs onnxruntime-web.
   ortReferenceSuite,
 ];

@@ -1,7 +1,7 @@
 /**
  * Parity of kernels/nn/sample_large.wgsl (sampling over real vocabularies, no sort) with its CPU
  * twin sampleTokensAnyVocab(); runs in Node (Dawn) and in Chromium. On SwiftShader a row of
- * V = 151,936 costs about 0.6 s of GPU time (≤ 103 passes over it) and 0.2 s on the CPU, so the
+ * V = 151,936 costs about 0.3 s of GPU time (≤ 34 passes over it) and 0.2 s on the CPU, so the
  * large-V cases use few rows each but many option combinations, seeds and steps.
  */
 import { describe, expect, it } from 'vitest';
@@ -303,8 +303,10 @@ describe.skipIf(!gpu)('sample-large kernel vs CPU twin', () => {
   it(
     'gives the CPU twin’s tokens with every workgroup size',
     async () => {
-      // V = 4099: not a multiple of any size, so the last thread's chunk is short.
-      const vocab = 4099;
+      // V = 1031: a prime, so the last busy thread's chunk is short and, at 256 threads (chunks of
+      // 5), the last 49 threads own nothing. Kept small: 256 threads on SwiftShader cost seconds
+      // per row of a real vocabulary.
+      const vocab = 1031;
       const rows = 4;
       const options = { temperature: 0.9, topK: 40, topP: 0.95 };
       for (const workgroupSize of [32, 64, 128, 256] as const) {
@@ -329,6 +331,58 @@ describe.skipIf(!gpu)('sample-large kernel vs CPU twin', () => {
     },
     SLOW,
   );
+
+  it('reads and writes 256-byte-aligned slices of bigger buffers', async () => {
+    const rows = 3;
+    const vocab = 2000;
+    const logits = randomLogits(rows * vocab, 2, 31);
+    const options = { temperature: 1.2, topP: 0.8 };
+    const cpu = sampleTokensAnyVocab(logits, rows, vocab, options, 77, 3);
+    // logits at float 128 (512 bytes) of a bigger buffer; tokens and logprobs at 256 and 512 bytes
+    // of one 256-float buffer (disjoint ranges of one buffer, both written).
+    const big = device.storage((128 + rows * vocab + 64) * 4, 'big logits');
+    const out = device.storage(256 * 4, 'outputs');
+    try {
+      device.device.queue.writeBuffer(
+        big,
+        512,
+        logits.buffer,
+        logits.byteOffset,
+        logits.byteLength,
+      );
+      device.device.queue.writeBuffer(out, 0, new Float32Array(256).fill(-7));
+      const batch = device.beginBatch('sample-large slices');
+      await encodeSampleLarge(
+        device,
+        batch,
+        {
+          logits: { buffer: big, offset: 512, size: rows * vocab * 4 },
+          tokens: { buffer: out, offset: 256, size: rows * 4 },
+          logprobs: { buffer: out, offset: 512, size: rows * 4 },
+        },
+        rows,
+        vocab,
+        options,
+        77,
+        3,
+      );
+      batch.submit();
+      const bytes = await device.read(out, 256 * 4);
+      const tokens = new Int32Array(bytes, 256, rows);
+      const logprobs = new Float32Array(bytes, 512, rows);
+      const result = compare({ tokens, logprobs }, cpu, logits, vocab, options, 77, 3);
+      expect(result.problems).toEqual([]);
+      expect(result.differing).toBe(0);
+      // Nothing outside the slices was touched.
+      const all = new Float32Array(bytes);
+      expect(all[63]).toBe(-7);
+      expect(all[64 + rows]).toBe(-7);
+      expect(all[128 + rows]).toBe(-7);
+    } finally {
+      device.pool.release(big);
+      device.pool.release(out);
+    }
+  });
 
   it('finds its row on a 2D grid (rows = wid.x + wid.y · groups.x) and skips spare workgroups', async () => {
     const rows = 5;

@@ -3,8 +3,9 @@
  * over any vocabulary up to 2^20 (real models: 49,152 for SmolLM2, 151,936 for Qwen2.5/Qwen3).
  * CPU twin: sampleTokensAnyVocab() in src/ops/nn/sample.ts (the algorithm and the log-prob).
  * Dispatch: one workgroup of WORKGROUP_SIZE threads per row, rows spread over (x, y); no sort:
- * each cut-off (top-k, top-p, the draw) is a 32-pass threshold search over the row plus a walk of
- * the ties, so a row costs ≤ 103 reads of its logits (from cache after the first on a hardware
+ * each cut-off (top-k, top-p, the draw) is an 8-pass threshold search (4-bit digits) over the row
+ * plus a walk of the ties, so a row costs ≤ 34 reads of its logits (13 with top-k ≤ 512: the
+ * kept tokens move to workgroup memory) (from cache after the first on a hardware
  * GPU). The logits are never read back: tokens go straight into a resident buffer for the next
  * forward pass. Same buffers and options as encodeSample() (src/gpu/kernels/nn/sample.ts), which
  * sorts in workgroup memory and is limited to V ≤ 1024.
