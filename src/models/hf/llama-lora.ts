@@ -18,9 +18,10 @@ import { OpInputError } from '../../ops/errors';
 import type { Floats } from '../../ops/nn/floats';
 import { loraInitBound, loraScale } from '../../ops/nn/lora';
 import { checkInt } from '../../ops/validate';
-import type { ModelSpec } from '../model-spec';
+import type { ModelSpec, StorageDtype } from '../model-spec';
 import { paramGroups, type ParamGroup } from '../param-groups';
 import { ParamLayout, type ParamSpec } from '../param-layout';
+import { hfBaseGroup } from './hf-weights';
 import { checkLlamaSpec, type TensorEntry } from './llama-cpu-weights';
 
 const OP = 'lora';
@@ -273,4 +274,16 @@ export function loraTensors<T extends Floats>(lora: LlamaLora<Floats>, flat: T):
   return new Map(
     lora.group.layout.entries.map((e) => [e.name, lora.group.layout.view(flat, e.name)]),
   );
+}
+
+/**
+ * A LoRA run's parameter groups: the brought model's frozen 'base' (stored as `storage` on the
+ * device; no gradient, no optimizer state) and the trainable f32 'lora' group of `lora`.
+ */
+export function llamaLoraGroups(
+  spec: ModelSpec,
+  lora: LlamaLora<Floats>,
+  storage: StorageDtype = 'f16',
+): readonly ParamGroup[] {
+  return paramGroups([hfBaseGroup(spec, storage), lora.group]);
 }

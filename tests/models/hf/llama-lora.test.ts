@@ -15,12 +15,14 @@ import {
   createLlamaLora,
   llamaLoraFromParams,
   llamaLoraFromTensors,
+  llamaLoraGroups,
   loraParamLayout,
   loraTensorEntries,
   resolveLoraTargets,
   type LoraSettings,
 } from '../../../src/models/hf/llama-lora';
 import type { ModelSpec } from '../../../src/models/model-spec';
+import { trainableGroupNamed } from '../../../src/models/param-groups';
 import { seededRandom } from '../../../src/util/random';
 import { dot, gradCheck, probeWeights } from '../../support/gradcheck';
 
@@ -173,6 +175,17 @@ describe('LoRA settings, layout and tensors', () => {
     q.a[0] = 42;
     const name = 'base_model.model.model.layers.1.self_attn.q_proj.lora_A.weight';
     expect(lora.params[lora.group.layout.entry(name).offset]).toBe(42);
+  });
+
+  it('a LoRA run: frozen base group (f16), trainable lora group; only lora has a gradient', () => {
+    const lora = createLlamaLora(s, { rank: 4, alpha: 8, targets: ['q_proj'] }, 1);
+    const groups = llamaLoraGroups(s, lora);
+    expect(groups.map((g) => [g.name, g.trainable, g.storage])).toEqual([
+      ['base', false, 'f16'],
+      ['lora', true, 'f32'],
+    ]);
+    expect(trainableGroupNamed(groups, 'lora').layout.parameterCount).toBe(2 * (4 * 8 + 8 * 4));
+    expect(() => trainableGroupNamed(groups, 'base')).toThrow(/group 'base' is frozen/);
   });
 
   it('refuses bad settings naming the PEFT field', () => {
