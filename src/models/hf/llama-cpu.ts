@@ -33,7 +33,7 @@ import { tokenLogprobs } from '../../ops/token-logprobs';
 import { OpInputError } from '../../ops/errors';
 import { checkInt } from '../../ops/validate';
 import type { LlamaCpuModel, LlamaLayerWeights } from './llama-cpu-weights';
-import type { LlamaLora, LoraLayer, LoraModule } from './llama-lora';
+import { type LlamaLora, type LoraLayer, type LoraModule, loraModuleDims } from './llama-lora';
 
 const OP = 'llamaForward';
 
@@ -106,6 +106,7 @@ export function llamaRotaryTable(model: LlamaCpuModel<Floats>, positions: number
 /** One block's adapters and their scale alpha / r, as llamaBlockForward takes them. */
 export interface BlockAdapters<T extends Floats> {
   layer: LoraLayer<T>;
+  rank: number;
   scale: number;
 }
 
@@ -131,7 +132,7 @@ export function llamaBlockForward<T extends Floats>(
     const y = linearForward(input, w, b, shape);
     const adapter = adapters?.layer[module];
     if (!adapter) return y;
-    const rank = adapter.a.length / shape.inDim;
+    const { rank } = adapters;
     const { out, u } = loraForward(
       input,
       adapter.a,
@@ -209,7 +210,7 @@ export function llamaBlockForward<T extends Floats>(
   };
 }
 
-/** Checks that `lora` was made for this model's layers; its adapters for llamaBlockForward. */
+/** Checks that `lora` was made for this model's shapes; one block's adapters for llamaBlockForward. */
 export function blockAdapters<T extends Floats>(
   model: LlamaCpuModel<T>,
   lora: LlamaLora<T> | undefined,
@@ -223,7 +224,21 @@ export function blockAdapters<T extends Floats>(
       `has adapters for ${lora.layers.length} layers, the model has ${model.spec.layers}`,
     );
   }
-  return { layer: lora.layers[layer]!, scale: lora.scale };
+  const adapters = lora.layers[layer]!;
+  for (const [module, adapter] of Object.entries(adapters) as [
+    LoraModule,
+    LoraLayer<T>[LoraModule],
+  ][]) {
+    const want = loraModuleDims(model.spec, module);
+    if (adapter && (adapter.inDim !== want.inDim || adapter.outDim !== want.outDim)) {
+      throw new OpInputError(
+        OP,
+        'lora',
+        `adapts layer ${layer}'s ${module} as ${adapter.inDim} → ${adapter.outDim}, the model's is ${want.inDim} → ${want.outDim}`,
+      );
+    }
+  }
+  return { layer: adapters, rank: lora.settings.rank, scale: lora.scale };
 }
 
 /** The embedding rows of `ids` (N) as the residual stream (N, C); ids checked against V. */

@@ -188,6 +188,17 @@ describe('LoRA settings, layout and tensors', () => {
     expect(() => trainableGroupNamed(groups, 'base')).toThrow(/group 'base' is frozen/);
   });
 
+  it('the forward refuses adapters made for a model of other shapes', () => {
+    const model = llamaModelFromWeights(
+      s,
+      randomWeights(s, (n) => new Float32Array(n), 4),
+    );
+    const other = createLlamaLora(spec('qwen3'), { rank: 2, alpha: 2, targets: ['q_proj'] }, 1);
+    expect(() => llamaForward(model, Int32Array.of(1, 2), 1, 2, { lora: other })).toThrow(
+      "llamaForward: lora adapts layer 0's q_proj as 8 → 16, the model's is 8 → 8",
+    );
+  });
+
   it('refuses bad settings naming the PEFT field', () => {
     expect(() => createLlamaLora(s, { rank: 0, alpha: 8, targets: ['q_proj'] }, 1)).toThrow(
       /lora: r must be an integer in \[1, 1024\], got 0/,
