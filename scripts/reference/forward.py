@@ -127,9 +127,13 @@ def _rotate_half(x):
     return torch.cat([-x[..., half:], x[..., :half]], dim=-1)
 
 
-def forward_torch(cfg, weights, ids, dtype=torch.float64, trace=None):
+def forward_torch(cfg, weights, ids, dtype=torch.float64, trace=None, lora=None):
     """ids: list of ints -> logits, torch [T, vocab] in `dtype` (float64 for the golden values;
     float32 only to measure how far an f32 implementation lands from them).
+
+    lora: optional dict, linear module name (e.g. "model.layers.0.self_attn.q_proj") -> (A, B,
+    scaling), torch tensors A [r, in], B [out, r]: that layer computes x W^T (+b) + scaling *
+    (x A^T) B^T, the LoRA update as the paper and PEFT define it (gradients flow into A and B).
 
     trace: optional dict that receives intermediate values per layer l, each [T, width]:
     "layers.{l}.q" / ".k" (after q/k norm and rotary, heads concatenated), ".attn" (attention
@@ -139,7 +143,12 @@ def forward_torch(cfg, weights, ids, dtype=torch.float64, trace=None):
 
     def linear(x, name, bias):
         y = x @ W[name + ".weight"].T
-        return y + W[name + ".bias"] if bias else y
+        if bias:
+            y = y + W[name + ".bias"]
+        if lora is not None and name in lora:
+            A, B, scaling = lora[name]
+            y = y + scaling * ((x @ A.T) @ B.T)
+        return y
 
     T = len(ids)
     x = W["model.embed_tokens.weight"][torch.tensor(ids, dtype=torch.long)]  # [T, H]

@@ -1,17 +1,25 @@
 /**
  * A Hugging Face model folder for `npm run lm`: config.json through fromHfConfig, the weights
  * (model.safetensors or the shards of its index) through loadHfWeights as f32, and, when asked,
- * the tokenizer files through HfTokenizer. Any problem with the folder is a FlagError naming
- * --model, one line.
+ * the tokenizer files through HfTokenizer; a PEFT LoRA adapter folder (adapter_config.json,
+ * adapter_model.safetensors) checked against the model. Any problem with a folder is a FlagError
+ * naming its flag (--model or --adapter), one line.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadHfWeights } from '../models/hf/hf-checkpoint';
 import { fromHfConfig } from '../models/hf/hf-config';
 import { HfTokenizer } from '../models/hf/hf-tokenizer';
 import { llamaModelFromWeights, type LlamaCpuModel } from '../models/hf/llama-cpu-weights';
+import type { LlamaLora } from '../models/hf/llama-lora';
+import {
+  ADAPTER_CONFIG_FILE,
+  ADAPTER_WEIGHTS_FILE,
+  readPeftAdapter,
+} from '../models/hf/peft-adapter';
+import type { ModelSpec } from '../models/model-spec';
 import { FlagError } from './args';
-import { directoryFiles } from './file-source';
+import { directoryFiles, openFileSource } from './file-source';
 import { errorText } from '../util/error-text';
 
 export interface LmModel {
@@ -24,15 +32,22 @@ function oneLine(error: unknown): string {
   return errorText(error).replace(/\s+/g, ' ');
 }
 
-/** Runs `load`, turning any failure into a FlagError on --model that names the folder. */
-async function forModel<T>(dir: string, load: () => Promise<T> | T): Promise<T> {
+/** Runs `load`, turning any failure into a FlagError on --flag that names the folder. */
+async function forFlag<T>(flag: string, dir: string, load: () => Promise<T> | T): Promise<T> {
   try {
     return await load();
   } catch (error) {
     if (error instanceof FlagError) throw error;
-    throw new FlagError('model', `--model=${dir}: ${oneLine(error)}`);
+    throw new FlagError(flag, `--${flag}=${dir}: ${oneLine(error)}`);
   }
 }
+
+function forModel<T>(dir: string, load: () => Promise<T> | T): Promise<T> {
+  return forFlag('model', dir, load);
+}
+
+/** adapter_config.json is a few hundred bytes; anything past this is not one. */
+const MAX_ADAPTER_CONFIG_BYTES = 1_000_000;
 
 function readJson(dir: string, file: string): unknown {
   return JSON.parse(readFileSync(join(dir, file), 'utf8'));
@@ -68,4 +83,31 @@ export async function loadLmTokenizer(dir: string): Promise<HfTokenizer> {
       ...(existsSync(generation) ? { generationConfig: read('generation_config.json') } : {}),
     });
   });
+}
+
+/** The PEFT LoRA adapter in the folder `dir`, for the model of `spec`. */
+export async function loadLmAdapter(dir: string, spec: ModelSpec): Promise<LlamaLora> {
+  for (const file of [ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE]) {
+    if (!existsSync(join(dir, file))) {
+      throw new FlagError('adapter', `--adapter=${dir}: no ${file} in this folder`);
+    }
+  }
+  const configPath = join(dir, ADAPTER_CONFIG_FILE);
+  if (statSync(configPath).size > MAX_ADAPTER_CONFIG_BYTES) {
+    throw new FlagError(
+      'adapter',
+      `--adapter=${dir}: ${ADAPTER_CONFIG_FILE} is larger than ${MAX_ADAPTER_CONFIG_BYTES} bytes`,
+    );
+  }
+  const weights = await forFlag('adapter', dir, () =>
+    openFileSource(join(dir, ADAPTER_WEIGHTS_FILE)),
+  );
+  try {
+    const { lora } = await forFlag('adapter', dir, () =>
+      readPeftAdapter(readFileSync(configPath, 'utf8'), weights, spec),
+    );
+    return lora;
+  } finally {
+    await weights.close();
+  }
 }

@@ -1,14 +1,18 @@
 /**
- * `npm run lm -- score --model=DIR --ids=1,2,3`
- * `npm run lm -- generate --model=DIR --prompt=TEXT [--chat] [--max-new-tokens=64]
- *    [--temperature=0] [--top-k=0] [--top-p=1] [--seed=0]`
+ * `npm run lm -- score --model=DIR [--adapter=ADAPTER_DIR] --ids=1,2,3`
+ * `npm run lm -- generate --model=DIR [--adapter=ADAPTER_DIR] --prompt=TEXT [--chat]
+ *    [--max-new-tokens=64] [--temperature=0] [--top-k=0] [--top-p=1] [--seed=0]`
  *
  * A Hugging Face model folder (config.json, safetensors, tokenizer files; Llama, Qwen2, Qwen3) on
  * the CPU (src/models/hf/llama-cpu*.ts), so that anyone can check the lab's numbers against
  * another implementation.
  *
- * score prints one JSON line: {"model", "family", "ids", "logprobs"}, where logprobs[i] is
- * log p(ids[i + 1] | ids[0..i]) — one number per id after the first.
+ * --adapter applies a PEFT LoRA adapter folder (adapter_config.json, adapter_model.safetensors),
+ * checked against the model's shapes.
+ *
+ * score prints one JSON line: {"model", "family", "ids", "logprobs"} (and "adapter", the folder,
+ * when --adapter is given), where logprobs[i] is log p(ids[i + 1] | ids[0..i]) — one number per
+ * id after the first.
  * generate prints the completion's text (special tokens, and ids past the tokenizer's vocabulary
  * that a padded embedding allows, left out). --chat wraps the prompt as one
  * user message in the model's chat template, with the assistant's turn opened. Decoding is greedy
@@ -18,12 +22,14 @@
  */
 import { llamaGenerate } from '../models/hf/llama-cpu-generate';
 import { llamaScore } from '../models/hf/llama-cpu';
+import type { LlamaLora } from '../models/hf/llama-lora';
+import type { ModelSpec } from '../models/model-spec';
 import { CliArgs, FlagError } from './args';
-import { loadLmModel, loadLmTokenizer } from './lm-model';
+import { loadLmAdapter, loadLmModel, loadLmTokenizer } from './lm-model';
 
 const COMMANDS = ['score', 'generate'] as const;
 const USAGE =
-  'usage: npm run lm -- score --model=DIR --ids=1,2,3 | generate --model=DIR --prompt=TEXT [--chat]';
+  'usage: npm run lm -- score --model=DIR [--adapter=DIR] --ids=1,2,3 | generate --model=DIR [--adapter=DIR] --prompt=TEXT [--chat]';
 
 /** --ids: a comma-separated list of at least two ids in [0, vocab − 1]. */
 function parseIds(text: string, vocab: number, context: number): Int32Array {
@@ -53,16 +59,24 @@ function required(args: CliArgs, name: string, what: string): string {
   return value;
 }
 
+/** --adapter, when given: the PEFT adapter folder, loaded for the model of `spec`. */
+async function adapterOf(dir: string | undefined, spec: ModelSpec): Promise<LlamaLora | undefined> {
+  return dir === undefined ? undefined : loadLmAdapter(dir, spec);
+}
+
 async function score(args: CliArgs): Promise<number> {
   const dir = required(args, 'model', 'DIR');
+  const adapterDir = args.optional('adapter');
   const idsText = required(args, 'ids', 'I0,I1,...');
   args.checkAllUsed();
   const { model } = await loadLmModel(dir);
+  const lora = await adapterOf(adapterDir, model.spec);
   const ids = parseIds(idsText, model.spec.vocab, model.spec.context);
-  const { logprobs } = llamaScore(model, ids, 1, ids.length);
+  const { logprobs } = llamaScore(model, ids, 1, ids.length, { lora });
   console.log(
     JSON.stringify({
       model: dir,
+      ...(adapterDir === undefined ? {} : { adapter: adapterDir }),
       family: model.spec.family,
       ids: Array.from(ids),
       logprobs: Array.from(logprobs),
@@ -73,6 +87,7 @@ async function score(args: CliArgs): Promise<number> {
 
 async function generate(args: CliArgs): Promise<number> {
   const dir = required(args, 'model', 'DIR');
+  const adapterDir = args.optional('adapter');
   const prompt = required(args, 'prompt', 'TEXT');
   const chat = args.flag('chat');
   const maxNewTokens = args.int('max-new-tokens', 64, { min: 1, max: 4096 });
@@ -82,6 +97,7 @@ async function generate(args: CliArgs): Promise<number> {
   const seed = args.int('seed', 0, { min: 0, max: 2 ** 32 - 1 });
   args.checkAllUsed();
   const { model } = await loadLmModel(dir);
+  const lora = await adapterOf(adapterDir, model.spec);
   const tokenizer = await loadLmTokenizer(dir);
   let text = prompt;
   if (chat) {
@@ -107,6 +123,7 @@ async function generate(args: CliArgs): Promise<number> {
     topP,
     seed,
     stopIds: tokenizer.stopIds,
+    lora,
   });
   // Qwen checkpoints pad the vocabulary past the tokenizer's ids (rows with no token string); a
   // model can still pick one, and like Hugging Face's decode the text leaves it out.

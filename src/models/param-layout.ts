@@ -27,7 +27,12 @@ export function paramAlignment(storage: StorageDtype): number {
   return PARAM_ALIGNMENT_BYTES / STORAGE_BYTES[storage];
 }
 
-export type ParamInit = { kind: 'normal'; std: number } | { kind: 'zeros' } | { kind: 'ones' };
+export type ParamInit =
+  | { kind: 'normal'; std: number }
+  /** U(−bound, bound): LoRA's A (Kaiming-uniform with a = √5 is bound = 1/√fan_in). */
+  | { kind: 'uniform'; bound: number }
+  | { kind: 'zeros' }
+  | { kind: 'ones' };
 
 export interface ParamSpec {
   name: string;
@@ -131,7 +136,7 @@ export class ParamLayout {
     return { buffer, offset: offset * per, size: Math.ceil((count * per) / 4) * 4 };
   }
 
-  /** Fresh parameters from `seed`: N(0, std²) by Box–Muller, zeros or ones; padding zero. */
+  /** Fresh parameters from `seed`: N(0, std²) by Box–Muller, U(±bound), zeros or ones; padding zero. */
   initialize<T extends Floats>(seed: number, precision: 'f32' | 'f64' = 'f32'): T {
     const flat = (
       precision === 'f64' ? new Float64Array(this.total) : new Float32Array(this.total)
@@ -142,6 +147,8 @@ export class ParamLayout {
       if (e.init.kind === 'ones') view.fill(1);
       else if (e.init.kind === 'normal') {
         for (let i = 0; i < e.size; i++) view[i] = gaussian(next) * e.init.std;
+      } else if (e.init.kind === 'uniform') {
+        for (let i = 0; i < e.size; i++) view[i] = (next() * 2 - 1) * e.init.bound;
       }
     }
     return flat;

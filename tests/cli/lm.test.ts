@@ -3,7 +3,9 @@
  * float64 reference's, tests/fixtures/hf/), generate writes the golden greedy completion up to the
  * first stop id, --chat applies the chat template, and every bad flag is refused naming it.
  */
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/lm';
 import { loadLmTokenizer } from '../../src/cli/lm-model';
@@ -49,6 +51,76 @@ describe('npm run lm -- score', () => {
       });
     },
   );
+});
+
+describe('npm run lm -- score --adapter', () => {
+  const adapter = dir('llama-tiny-lora');
+  const loraGolden = JSON.parse(readFileSync(`${adapter}/golden.json`, 'utf8')) as {
+    score: { ids: number[]; logprobs: number[] }[];
+  };
+
+  it('applies the PEFT adapter: the reference log-probs with it (within 1e-5)', async () => {
+    const { ids, logprobs } = loraGolden.score[1]!;
+    const argv = ['score', `--model=${dir('llama-tiny')}`, `--adapter=${adapter}`];
+    const out = JSON.parse(await run([...argv, `--ids=${ids.join(',')}`]));
+    expect(Object.keys(out)).toEqual(['model', 'adapter', 'family', 'ids', 'logprobs']);
+    expect(out.adapter).toBe(adapter);
+    expect(out.logprobs).toHaveLength(ids.length - 1);
+    out.logprobs.forEach((lp: number, i: number) => {
+      expect(Math.abs(lp - logprobs[i]!)).toBeLessThan(1e-5);
+    });
+  });
+
+  it('without --adapter the JSON keeps its fields', async () => {
+    const out = JSON.parse(await run(['score', `--model=${dir('llama-tiny')}`, '--ids=1,2,3']));
+    expect(Object.keys(out)).toEqual(['model', 'family', 'ids', 'logprobs']);
+  });
+
+  it('refuses a folder without the files, a bad config, an adapter of other shapes', async () => {
+    const base = ['score', `--model=${dir('llama-tiny')}`, '--ids=1,2,3'];
+    const refused = async (argv: string[], message: string | RegExp) => {
+      await expect(main(argv)).rejects.toThrow(message);
+      await expect(main(argv)).rejects.toMatchObject({ name: 'FlagError', flag: 'adapter' });
+    };
+    await refused(
+      [...base, `--adapter=${dir('llama-tiny')}`],
+      `--adapter=${dir('llama-tiny')}: no adapter_config.json in this folder`,
+    );
+    // qwen3-tiny's q_proj is [128, 64]: the adapter's B [64, 4] does not fit it.
+    await refused(
+      ['score', `--model=${dir('qwen3-tiny')}`, `--adapter=${adapter}`, '--ids=1,2,3'],
+      `--adapter=${adapter}: ${adapter}/adapter_model.safetensors: 'base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight' has shape [64, 4], expected [128, 4]`,
+    );
+    const folder = mkdtempSync(join(tmpdir(), 'lm-adapter-'));
+    try {
+      copyFileSync(
+        `${adapter}/adapter_model.safetensors`,
+        join(folder, 'adapter_model.safetensors'),
+      );
+      const config = JSON.parse(readFileSync(`${adapter}/adapter_config.json`, 'utf8'));
+      writeFileSync(
+        join(folder, 'adapter_config.json'),
+        JSON.stringify({ ...config, use_dora: true }),
+      );
+      await refused(
+        [...base, `--adapter=${folder}`],
+        /adapter_config.json: use_dora must be false: the lab implements plain LoRA/,
+      );
+      writeFileSync(join(folder, 'adapter_config.json'), JSON.stringify({ ...config, r: 8 }));
+      await refused([...base, `--adapter=${folder}`], /has shape \[4, 64\], expected \[8, 64\]/);
+    } finally {
+      rmSync(folder, { recursive: true });
+    }
+  });
+
+  it('generate takes --adapter too (it changes the greedy text), refusing a mismatched one', async () => {
+    const argv = ['generate', `--model=${dir('qwen3-tiny')}`, `--adapter=${adapter}`, '--prompt=a'];
+    await expect(main(argv)).rejects.toMatchObject({ name: 'FlagError', flag: 'adapter' });
+    const greedy = ['generate', `--model=${dir('llama-tiny')}`, '--prompt=What is 3 + 4?'];
+    const plain = await run([...greedy, '--max-new-tokens=4']);
+    const adapted = await run([...greedy, `--adapter=${adapter}`, '--max-new-tokens=4']);
+    expect(adapted).not.toBe(plain);
+  });
 });
 
 describe('npm run lm -- generate', () => {

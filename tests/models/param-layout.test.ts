@@ -48,6 +48,16 @@ describe('ParamLayout', () => {
     expect(layout.initialize<Float64Array>(4, 'f64')).not.toEqual(a);
   });
 
+  it('initialises uniform tensors within ±bound, spread over the range', () => {
+    const uniform = new ParamLayout([
+      { name: 'lora_A', shape: [4, 100], decay: true, init: { kind: 'uniform', bound: 0.1 } },
+    ]);
+    const values = Array.from(uniform.initialize<Float64Array>(5, 'f64'));
+    expect(Math.max(...values.map(Math.abs))).toBeLessThanOrEqual(0.1);
+    expect(Math.min(...values)).toBeLessThan(-0.09);
+    expect(Math.max(...values)).toBeGreaterThan(0.09);
+  });
+
   it('rejects unknown and duplicate names', () => {
     expect(() => layout.entry('nope')).toThrow(/no parameter "nope"/);
     expect(

@@ -21,12 +21,14 @@ import { checkInt } from '../../ops/validate';
 import { counterUniform } from '../../util/counter-rng';
 import {
   type Attend,
+  blockAdapters,
   llamaBlockForward,
   llamaEmbed,
   llamaHead,
   llamaRotaryTable,
 } from './llama-cpu';
 import type { LlamaCpuModel } from './llama-cpu-weights';
+import type { LlamaLora } from './llama-lora';
 import type { RotaryTable } from '../../ops/nn/rotary';
 import type { ModelSpec } from '../model-spec';
 
@@ -53,6 +55,8 @@ export interface LlamaGenerateOptions {
   stopIds?: readonly number[];
   /** Seed of the counter-based sampler, an integer in [0, 2^32 − 1]. Default 0. */
   seed?: number;
+  /** LoRA adapters to apply (llama-lora.ts); undefined: the base model. */
+  lora?: LlamaLora<Floats> | undefined;
 }
 
 export interface LlamaGenerated {
@@ -92,6 +96,7 @@ export function llamaCachedStep<T extends Floats>(
   cache: LlamaKvCache<T>,
   table: RotaryTable,
   segments: readonly CacheSegment[],
+  lora?: LlamaLora<T>,
 ): T {
   const { heads, kvHeads, headDim: hs, width: C } = model.spec;
   const kvWidth = kvHeads * hs;
@@ -158,7 +163,8 @@ export function llamaCachedStep<T extends Floats>(
       });
       return { out, probs };
     };
-    x = llamaBlockForward(model, layer, x, positions, table, attend).out;
+    const adapters = blockAdapters(model, lora, l);
+    x = llamaBlockForward(model, layer, x, positions, table, attend, adapters).out;
   });
   segments.forEach(({ sequence, ids: segmentIds }) => {
     cache.lengths[sequence] = cache.lengths[sequence]! + segmentIds.length;
@@ -219,7 +225,7 @@ export function llamaGenerate<T extends Floats>(
   let active = prompts.map((_, i) => i);
   let segments: CacheSegment[] = prompts.map((ids, sequence) => ({ sequence, ids }));
   for (let step = 0; active.length > 0; step++) {
-    const logits = llamaCachedStep(model, cache, table, segments);
+    const logits = llamaCachedStep(model, cache, table, segments, options.lora as LlamaLora<T>);
     const still: number[] = [];
     active.forEach((sequence, row) => {
       const dist = samplingDistribution(logits, row, V, sampling);

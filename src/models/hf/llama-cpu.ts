@@ -14,12 +14,17 @@
  *
  * Shapes: B = batch, T = seq, C = width, NH = heads, NKV = kvHeads, hs = headDim, F = mlpWidth,
  * V = vocab. Every op sums in float64 and rounds its output to the weights' precision.
+ *
+ * With LoRA adapters (llama-lora.ts) each targeted projection adds (alpha/r)·(x·Aᵀ)·Bᵀ to its
+ * output (src/ops/nn/lora.ts) and the activations keep u = (alpha/r)·x·Aᵀ for the backward; the
+ * projections' inputs are kept anyway. Without adapters the pass is the base model's.
  */
 import { add } from '../../ops/nn/add';
 import { gqaAttentionForward } from '../../ops/nn/attention-gqa';
 import { embeddingForward } from '../../ops/nn/embedding';
 import { type Floats, type Ints } from '../../ops/nn/floats';
-import { linearForward } from '../../ops/nn/linear';
+import { linearForward, type LinearShape } from '../../ops/nn/linear';
+import { loraForward } from '../../ops/nn/lora';
 import { rmsNormForward } from '../../ops/nn/rms-norm';
 import { rotaryTable, type RotaryTable } from '../../ops/nn/rotary';
 import { rotaryHeadsForward } from '../../ops/nn/rotary-heads';
@@ -28,6 +33,7 @@ import { tokenLogprobs } from '../../ops/token-logprobs';
 import { OpInputError } from '../../ops/errors';
 import { checkInt } from '../../ops/validate';
 import type { LlamaCpuModel, LlamaLayerWeights } from './llama-cpu-weights';
+import { type LlamaLora, type LoraLayer, type LoraModule, loraModuleDims } from './llama-lora';
 
 const OP = 'llamaForward';
 
@@ -64,6 +70,8 @@ export interface LlamaLayerActivations<T extends Floats = Float32Array> {
   gate: T;
   up: T;
   h: T;
+  /** Per adapted projection, u = (alpha/r)·x·Aᵀ (N, r); empty without adapters. */
+  loraU: Partial<Record<LoraModule, T>>;
 }
 
 export interface LlamaActivations<T extends Floats = Float32Array> {
@@ -77,6 +85,8 @@ export interface LlamaActivations<T extends Floats = Float32Array> {
   xFinal: T;
   finalRstd: T;
   xnFinal: T;
+  /** The adapters the pass applied (the backward follows the same ones); undefined: base model. */
+  lora: LlamaLora<T> | undefined;
 }
 
 export interface LlamaForward<T extends Floats = Float32Array> {
@@ -93,9 +103,17 @@ export function llamaRotaryTable(model: LlamaCpuModel<Floats>, positions: number
   return rotaryTable(positions, model.spec.headDim, model.spec.rotaryBase);
 }
 
+/** One block's adapters and their scale alpha / r, as llamaBlockForward takes them. */
+export interface BlockAdapters<T extends Floats> {
+  layer: LoraLayer<T>;
+  rank: number;
+  scale: number;
+}
+
 /**
  * One block on x (N, C) with row r at positions[r]; `attend` mixes the rows (the full causal pass,
- * or one that reads and fills a KV cache). Returns the block's output and its activations.
+ * or one that reads and fills a KV cache); `adapters` adds LoRA to the targeted projections.
+ * Returns the block's output and its activations.
  */
 export function llamaBlockForward<T extends Floats>(
   model: LlamaCpuModel<T>,
@@ -104,14 +122,33 @@ export function llamaBlockForward<T extends Floats>(
   positions: Int32Array,
   table: RotaryTable,
   attend: Attend<T>,
+  adapters?: BlockAdapters<T>,
 ): { out: T; activations: LlamaLayerActivations<T> } {
   const { width: C, heads: NH, kvHeads: NKV, headDim: hs, mlpWidth: F, normEps } = model.spec;
   const rows = positions.length;
+  const loraU: Partial<Record<LoraModule, T>> = {};
+  // A projection of the base model, plus its adapter's update where it has one.
+  const project = (module: LoraModule, input: T, w: T, b: T | undefined, shape: LinearShape) => {
+    const y = linearForward(input, w, b, shape);
+    const adapter = adapters?.layer[module];
+    if (!adapter) return y;
+    const { rank } = adapters;
+    const { out, u } = loraForward(
+      input,
+      adapter.a,
+      adapter.b,
+      y,
+      { ...shape, rank },
+      adapters.scale,
+    );
+    loraU[module] = u;
+    return out;
+  };
   const norm1 = rmsNormForward(x, layer.inputNorm, rows, C, normEps);
   const xn = norm1.out;
-  const q = linearForward(xn, layer.q, layer.qBias, { rows, inDim: C, outDim: NH * hs });
-  const k = linearForward(xn, layer.k, layer.kBias, { rows, inDim: C, outDim: NKV * hs });
-  const v = linearForward(xn, layer.v, layer.vBias, { rows, inDim: C, outDim: NKV * hs });
+  const q = project('q_proj', xn, layer.q, layer.qBias, { rows, inDim: C, outDim: NH * hs });
+  const k = project('k_proj', xn, layer.k, layer.kBias, { rows, inDim: C, outDim: NKV * hs });
+  const v = project('v_proj', xn, layer.v, layer.vBias, { rows, inDim: C, outDim: NKV * hs });
   let qPreRotary = q;
   let kPreRotary = k;
   let qNormRstd: T | undefined;
@@ -132,14 +169,18 @@ export function llamaBlockForward<T extends Floats>(
     headSize: hs,
   });
   const { out: attn, probs } = attend(qRot, kRot, v);
-  const attnOut = linearForward(attn, layer.o, layer.oBias, { rows, inDim: NH * hs, outDim: C });
+  const attnOut = project('o_proj', attn, layer.o, layer.oBias, {
+    rows,
+    inDim: NH * hs,
+    outDim: C,
+  });
   const xMid = add(x, attnOut);
   const norm2 = rmsNormForward(xMid, layer.postNorm, rows, C, normEps);
   const xn2 = norm2.out;
-  const gate = linearForward(xn2, layer.gate, layer.gateBias, { rows, inDim: C, outDim: F });
-  const up = linearForward(xn2, layer.up, layer.upBias, { rows, inDim: C, outDim: F });
+  const gate = project('gate_proj', xn2, layer.gate, layer.gateBias, { rows, inDim: C, outDim: F });
+  const up = project('up_proj', xn2, layer.up, layer.upBias, { rows, inDim: C, outDim: F });
   const h = swigluForward(gate, up);
-  const mlpOut = linearForward(h, layer.down, layer.downBias, { rows, inDim: F, outDim: C });
+  const mlpOut = project('down_proj', h, layer.down, layer.downBias, { rows, inDim: F, outDim: C });
   const out = add(xMid, mlpOut);
   return {
     out,
@@ -164,8 +205,40 @@ export function llamaBlockForward<T extends Floats>(
       gate,
       up,
       h,
+      loraU,
     },
   };
+}
+
+/** Checks that `lora` was made for this model's shapes; one block's adapters for llamaBlockForward. */
+export function blockAdapters<T extends Floats>(
+  model: LlamaCpuModel<T>,
+  lora: LlamaLora<T> | undefined,
+  layer: number,
+): BlockAdapters<T> | undefined {
+  if (!lora) return undefined;
+  if (lora.layers.length !== model.spec.layers) {
+    throw new OpInputError(
+      OP,
+      'lora',
+      `has adapters for ${lora.layers.length} layers, the model has ${model.spec.layers}`,
+    );
+  }
+  const adapters = lora.layers[layer]!;
+  for (const [module, adapter] of Object.entries(adapters) as [
+    LoraModule,
+    LoraLayer<T>[LoraModule],
+  ][]) {
+    const want = loraModuleDims(model.spec, module);
+    if (adapter && (adapter.inDim !== want.inDim || adapter.outDim !== want.outDim)) {
+      throw new OpInputError(
+        OP,
+        'lora',
+        `adapts layer ${layer}'s ${module} as ${adapter.inDim} → ${adapter.outDim}, the model's is ${want.inDim} → ${want.outDim}`,
+      );
+    }
+  }
+  return { layer: adapters, rank: lora.settings.rank, scale: lora.scale };
 }
 
 /** The embedding rows of `ids` (N) as the residual stream (N, C); ids checked against V. */
@@ -205,6 +278,12 @@ function checkIds(model: LlamaCpuModel<Floats>, ids: Ints, batch: number, seq: n
   }
 }
 
+/** Options of a teacher-forced pass. */
+export interface LlamaForwardOptions<T extends Floats> {
+  /** LoRA adapters to apply; undefined (the default) is the base model. */
+  lora?: LlamaLora<T> | undefined;
+}
+
 /**
  * The teacher-forced pass over B sequences of T tokens each (ids (B·T), row b·T + t at position
  * t): logits (B, T, V) and every activation a backward needs.
@@ -214,6 +293,7 @@ export function llamaForward<T extends Floats>(
   ids: Ints,
   batch: number,
   seq: number,
+  options: LlamaForwardOptions<T> = {},
 ): LlamaForward<T> {
   checkIds(model, ids, batch, seq);
   const { heads, kvHeads, headDim } = model.spec;
@@ -224,8 +304,9 @@ export function llamaForward<T extends Floats>(
     gqaAttentionForward(q, k, v, { batch, seq, heads, kvHeads, headSize: headDim });
   let x = llamaEmbed(model, ids);
   const layers: LlamaLayerActivations<T>[] = [];
-  for (const layer of model.layers) {
-    const block = llamaBlockForward(model, layer, x, positions, table, attend);
+  for (const [l, layer] of model.layers.entries()) {
+    const adapters = blockAdapters(model, options.lora, l);
+    const block = llamaBlockForward(model, layer, x, positions, table, attend, adapters);
     layers.push(block.activations);
     x = block.out;
   }
@@ -241,6 +322,7 @@ export function llamaForward<T extends Floats>(
       xFinal: x,
       finalRstd: head.rstd,
       xnFinal: head.xn,
+      lora: options.lora,
     },
   };
 }
@@ -254,12 +336,12 @@ export function llamaScore(
   ids: Ints,
   batch: number,
   seq: number,
-  options: { temperature?: number } = {},
+  options: { temperature?: number; lora?: LlamaLora<Float32Array> | undefined } = {},
 ): { logprobs: Float32Array; forward: LlamaForward<Float32Array> } {
   checkIds(model, ids, batch, seq);
   if (seq < 2)
     throw new OpInputError('llamaScore', 'seq', `must be at least 2 to score, got ${seq}`);
-  const forward = llamaForward(model, ids, batch, seq);
+  const forward = llamaForward(model, ids, batch, seq, { lora: options.lora });
   const V = model.spec.vocab;
   const scored = batch * (seq - 1);
   // The rows that predict a next token (t < T − 1) and that token.

@@ -116,3 +116,15 @@ export function linearBackward<T extends Floats>(
   const db = (options.hasBias ?? true) ? columnSums(dy, shape.rows, shape.outDim) : undefined;
   return { dx, dw, db };
 }
+
+/**
+ * dx = dy·W only: the backward through a frozen layer (a LoRA run's base), where dW and db are
+ * never needed and so never computed.
+ */
+export function linearInputGrad<T extends Floats>(dy: T, w: T, shape: LinearShape): T {
+  const op = 'linearInputGrad';
+  checkLinearShape(shape, op);
+  checkLength(op, 'dy', dy, shape.rows * shape.outDim, 'rows × outDim');
+  checkLength(op, 'w', w, shape.outDim * shape.inDim, 'outDim × inDim');
+  return matmul(dy, w, linearMatmulShapes(shape).dx);
+}

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { OpInputError } from '../../../src/ops/errors';
-import { linearBackward, linearForward, type LinearShape } from '../../../src/ops/nn/linear';
+import {
+  linearBackward,
+  linearForward,
+  linearInputGrad,
+  type LinearShape,
+} from '../../../src/ops/nn/linear';
 import { dot, gradCheck, probeWeights, randomF64 } from '../../support/gradcheck';
 
 // Hand-worked layer: rows 2, inDim 2, outDim 3.
@@ -31,6 +36,13 @@ describe('linear layer (CPU reference)', () => {
     expect(Array.from(dx)).toEqual([2, 1, -1, 0]);
     expect(Array.from(dw)).toEqual([1, 2, 3, 4, -2, -2]);
     expect(Array.from(db!)).toEqual([1, 1, 0]);
+  });
+
+  it('linearInputGrad is the backward dx alone (a frozen layer)', () => {
+    expect(Array.from(linearInputGrad(DY, W, SHAPE))).toEqual([2, 1, -1, 0]);
+    expect(() => linearInputGrad(DY, W, { ...SHAPE, inDim: 3 })).toThrow(
+      /linearInputGrad: w must have outDim × inDim = 9 elements, got 6/,
+    );
   });
 
   it('backward skips db without a bias and adds dW into accumulateDw', () => {
