@@ -20,11 +20,10 @@
  * stop ids (eos, generation_config's eos ids, the template's end of turn) or after
  * --max-new-tokens. Every bad flag is refused with one line naming it.
  */
-import { llamaGenerate } from '../models/hf/llama-cpu-generate';
-import { llamaScore } from '../models/hf/llama-cpu';
 import type { LlamaLora } from '../models/hf/llama-lora';
 import type { ModelSpec } from '../models/model-spec';
 import { CliArgs, FlagError } from './args';
+import { LM_BACKENDS, LM_STORAGES, lmRunner, type LmRunner } from './lm-backend';
 import { loadLmAdapter, loadLmModel, loadLmTokenizer } from './lm-model';
 
 const COMMANDS = ['score', 'generate'] as const;
@@ -64,19 +63,44 @@ async function adapterOf(dir: string | undefined, spec: ModelSpec): Promise<Llam
   return dir === undefined ? undefined : loadLmAdapter(dir, spec);
 }
 
+/** --backend and --storage, read before checkAllUsed. */
+function backendFlags(args: CliArgs) {
+  const backend = args.choice('backend', LM_BACKENDS, 'cpu');
+  const storageText = args.optional('storage');
+  if (storageText !== undefined && !(LM_STORAGES as readonly string[]).includes(storageText)) {
+    throw new FlagError(
+      'storage',
+      `--storage must be one of ${LM_STORAGES.join(', ')}, got '${storageText}'`,
+    );
+  }
+  return { backend, storage: storageText as (typeof LM_STORAGES)[number] | undefined };
+}
+
+/** Runs `work` with the runner, then frees its device. */
+async function withRunner<T>(runner: LmRunner, work: (runner: LmRunner) => Promise<T>): Promise<T> {
+  try {
+    return await work(runner);
+  } finally {
+    runner.dispose();
+  }
+}
+
 async function score(args: CliArgs): Promise<number> {
   const dir = required(args, 'model', 'DIR');
   const adapterDir = args.optional('adapter');
   const idsText = required(args, 'ids', 'I0,I1,...');
+  const { backend, storage } = backendFlags(args);
   args.checkAllUsed();
   const { model } = await loadLmModel(dir);
   const lora = await adapterOf(adapterDir, model.spec);
   const ids = parseIds(idsText, model.spec.vocab, model.spec.context);
-  const { logprobs } = llamaScore(model, ids, 1, ids.length, { lora });
+  const runner = await lmRunner(backend, storage, model, lora);
+  const logprobs = await withRunner(runner, (r) => r.score(ids));
   console.log(
     JSON.stringify({
       model: dir,
       ...(adapterDir === undefined ? {} : { adapter: adapterDir }),
+      ...(runner.backend === 'cpu' ? {} : { backend: runner.backend, storage: runner.storage }),
       family: model.spec.family,
       ids: Array.from(ids),
       logprobs: Array.from(logprobs),
@@ -95,6 +119,7 @@ async function generate(args: CliArgs): Promise<number> {
   const topK = args.int('top-k', 0, { min: 0, max: 2 ** 31 - 1 });
   const topP = args.real('top-p', 1, { min: 0, max: 1, minOpen: true });
   const seed = args.int('seed', 0, { min: 0, max: 2 ** 32 - 1 });
+  const { backend, storage } = backendFlags(args);
   args.checkAllUsed();
   const { model } = await loadLmModel(dir);
   const lora = await adapterOf(adapterDir, model.spec);
@@ -116,15 +141,9 @@ async function generate(args: CliArgs): Promise<number> {
       `--max-new-tokens must be at most ${Math.max(room, 0)} (the model's context ${model.spec.context} minus the prompt's ${ids.length} tokens), got ${maxNewTokens}`,
     );
   }
-  const out = llamaGenerate(model, [ids], {
-    maxNewTokens,
-    temperature,
-    topK,
-    topP,
-    seed,
-    stopIds: tokenizer.stopIds,
-    lora,
-  });
+  const runner = await lmRunner(backend, storage, model, lora);
+  const options = { maxNewTokens, temperature, topK, topP, seed, stopIds: tokenizer.stopIds };
+  const out = await withRunner(runner, (r) => r.generate([ids], options));
   // Qwen checkpoints pad the vocabulary past the tokenizer's ids (rows with no token string); a
   // model can still pick one, and like Hugging Face's decode the text leaves it out.
   const known = out.tokens[0]!.filter((id) => id < tokenizer.vocabSize);
