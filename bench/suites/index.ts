@@ -3,6 +3,7 @@ import type { BenchSuite } from '../core/types';
 import { gaeSuite } from './gae.bench';
 import { generationSuite } from './generation.bench';
 import { grpoSuite } from './grpo.bench';
+import { inputGuardsSuite } from './input-guards.bench';
 import { klLossSuite, valueLossSuite } from './kl-value-loss.bench';
 import { logSoftmaxSuite } from './log-softmax.bench';
 import { matmulSuite } from './matmul.bench';
@@ -33,4 +34,6 @@ export const SUITES: readonly BenchSuite[] = [
   generationSuite,
   // The frozen reference policy's log-probs: our engine vs onnxruntime-web.
   ortReferenceSuite,
+  // CPU: the guards in front of untrusted input, beside the work they save.
+  inputGuardsSuite,
 ];
