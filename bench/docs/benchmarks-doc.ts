@@ -1,17 +1,26 @@
 /**
  * docs/benchmarks.md, rendered from its template (bench/docs/benchmarks.template.md) with every
  * measured figure read from bench/results (bench/docs/figures.ts), so that a figure cannot drift
- * from the run it came from. `npm run docs:bench` rewrites the page; `-- --check` only says
- * whether it is current, and tests/bench/benchmarks-doc.test.ts fails when it is not.
+ * from the run it came from; and the figures kept in place in other pages (FIGURE_PAGES), set
+ * from the same files. `npm run docs:bench` rewrites them; `-- --check` only says whether they
+ * are current, and tests/bench/benchmarks-doc.test.ts fails when they are not.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { format, resolveConfig } from 'prettier';
-import { filesRead, renderFigures, type BenchRecord, type Records } from './figures';
+import {
+  filesRead,
+  refreshFigures,
+  renderFigures,
+  type BenchRecord,
+  type Records,
+} from './figures';
 
 const root = new URL('../../', import.meta.url);
 export const TEMPLATE = new URL('bench/docs/benchmarks.template.md', root);
 export const PAGE = new URL('docs/benchmarks.md', root);
 const RESULTS = new URL('bench/results/', root);
+/** Pages written by hand whose measured figures are kept in place (`<!--fig:…-->`). */
+export const FIGURE_PAGES = [new URL('docs/cli.md', root)];
 
 const HEADER =
   '<!-- Rendered by `npm run docs:bench` from bench/docs/benchmarks.template.md and the result ' +
@@ -39,14 +48,26 @@ export async function renderBenchmarksDoc(): Promise<string> {
   return format(text, { ...options, filepath: PAGE.pathname });
 }
 
+/** A hand-written page with its in-place figures set from the committed results. */
+export function refreshPage(page: URL): string {
+  const text = readFileSync(page, 'utf8');
+  return refreshFigures(text, readRecords(text));
+}
+
 export async function main(args: string[]): Promise<number> {
-  const page = await renderBenchmarksDoc();
-  const current = readFileSync(PAGE, 'utf8') === page;
-  if (args.includes('--check')) {
-    console.log(current ? 'docs/benchmarks.md is current' : 'docs/benchmarks.md is stale');
-    return current ? 0 : 1;
+  const pages: [URL, string][] = [
+    [PAGE, await renderBenchmarksDoc()],
+    ...FIGURE_PAGES.map((page): [URL, string] => [page, refreshPage(page)]),
+  ];
+  let stale = 0;
+  for (const [page, text] of pages) {
+    const name = page.pathname.slice(root.pathname.length);
+    const current = readFileSync(page, 'utf8') === text;
+    if (!current) stale++;
+    if (!current && !args.includes('--check')) writeFileSync(page, text);
+    console.log(
+      `${name}: ${current ? 'current' : args.includes('--check') ? 'stale' : 'rewritten'}`,
+    );
   }
-  if (!current) writeFileSync(PAGE, page);
-  console.log(current ? 'docs/benchmarks.md was current' : 'docs/benchmarks.md rewritten');
-  return 0;
+  return args.includes('--check') && stale > 0 ? 1 : 0;
 }

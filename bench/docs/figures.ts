@@ -20,6 +20,8 @@
  * - `frame`: a field of a UI row's frame statistics (`p95`, `longTasks.count`, `details.x`), in
  *   place of the shape; `share`: the percentage of its frame intervals over 16.75 ms;
  * - `load`: the host's 1-minute load average when the run ended (no further fields).
+ *
+ * A page written by hand keeps its figures in place instead: see refreshFigures().
  */
 import type { EnvResult, Measurement } from '../core/types';
 
@@ -204,7 +206,22 @@ export function renderFigures(template: string, records: Records): string {
   return template.replace(PLACEHOLDER, (_, spec: string) => figure(records, spec));
 }
 
-/** The result files every placeholder of `template` reads, by the part of the name it gives. */
-export function filesRead(template: string): string[] {
-  return [...new Set([...template.matchAll(PLACEHOLDER)].map((m) => m[1]!.split('|')[1]!))];
+/**
+ * A figure kept in place in a page that is not rendered from a template: the placeholder's spec
+ * in a comment before the figure, `<!--fig:ms|…-->19.9<!--/fig-->`, so the page reads as written.
+ */
+const IN_PLACE = /<!--fig:([^>]*?)-->([^<]*)<!--\/fig-->/g;
+
+/** `text` with every figure kept in place set to what its spec reads now. */
+export function refreshFigures(text: string, records: Records): string {
+  return text.replace(
+    IN_PLACE,
+    (_, spec: string) => `<!--fig:${spec}-->${figure(records, spec)}<!--/fig-->`,
+  );
+}
+
+/** The result files the figures of `text` read (placeholders and in place), by name part. */
+export function filesRead(text: string): string[] {
+  const specs = [...text.matchAll(PLACEHOLDER), ...text.matchAll(IN_PLACE)].map((m) => m[1]!);
+  return [...new Set(specs.map((spec) => spec.split('|')[1]!))];
 }

@@ -6,11 +6,18 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { PAGE, renderBenchmarksDoc, TEMPLATE } from '../../bench/docs/benchmarks-doc';
+import {
+  FIGURE_PAGES,
+  PAGE,
+  refreshPage,
+  renderBenchmarksDoc,
+  TEMPLATE,
+} from '../../bench/docs/benchmarks-doc';
 import {
   figure,
   FigureError,
   filesRead,
+  refreshFigures,
   renderFigures,
   type BenchRecord,
   type Records,
@@ -24,6 +31,15 @@ describe('docs/benchmarks.md', () => {
       'docs/benchmarks.md is not what bench/results renders: run npm run docs:bench',
     ).toBe(await renderBenchmarksDoc());
   });
+
+  it.each(FIGURE_PAGES.map((page) => [page.pathname.split('/').slice(-2).join('/'), page]))(
+    '%s keeps in place the figures its results read now',
+    (_name, page) => {
+      const text = readFileSync(page, 'utf8');
+      expect(filesRead(text).length).toBeGreaterThan(0);
+      expect(text, 'a figure is stale: run npm run docs:bench').toBe(refreshPage(page));
+    },
+  );
 
   it('takes its figures from result files, each named by one placeholder part', () => {
     const template = readFileSync(TEMPLATE, 'utf8');
@@ -124,6 +140,18 @@ describe('figure', () => {
     expect(renderFigures('a {{ms|2026-01-01|node-dawn|op|peer|N=1}} ms b', RECORDS)).toBe(
       'a 8.00 ms b',
     );
+  });
+
+  it('sets a figure kept in place to what its spec reads, keeping the spec', () => {
+    const spec = 'ms|2026-01-01|node-dawn|op|peer|N=1';
+    expect(refreshFigures(`took <!--fig:${spec}-->7.5<!--/fig--> ms`, RECORDS)).toBe(
+      `took <!--fig:${spec}-->8.00<!--/fig--> ms`,
+    );
+    // Placeholders first, then figures in place.
+    expect(filesRead(`<!--fig:${spec}-->1<!--/fig--> {{load|2026-02}}`)).toEqual([
+      '2026-02',
+      '2026-01-01',
+    ]);
   });
 
   it.each([
