@@ -4,6 +4,7 @@ import { attentionGqaSuite } from './attention-gqa.bench';
 import { gaeSuite } from './gae.bench';
 import { generationSuite } from './generation.bench';
 import { grpoSuite } from './grpo.bench';
+import { inputGuardsSuite } from './input-guards.bench';
 import { klLossSuite, valueLossSuite } from './kl-value-loss.bench';
 import { linearF16Suite } from './linear-f16.bench';
 import { logSoftmaxSuite } from './log-softmax.bench';
@@ -40,4 +41,6 @@ export const SUITES: readonly BenchSuite[] = [
   sampleLargeSuite,
   // The frozen reference policy's log-probs: our engine vs onnxruntime-web.
   ortReferenceSuite,
+  // CPU: the guards in front of untrusted input, beside the work they save.
+  inputGuardsSuite,
 ];

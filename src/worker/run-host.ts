@@ -2,30 +2,34 @@
  * One training run inside a worker: builds the trainer from the registry, trains in slices so
  * control messages (pause, live changes) get through between updates, and streams metrics to the
  * UI in batches. run.worker.ts exposes it; tests drive it directly in Node.
+ *
+ * Each command reads and moves the run's named state (run-state.ts); the parts it is made of live
+ * in their own files: the messages to the page (run-messages.ts), the work kept between updates
+ * (run-boundary.ts), the lab's turns at training (run-turns.ts), building, saving and replaying
+ * (run-build.ts), and the updates and training loop (run-training.ts).
  */
-import { algorithm } from '../rl/registry';
-import { timedUpdate, type Metrics, type Trainer } from '../rl/trainer';
+import type { Trainer } from '../rl/trainer';
+import { errorText } from '../util/error-text';
+import { UpdateBoundary } from './run-boundary';
+import { buildRun, checkCheckpoint, replayRun, type BuiltRun } from './run-build';
+import type { RunCheckpoint } from './run-checkpoint';
 import { GoalWatch } from './run-goal';
-import { checkpointProblem, type RunCheckpoint } from './run-checkpoint';
-import { envCheckpointTaker, resumeEnvRun } from './env-checkpoint';
-import { envOnnxExporter } from './env-export';
-import { setUpLmRun, type LmRun, type LmRunOptions } from './lm-setup';
-import { bucketPoints } from './metric-buckets';
+import type { LmRunOptions } from './lm-setup';
+import { RunMessages } from './run-messages';
 import type {
   HyperparamResult,
-  MetricPoint,
   ReplayPlan,
-  RunListener,
-  RunMessage,
   RunGoal,
+  RunListener,
   RunSpec,
   RunWorkerApi,
   Settings,
   TrainingTurns,
 } from './run-protocol';
 import { checkRunSpec, withDefaultSettings } from './run-spec';
-import { hasTrainer, RunLife, type RunActivity } from './run-state';
-import { errorText } from '../util/error-text';
+import { hasTrainer, RunLife } from './run-state';
+import { TrainingLoop } from './run-training';
+import { RunTurns } from './run-turns';
 
 export interface RunHostOptions {
   /** Metrics are sent at most once per this many ms (20 messages/s at the default 50). */
@@ -41,228 +45,28 @@ export interface RunHostOptions {
   lm?: LmRunOptions;
 }
 
-const macrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-
-/** The checks a checkpoint passes before any model is built. */
-function checkCheckpoint(checkpoint: RunCheckpoint, replay: ReplayPlan | undefined): void {
-  const problem = checkpointProblem(checkpoint);
-  if (problem) throw new Error(`checkpoint: ${problem}`);
-  const target = replay?.steps ?? checkpoint.step;
-  if (checkpoint.step > target) {
-    throw new Error(`checkpoint: taken at update ${checkpoint.step}, after the run's ${target}`);
-  }
-}
-
 export function createRunHost({
   flushMs = 50,
   sliceMs = 12,
   maxPoints = 200,
   lm,
 }: RunHostOptions = {}): RunWorkerApi {
+  /** The trainer once built, until dispose(). */
   let trainer: Trainer<Settings> | undefined;
-  let listener: RunListener | undefined;
+  /** How the built run is saved: its checkpoint taker and ONNX exporter. */
+  let saving: Pick<BuiltRun, 'checkpoint' | 'exportOnnx'> | undefined;
+  /** Frees the built model; emptied once it has (dispose() may come before a build ends). */
   let disposeModel = () => {};
-  let exportModel: (() => Promise<Uint8Array>) | undefined;
-  let takeCheckpoint: LmRun['checkpoint'] | undefined;
   /** The run's life (run-state.ts): every command reads and moves it. */
   const life = new RunLife();
   // Read through a call: the state changes across every await, so it must never be narrowed.
   const state = () => life.state;
-  /** What the run's thread is doing now: a live change during an update waits for the next. */
-  let activity: RunActivity = 'idle';
-  let loop: Promise<void> = Promise.resolve();
-  let points: MetricPoint[] = [];
-  let sentEvents = 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  /** The lesson goal of the current start, judged after each of its updates. */
-  let goal: GoalWatch | undefined;
-  /** When metrics were last sent (performance.now()). */
-  let lastFlush = -Infinity;
-  // Work that must not interleave with an update (it may use the model): run between updates.
-  let betweenUpdates: (() => Promise<void>)[] = [];
-  /** The lab's turns at training (none: train freely, as in Node). */
-  let turns: TrainingTurns | undefined;
-  /** Between-update work started while the loop waited for a turn. */
-  let boundaryWork: Promise<void> = Promise.resolve();
-
-  async function drainBetweenUpdates(): Promise<void> {
-    const queued = betweenUpdates;
-    betweenUpdates = [];
-    for (const task of queued) await task();
-  }
-
-  /**
-   * Runs `fn` when no update is in progress: now if idle or waiting for a turn (the loop awaits
-   * it before its next update), else after the current update.
-   */
-  function atBoundary<T>(fn: () => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      betweenUpdates.push(() => fn().then(resolve, reject));
-      if (state() !== 'training') void loop.then(drainBetweenUpdates);
-      else if (activity === 'awaiting-turn') boundaryWork = boundaryWork.then(drainBetweenUpdates);
-    });
-  }
-
-  const emit = (message: RunMessage) => {
-    // A comlink-proxied listener returns a promise; a closed page must not break training.
-    void Promise.resolve(listener?.(message)).catch(() => {});
-  };
-
-  function flush(): void {
-    if (timer !== undefined) clearTimeout(timer);
-    timer = undefined;
-    lastFlush = performance.now();
-    if (!trainer) return;
-    const events = trainer.events.slice(sentEvents);
-    if (points.length === 0 && events.length === 0) return;
-    sentEvents = trainer.events.length;
-    const sent = bucketPoints(points, maxPoints);
-    emit({ type: 'update', points: sent, events, config: { ...trainer.config } });
-    points = [];
-  }
-
-  async function updateOnce(active: Trainer<Settings>): Promise<Metrics> {
-    activity = 'updating';
-    let metrics;
-    try {
-      metrics = await timedUpdate(active);
-    } finally {
-      activity = 'idle';
-    }
-    points.push({ step: active.step, metrics });
-    // Sent now once flushMs has passed since the last batch. A timer cannot fire while the next
-    // update holds the worker's thread: a language model's second-long update would then reach
-    // the page only after the next one had finished too, and the reader, seeing an update behind,
-    // made live changes that landed two or three updates after the one on the screen.
-    const since = performance.now() - lastFlush;
-    if (since >= flushMs) flush();
-    else timer ??= setTimeout(flush, flushMs - since);
-    return metrics;
-  }
-
-  /** The end of a pause, once the training loop has stopped: the last metrics, then 'paused'. */
-  function finishPause(): void {
-    flush();
-    life.move('stopped');
-    emit({ type: 'status', status: 'paused' });
-  }
-
-  /** An update or a step threw: the run fails (unless it is being disposed) and says why. */
-  function fail(error: unknown): void {
-    if (!life.can('fail')) return;
-    life.move('fail');
-    life.failure = errorText(error);
-    flush();
-    emit({ type: 'status', status: 'error', error: errorText(error) });
-  }
-
-  /**
-   * Trains slice by slice until paused: a slice is updates until `sliceMs` has passed (at least
-   * one), then a yield to the message loop. Where the lab hands out turns, each slice waits for
-   * one, and its time is counted when it passes the turn on.
-   */
-  async function train(active: Trainer<Settings>): Promise<void> {
-    try {
-      let granted = await nextTurn();
-      while (granted) {
-        const sliceStart = performance.now();
-        do {
-          const metrics = await updateOnce(active);
-          if (goal?.reached(active.step, metrics)) {
-            goal = undefined; // reached: a later start brings its own
-            life.move('pause'); // it pauses itself, as pause() would
-          }
-          await drainBetweenUpdates();
-        } while (state() === 'training' && performance.now() - sliceStart <= sliceMs);
-        const ms = performance.now() - sliceStart;
-        await macrotask(); // a pause, an inspection or a live change comes in here
-        granted = await nextTurn(ms);
-      }
-    } catch (error) {
-      fail(error);
-    } finally {
-      activity = 'idle';
-      await drainBetweenUpdates();
-    }
-    // Paused (by pause() or by the goal) rather than failed or disposed: say so.
-    if (state() === 'pausing') finishPause();
-  }
-
-  /**
-   * Whether to train another slice: without turns, while running; with them, once the lab grants
-   * one (after `ms` of training, if this run held one). A paused run gives its turn back.
-   */
-  async function nextTurn(ms?: number): Promise<boolean> {
-    if (!turns) return state() === 'training';
-    if (state() !== 'training') {
-      if (ms !== undefined) await giveBack(ms);
-      return false;
-    }
-    activity = 'awaiting-turn';
-    boundaryWork = boundaryWork.then(drainBetweenUpdates); // what came in before the wait
-    const granted = await (ms === undefined ? turns.take() : turns.pass(ms));
-    activity = 'idle';
-    await boundaryWork; // an inspection or checkpoint answered during the wait
-    if (granted && state() !== 'training') {
-      await giveBack(0);
-      return false;
-    }
-    return granted;
-  }
-
-  /** Ends a held turn after `ms` of training. A lab that has gone cannot take it: no failure. */
-  function giveBack(ms: number): Promise<void> {
-    return Promise.resolve(turns?.give(ms)).catch(() => {});
-  }
-
-  /** A pause while the run waits for a turn: stop waiting (the loop then ends). */
-  function stopWaiting(): void {
-    if (activity === 'awaiting-turn' && turns) void Promise.resolve(turns.cancel()).catch(() => {});
-  }
-
-  /**
-   * Runs one-time work that trains (a warm-up, a reward model, a replay) on turns, as training
-   * runs: it takes a turn first, passes it on at a `yieldPoint` once a slice of `sliceMs` has gone
-   * by, and gives it back at the end, also on failure. Without turns (Node) it runs straight through.
-   */
-  async function onTurns<T>(work: (yieldPoint: () => Promise<void>) => Promise<T>): Promise<T> {
-    const held = turns;
-    if (!held) return work(async () => {});
-    await held.take();
-    let sliceStart = performance.now();
-    try {
-      return await work(async () => {
-        if (performance.now() - sliceStart <= sliceMs) return;
-        await held.pass(performance.now() - sliceStart);
-        sliceStart = performance.now();
-      });
-    } finally {
-      await giveBack(performance.now() - sliceStart);
-    }
-  }
-
-  /**
-   * Brings the run to update `plan.steps` with the recorded live changes (see ReplayPlan), from
-   * where it is: update 0, or a checkpoint's step.
-   */
-  async function replayRun(active: Trainer<Settings>, plan: ReplayPlan): Promise<void> {
-    if (active.step >= plan.steps) return;
-    let lastReport = performance.now();
-    await onTurns(async (yieldPoint) => {
-      for (let step = active.step + 1; step <= plan.steps; step++) {
-        for (const change of plan.changes) {
-          if (change.step === step) active.setHyperparams(change.changes);
-        }
-        await active.update();
-        if (performance.now() - lastReport > 200 || step === plan.steps) {
-          emit({ type: 'replay', done: step, total: plan.steps });
-          lastReport = performance.now();
-          await macrotask();
-        }
-        if (step < plan.steps) await yieldPoint();
-      }
-    });
-  }
+  const training = () => state() === 'training';
+  const messages = new RunMessages(() => trainer, flushMs, maxPoints);
+  const boundary: UpdateBoundary = new UpdateBoundary(training, () => loop.current);
+  const turns = new RunTurns(sliceMs, boundary, training);
+  const loop: TrainingLoop = new TrainingLoop(life, messages, boundary, turns, sliceMs);
+  const emit = messages.emit;
 
   /** The trainer, for commands that update or change it; refused before it is built and after. */
   function requireTrainer(): Trainer<Settings> {
@@ -278,28 +82,19 @@ export function createRunHost({
     return hasTrainer(state()) || state() === 'failed' ? trainer : undefined;
   }
 
-  /** Builds the trainer for `spec`: an environment run at once, a language model on turns. */
-  async function build(
+  /** Builds the trainer and replays it to the saved update; the built model is kept to be freed. */
+  async function buildAndReplay(
     spec: RunSpec,
+    replay: ReplayPlan | undefined,
     checkpoint: RunCheckpoint | undefined,
   ): Promise<Trainer<Settings>> {
-    const algo = algorithm(spec.algo);
-    if (algo.family === 'env') {
-      const created = algo.create(spec.env as never, spec.config, spec.seed);
-      if (checkpoint) resumeEnvRun(created, spec.algo, checkpoint);
-      takeCheckpoint = envCheckpointTaker(created);
-      exportModel = envOnnxExporter(created);
-      emit({ type: 'backend', kind: 'cpu', line: 'CPU — environment algorithms run on the CPU' });
-      return created;
-    }
-    // The warm-up and a reward model train like a run: on turns, in slices.
-    const run = await onTurns((yieldPoint) =>
-      setUpLmRun(spec, algo, { ...lm, yieldPoint, emit, resume: checkpoint }),
-    );
-    takeCheckpoint = run.checkpoint;
+    const context = { emit, turns, lm };
+    const run = await buildRun(spec, checkpoint, context);
+    saving = { checkpoint: run.checkpoint, exportOnnx: run.exportOnnx };
     disposeModel = run.dispose;
-    exportModel = run.exportOnnx;
-    return run.trainer;
+    const built = run.trainer;
+    if (replay) await replayRun(built, replay, context);
+    return built;
   }
 
   return {
@@ -312,8 +107,8 @@ export function createRunHost({
     ): Promise<void> {
       if (state() === 'disposed') throw new Error("this worker's run was disposed");
       if (state() !== 'created') throw new Error('this worker already hosts a run');
-      listener = onMessage;
-      turns = trainingTurns;
+      messages.listener = onMessage;
+      turns.turns = trainingTurns;
       const spec = withDefaultSettings(given);
       const errors = checkRunSpec(spec);
       if (errors.length) throw new Error(errors.map((e) => e.message).join('; '));
@@ -325,8 +120,7 @@ export function createRunHost({
       emit({ type: 'status', status: 'warming' });
       let built: Trainer<Settings>;
       try {
-        built = await build(spec, checkpoint);
-        if (replay) await replayRun(built, replay);
+        built = await buildAndReplay(spec, replay, checkpoint);
       } catch (error) {
         if (life.can('fail')) {
           life.move('fail');
@@ -343,7 +137,7 @@ export function createRunHost({
       trainer = built;
       life.move('built');
       // A replay's metrics and events are the saved run's: the UI has them already.
-      sentEvents = built.events.length;
+      messages.eventsSent(built.events.length);
       // From here on, each update says when it generates and when it updates (not the replay's).
       built.onPhase = (phase) => emit({ type: 'phase', phase, update: built.step + 1 });
       emit({ type: 'update', points: [], events: [], config: { ...built.config } });
@@ -354,32 +148,32 @@ export function createRunHost({
       const active = requireTrainer();
       const watch = GoalWatch.start(given, active.step); // a bad goal is refused before a start
       if (state() === 'training') return;
-      await loop; // a pause under way ends first
+      await loop.current; // a pause under way ends first
       if (state() === 'training') return; // another start came in meanwhile
-      goal = watch;
+      loop.goal = watch;
       life.move('start');
       emit({ type: 'status', status: 'running' });
-      loop = train(active);
+      loop.current = loop.run(active);
     },
 
     async pause(): Promise<void> {
       if (state() === 'training') {
         life.move('pause');
-        stopWaiting();
+        turns.stopWaiting();
       }
-      // The training loop ends the pause (finishPause); one under way is waited for too.
-      if (state() === 'pausing') await loop;
+      // The training loop ends the pause; one under way is waited for too.
+      if (state() === 'pausing') await loop.current;
     },
 
     async step(): Promise<void> {
       requireTrainer();
       if (state() === 'training') throw new Error('pause the run before stepping it');
-      await loop;
+      await loop.current;
       if (state() === 'training') throw new Error('pause the run before stepping it');
       const active = requireTrainer();
-      loop = updateOnce(active).then(() => {}, fail);
-      await loop;
-      flush();
+      loop.current = loop.update(active).then(() => {}, loop.fail);
+      await loop.current;
+      messages.flush();
     },
 
     async setHyperparams(partial: Settings): Promise<HyperparamResult> {
@@ -388,7 +182,7 @@ export function createRunHost({
         active.setHyperparams(partial);
         // The update under way (on a GPU, messages come in while it awaits the device) has read
         // its settings already: the change starts with the one after it.
-        return { ok: true, appliesAt: active.step + (activity === 'updating' ? 2 : 1) };
+        return { ok: true, appliesAt: active.step + (boundary.activity === 'updating' ? 2 : 1) };
       } catch (error) {
         return { ok: false, error: errorText(error) };
       }
@@ -397,32 +191,32 @@ export function createRunHost({
     async inspect() {
       const active = readableTrainer();
       if (!active?.inspect) return null;
-      return atBoundary(async () => (await active.inspect!()) ?? null);
+      return boundary.at(async () => (await active.inspect!()) ?? null);
     },
 
     async exportOnnx() {
-      const model = exportModel;
+      const model = saving?.exportOnnx;
       if (!readableTrainer() || !model) return null;
       // Reading the weights is a sync point on the GPU: between updates, like an inspection.
-      return atBoundary(model);
+      return boundary.at(model);
     },
 
     async checkpoint() {
-      const take = takeCheckpoint;
+      const take = saving?.checkpoint;
       if (!readableTrainer() || !take) return null;
       // Reading the weights and moments is a sync point on the GPU: between updates.
-      return atBoundary(take);
+      return boundary.at(take);
     },
 
     async dispose(): Promise<void> {
       if (life.can('dispose')) life.move('dispose');
-      stopWaiting();
-      await loop;
-      if (timer !== undefined) clearTimeout(timer);
+      turns.stopWaiting();
+      await loop.current;
+      messages.stop();
       disposeModel();
       disposeModel = () => {};
       trainer = undefined;
-      listener = undefined;
+      messages.listener = undefined;
     },
   };
 }

@@ -223,7 +223,6 @@ describe('readTrainFlags', () => {
     .map(([name, value]) => (value === null ? `--${name}` : `--${name}=${value}`));
 
   it('never crashes on any mix of flags: a named refusal or a run the lab would accept', () => {
-    const started = performance.now();
     let accepted = 0;
     fc.assert(
       fc.property(fc.array(flag, { maxLength: 6 }), (argv) => {
@@ -260,7 +259,6 @@ describe('readTrainFlags', () => {
     );
     // Enough mixes pass for the accepted side of the property to be tested too.
     expect(accepted).toBeGreaterThan(100);
-    // Parsing builds no model: the whole property stays well under the test's time limit.
-    expect(performance.now() - started).toBeLessThan(4000);
+    // How long a parse takes (it builds no model) is a row of the bench's input-guards suite.
   });
 });

@@ -25,13 +25,6 @@ describe('jsonDepthProblem', () => {
     );
   });
 
-  it('costs less than the JSON.parse it guards, on 20 MB of shallow JSON', () => {
-    const text = JSON.stringify(Array.from({ length: 2_000_000 }, (_, i) => [i % 1000, 'x[']));
-    let started = performance.now();
-    expect(jsonDepthProblem(text)).toBeUndefined();
-    const scan = performance.now() - started;
-    started = performance.now();
-    JSON.parse(text);
-    expect(scan).toBeLessThan(performance.now() - started);
-  });
+  // Its cost beside the JSON.parse it guards (20 MB of shallow JSON) is a row of the bench's
+  // input-guards suite: a timing, not a limit a loaded machine fails.
 });

@@ -3,7 +3,7 @@
  * resumed from the imported one goes on exactly as the run that never stopped; a damaged one is
  * refused with the JSON path of the first bad value.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { writeLabRunFile, ImportError, parseRunFile } from '../../src/compare/run-file';
 import type { RunCheckpoint } from '../../src/worker/run-checkpoint';
 import type { Settings } from '../../src/worker/run-protocol';
@@ -119,7 +119,7 @@ describe('a lab-run file carries its run’s checkpoint', () => {
     }
   });
 
-  it('refuses a vector snapshot nested 2e6 deep (10 MB) before parsing it, fast', async () => {
+  it('refuses a vector snapshot nested 2e6 deep (10 MB) before parsing it', async () => {
     const spec = cartPoleSpec();
     const file = JSON.parse(
       writeLabRunFile({
@@ -139,12 +139,29 @@ describe('a lab-run file carries its run’s checkpoint', () => {
       '"BOMB"',
       '{"a":'.repeat(depth) + '{}' + '}'.repeat(depth),
     );
-    const started = performance.now();
-    expect(() => parseRunFile(text, catalog)).toThrow(
+    // JSON.parse alone takes seconds and hundreds of MB on this: the depth scan refuses it first,
+    // within the bomb's first 65 levels (5 characters each) of its 2e6, and JSON.parse never sees it.
+    const bombAt = text.indexOf('{"a":{"a":');
+    const parse = vi.spyOn(JSON, 'parse');
+    let refusal: unknown;
+    let parsed: number;
+    try {
+      parseRunFile(text, catalog);
+    } catch (error) {
+      refusal = error;
+    } finally {
+      parsed = parse.mock.calls.length;
+      parse.mockRestore();
+    }
+    expect(parsed, 'JSON.parse calls').toBe(0);
+    expect(refusal).toBeInstanceOf(ImportError);
+    const message = (refusal as ImportError).message;
+    expect(message).toMatch(
       /^\(file\): nests deeper than 64 arrays and objects \(at character \d+\)/,
     );
-    // JSON.parse alone takes seconds and hundreds of MB on this; the check before it does not.
-    expect(performance.now() - started).toBeLessThan(500);
+    const at = Number(/at character (\d+)/.exec(message)![1]);
+    expect(at).toBeGreaterThan(bombAt);
+    expect(at).toBeLessThanOrEqual(bombAt + 5 * 65);
     // A snapshot of a sane depth is still read (the envs check its fields when the run is built).
     obj(obj(obj(file.checkpoint).trainer).env).vector = { a: [[[[1]]]] };
     expect(parseRunFile(JSON.stringify(file), catalog).checkpoint).toBeDefined();

@@ -27,9 +27,8 @@ describe('watchWorker and guardApi with real workers', () => {
     const failure = new WorkerFailure();
     watchWorker(worker).onFailure((reason) => failure.fail(new Error(`stopped: ${reason}`)));
     const api = guardApi(wrap<{ pause(): Promise<void> }>(worker), failure);
-    const started = performance.now();
+    // It settles: without the guard it would hang until the test's own timeout failed it.
     await expect(api.pause()).rejects.toThrow(/stopped: .*out of memory/);
-    expect(performance.now() - started).toBeLessThan(5000);
     // Later calls do not reach it, and fail at once.
     await expect(api.pause()).rejects.toThrow(/stopped: .*out of memory/);
   });
