@@ -73,6 +73,8 @@ export default defineConfig({
         test: {
           name: 'browser',
           include: [...gpuTests, 'tests/**/*.browser.test.ts'],
+          // The CLI runs in Node only: its GPU tests (files, Dawn) have no browser counterpart.
+          exclude: ['tests/gpu/cli/**'],
           testTimeout: 60_000,
           browser: {
             enabled: true,
