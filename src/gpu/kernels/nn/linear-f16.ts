@@ -65,8 +65,9 @@ export const linearF16GemvKernel = defineKernel({
 
 /** Output rows and columns per tiled workgroup (TILE). */
 const TILE = reflectConstant(tiledSource, 'TILE');
-/** Output features per GEMV workgroup (OUTS). */
+/** Output features per GEMV workgroup (OUTS), and most rows per pass over W (MAX_ROW_BLOCK). */
 const GEMV_OUTS = reflectConstant(gemvSource, 'OUTS');
+const GEMV_MAX_ROW_BLOCK = reflectConstant(gemvSource, 'MAX_ROW_BLOCK');
 
 /**
  * Most rows the forward sends to the GEMV kernel: a decoding batch. Past it the tiled kernel
@@ -119,7 +120,9 @@ export async function encodeLinearF16Forward(
   const bias = buffers.b ?? buffers.x;
   const hasBias = buffers.b ? 1 : 0;
   if (kernel === 'gemv') {
-    const pipeline = await gpu.pipelines.get(linearF16GemvKernel);
+    const pipeline = await gpu.pipelines.get(linearF16GemvKernel, {
+      ROW_BLOCK: Math.min(rows, GEMV_MAX_ROW_BLOCK),
+    });
     batch.dispatch(linearF16GemvKernel, {
       pipeline,
       buffers: { x: buffers.x, w: buffers.w, bias, y: buffers.y },
