@@ -7,14 +7,18 @@
 // 128-byte run per team per step, coalesced), widens each pair with unpack2x16float and
 // multiplies it into the block's ROW_BLOCK accumulators. With rows ≤ ROW_BLOCK that is one pass
 // over W; a larger batch walks the same row again per block, from cache (the team's row was just
-// read). Each team then sums its lanes through workgroup memory, and lane j writes row j's output.
+// read). The lanes' partial sums meet in workgroup memory, where lane j of the team adds up row
+// j's and writes its output.
 // inDim is even (the wrapper checks): a row of W is whole words and a row of x whole vec2s.
 // Grid: ⌈outDim / OUTS⌉ workgroups over (x, y) past 65,535.
 
 const LANES: u32 = 32u;      // threads per output feature
 const OUTS: u32 = 8u;        // output features per workgroup
 const THREADS: u32 = 256u;   // LANES · OUTS
-const ROW_BLOCK: u32 = 8u;   // rows per pass over W (accumulators per thread); ≤ LANES
+const MAX_ROW_BLOCK: u32 = 8u;  // accumulators per thread; ≤ LANES
+// Rows per pass over W, ≤ MAX_ROW_BLOCK: the wrapper sets min(rows, 8), so a batch of one does
+// one multiply-add per weight, not eight guarded ones (a pipeline per value, cached).
+override ROW_BLOCK: u32 = 8u;
 
 struct Params {
   rows: u32,
@@ -30,7 +34,7 @@ struct Params {
 @group(0) @binding(4) var<storage, read_write> y: array<f32>;   // (rows, outDim)
 
 // partial[j · THREADS + tid]: thread tid's share of row r0 + j of its team's output.
-var<workgroup> partial: array<f32, ROW_BLOCK * THREADS>;
+var<workgroup> partial: array<f32, MAX_ROW_BLOCK * THREADS>;
 
 @compute @workgroup_size(THREADS)
 fn main(
@@ -49,7 +53,7 @@ fn main(
   for (var r0 = 0u; r0 < params.rows; r0 += ROW_BLOCK) {
     let block = min(ROW_BLOCK, params.rows - r0);
     // Zeroed explicitly each block: a declaration inside a loop is not relied on to re-zero.
-    var acc: array<f32, ROW_BLOCK>;
+    var acc: array<f32, MAX_ROW_BLOCK>;
     for (var j = 0u; j < ROW_BLOCK; j++) {
       acc[j] = 0.0;
     }
@@ -67,17 +71,14 @@ fn main(
       partial[j * THREADS + tid] = acc[j];
     }
     workgroupBarrier();
-    // Tree sum over the team's LANES threads, all ROW_BLOCK rows at once.
-    for (var s = LANES / 2u; s > 0u; s >>= 1u) {
-      if (lane < s) {
-        for (var j = 0u; j < ROW_BLOCK; j++) {
-          partial[j * THREADS + tid] += partial[j * THREADS + tid + s];
-        }
-      }
-      workgroupBarrier();
-    }
+    // Lane j sums row j's LANES partials of its team in lane order (one barrier, not a tree's
+    // log2(LANES): barriers dominate on software adapters, and 32 reads are cheap on hardware).
     if (live && lane < block) {
-      var v = partial[lane * THREADS + team * LANES];
+      let first = lane * THREADS + team * LANES;
+      var v = 0.0;
+      for (var l = 0u; l < LANES; l++) {
+        v += partial[first + l];
+      }
       if (params.has_bias != 0u) {
         v += bias[o];
       }

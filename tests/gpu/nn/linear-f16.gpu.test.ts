@@ -59,15 +59,18 @@ const SHAPES: [number, number, number][] = [
 describe.skipIf(!gpu)('linear on f16 weights: GPU vs CPU reference', () => {
   const device = gpu!;
 
-  it('picks GEMV up to 64 rows and the tiled kernel above, unless told', () => {
-    expect(linearF16KernelFor(1)).toBe('gemv');
-    expect(linearF16KernelFor(64)).toBe('gemv');
-    expect(linearF16KernelFor(65)).toBe('tiled');
-    expect(linearF16KernelFor(1, 'tiled')).toBe('tiled');
-    expect(linearF16KernelFor(300, 'gemv')).toBe('gemv');
-    // A software adapter runs the tiles faster at any row count; a forced choice still holds.
-    expect(linearF16KernelFor(1, 'auto', true)).toBe('tiled');
-    expect(linearF16KernelFor(1, 'gemv', true)).toBe('gemv');
+  it('picks GEMV up to 64 rows on hardware, the tiled kernel above and on software, unless told', () => {
+    const hardware = { ...device.summary, isFallbackAdapter: false, architecture: 'ampere' };
+    const software = { ...device.summary, isFallbackAdapter: true, architecture: 'swiftshader' };
+    expect(linearF16KernelFor(hardware, 1)).toBe('gemv');
+    expect(linearF16KernelFor(hardware, 64)).toBe('gemv');
+    expect(linearF16KernelFor(hardware, 65)).toBe('tiled');
+    expect(linearF16KernelFor(software, 1)).toBe('tiled');
+    expect(linearF16KernelFor(hardware, 1, 'tiled')).toBe('tiled');
+    expect(linearF16KernelFor(software, 300, 'gemv')).toBe('gemv');
+    expect(() => linearF16KernelFor(hardware, 1, 'fast' as 'gemv')).toThrow(
+      /linearF16Forward: kernel must be one of/,
+    );
   });
 
   it.each(SHAPES)(

@@ -8,8 +8,8 @@
  *
  * Dispatch: tiled, one 16 × 16-thread workgroup per 64 × 64 output tile, grid (⌈n/64⌉, ⌈m/64⌉);
  * GEMV, one 256-thread workgroup per OUTS output features, grid ⌈outDim / OUTS⌉ over (x, y).
- * The forward picks GEMV up to LINEAR_F16_GEMV_MAX_ROWS rows and the tiled kernel above;
- * `kernel` forces one (tests, benchmarks).
+ * The forward picks GEMV up to LINEAR_F16_GEMV_MAX_ROWS rows on hardware and the tiled kernel
+ * otherwise (linearF16KernelFor); `kernel` forces one (tests, benchmarks).
  */
 import gemvSource from '../../../../kernels/nn/linear_f16_gemv.wgsl?raw';
 import tiledSource from '../../../../kernels/nn/linear_f16.wgsl?raw';
@@ -21,6 +21,7 @@ import {
 import type { LinearShape } from '../../../ops/nn/linear';
 import { checkOneOf } from '../../../ops/validate';
 import type { BufferRef, CommandBatch } from '../../batch';
+import type { AdapterSummary } from '../../adapter-summary';
 import type { GpuContext } from '../../context';
 import { defineKernel } from '../../kernel';
 import { workgroupGrid } from '../../batch';
@@ -65,12 +66,14 @@ export const linearF16GemvKernel = defineKernel({
 
 /** Output rows and columns per tiled workgroup (TILE). */
 const TILE = reflectConstant(tiledSource, 'TILE');
-/** Output features per GEMV workgroup (OUTS). */
+/** Output features per GEMV workgroup (OUTS), and most rows per pass over W (MAX_ROW_BLOCK). */
 const GEMV_OUTS = reflectConstant(gemvSource, 'OUTS');
+const GEMV_MAX_ROW_BLOCK = reflectConstant(gemvSource, 'MAX_ROW_BLOCK');
 
 /**
- * Most rows the forward sends to the GEMV kernel: a decoding batch. Past it the tiled kernel
- * reuses each staged row of x across 64 outputs, where GEMV would re-walk W once per 8 rows.
+ * Most rows the forward sends to the GEMV kernel on a hardware adapter: a decoding batch. Past it
+ * the tiled kernel reuses each staged row of x across 64 outputs, where GEMV would re-walk W once
+ * per 8 rows.
  */
 export const LINEAR_F16_GEMV_MAX_ROWS = 64;
 
@@ -78,27 +81,24 @@ export const LINEAR_F16_KERNELS = ['auto', 'tiled', 'gemv'] as const;
 export type LinearF16KernelChoice = (typeof LINEAR_F16_KERNELS)[number];
 
 /**
- * The kernel the forward runs for `rows` rows under `choice`. 'auto' takes the GEMV up to
- * LINEAR_F16_GEMV_MAX_ROWS rows on a hardware adapter; a software one (SwiftShader) runs the
- * GEMV's 256-thread workgroups and barriers far slower than the tiles (measured: a 12-token
- * generation of llama-tiny 25–48 s against 2–13 s), so there 'auto' is always tiled.
+ * The kernel the forward runs for `rows` rows under `choice`. 'auto' on a software adapter
+ * (SwiftShader) is always the tiled kernel: there every invocation and barrier costs CPU time,
+ * and GEMV's 256 threads per 8 outputs ran slower than the tiled kernel's 256 per 64 × 64 tile at
+ * every SmolLM2 shape of the linear-f16 bench. On hardware, GEMV up to LINEAR_F16_GEMV_MAX_ROWS.
  */
 export function linearF16KernelFor(
+  summary: AdapterSummary,
   rows: number,
   choice: LinearF16KernelChoice = 'auto',
-  software = false,
 ): 'tiled' | 'gemv' {
   checkOneOf('linearF16Forward', 'kernel', choice, LINEAR_F16_KERNELS);
   if (choice !== 'auto') return choice;
-  return rows <= LINEAR_F16_GEMV_MAX_ROWS && !software ? 'gemv' : 'tiled';
-}
-
-function isSoftware(gpu: GpuContext): boolean {
-  return gpu.summary.isFallbackAdapter || gpu.summary.architecture === 'swiftshader';
+  if (summary.isFallbackAdapter || summary.architecture === 'swiftshader') return 'tiled';
+  return rows <= LINEAR_F16_GEMV_MAX_ROWS ? 'gemv' : 'tiled';
 }
 
 export interface LinearF16ForwardOptions {
-  /** 'auto' (default): GEMV up to LINEAR_F16_GEMV_MAX_ROWS rows, tiled above. */
+  /** 'auto' (default): linearF16KernelFor() — by rows and adapter. */
   kernel?: LinearF16KernelChoice;
 }
 
@@ -113,7 +113,7 @@ export async function encodeLinearF16Forward(
   const op = 'linearF16Forward';
   checkLinearF16Shape(shape, op);
   const { rows, inDim, outDim } = shape;
-  const kernel = linearF16KernelFor(rows, options.kernel, isSoftware(gpu));
+  const kernel = linearF16KernelFor(gpu.summary, rows, options.kernel);
   // A u32 word and an f32 are both 4 bytes: the f32 binding checks serve the packed weight.
   checkBindings(
     gpu,
@@ -129,7 +129,9 @@ export async function encodeLinearF16Forward(
   const bias = buffers.b ?? buffers.x;
   const hasBias = buffers.b ? 1 : 0;
   if (kernel === 'gemv') {
-    const pipeline = await gpu.pipelines.get(linearF16GemvKernel);
+    const pipeline = await gpu.pipelines.get(linearF16GemvKernel, {
+      ROW_BLOCK: Math.min(rows, GEMV_MAX_ROW_BLOCK),
+    });
     batch.dispatch(linearF16GemvKernel, {
       pipeline,
       buffers: { x: buffers.x, w: buffers.w, bias, y: buffers.y },
@@ -197,7 +199,7 @@ export async function linearF16ForwardGpu(
   options: LinearF16ForwardOptions = {},
 ): Promise<Float32Array> {
   checkLinearF16ForwardInput(x, w, b, shape);
-  linearF16KernelFor(shape.rows, options.kernel);
+  linearF16KernelFor(gpu.summary, shape.rows, options.kernel);
   const pooled = new PooledBuffers(gpu);
   try {
     const size = shape.rows * shape.outDim;
