@@ -6,6 +6,7 @@
 import { algorithm } from '../rl/registry';
 import { timedUpdate, type Metrics, type Trainer } from '../rl/trainer';
 import { GoalWatch } from './run-goal';
+import { keepUpdate } from './kept-updates';
 import { checkpointProblem, type RunCheckpoint } from './run-checkpoint';
 import { envCheckpointTaker, resumeEnvRun } from './env-checkpoint';
 import { envOnnxExporter } from './env-export';
@@ -13,6 +14,8 @@ import { setUpLmRun, type LmRun, type LmRunOptions } from './lm-setup';
 import { bucketPoints } from './metric-buckets';
 import type {
   HyperparamResult,
+  Inspection,
+  KeptInspection,
   MetricPoint,
   ReplayPlan,
   RunListener,
@@ -84,6 +87,27 @@ export function createRunHost({
   let turns: TrainingTurns | undefined;
   /** Between-update work started while the loop waited for a turn. */
   let boundaryWork: Promise<void> = Promise.resolve();
+  /** Language models: updates kept for the inspector besides the last (kept-updates.ts). */
+  let keepsUpdates = false;
+  let kept: KeptInspection[] = [];
+  /** The metric whose rise is kept: a lesson goal's, else the mean reward. */
+  let keptMetric = 'reward/mean';
+  /** That metric at the update before. */
+  let keptPrevious: number | undefined;
+
+  /** Offers the update just made to the kept updates: read (between updates) only if kept. */
+  function keepThisUpdate(active: Trainer<Settings>, metrics: Metrics): void {
+    if (!keepsUpdates || !active.inspect) return;
+    const value = metrics[keptMetric];
+    const gain =
+      keptPrevious === undefined || value === undefined ? undefined : value - keptPrevious;
+    if (value !== undefined) keptPrevious = value;
+    kept = keepUpdate(kept, active.step, gain, () => {
+      const read = active.inspect!();
+      // A language model's inspection is read at once; one that is awaited is not kept.
+      return read instanceof Promise ? undefined : (read as Inspection | undefined);
+    });
+  }
 
   async function drainBetweenUpdates(): Promise<void> {
     const queued = betweenUpdates;
@@ -130,6 +154,7 @@ export function createRunHost({
       activity = 'idle';
     }
     points.push({ step: active.step, metrics });
+    keepThisUpdate(active, metrics);
     // Sent now once flushMs has passed since the last batch. A timer cannot fire while the next
     // update holds the worker's thread: a language model's second-long update would then reach
     // the page only after the next one had finished too, and the reader, seeing an update behind,
@@ -297,6 +322,7 @@ export function createRunHost({
       setUpLmRun(spec, algo, { ...lm, yieldPoint, emit, resume: checkpoint }),
     );
     takeCheckpoint = run.checkpoint;
+    keepsUpdates = true;
     disposeModel = run.dispose;
     exportModel = run.exportOnnx;
     return run.trainer;
@@ -353,6 +379,7 @@ export function createRunHost({
     async start(given?: RunGoal): Promise<void> {
       const active = requireTrainer();
       const watch = GoalWatch.start(given, active.step); // a bad goal is refused before a start
+      if (given?.check) keptMetric = given.check.metric;
       if (state() === 'training') return;
       await loop; // a pause under way ends first
       if (state() === 'training') return; // another start came in meanwhile
@@ -398,6 +425,10 @@ export function createRunHost({
       const active = readableTrainer();
       if (!active?.inspect) return null;
       return atBoundary(async () => (await active.inspect!()) ?? null);
+    },
+
+    async inspectKept() {
+      return readableTrainer() ? [...kept] : [];
     },
 
     async exportOnnx() {
