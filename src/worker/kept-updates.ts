@@ -19,6 +19,8 @@ export interface Kept<T> {
   step: number;
   /** The rise: its metric's gain over the update before (undefined for 'first'). */
   gain?: number;
+  /** The rise: the metric that gained. */
+  metric?: string;
   item: T;
 }
 
@@ -29,13 +31,15 @@ export const MAX_KEPT = 2;
  * The kept updates once update `step` has come with `gain` (its metric's change over the
  * previous update; undefined without one): it becomes 'first' when there is none, and 'rise'
  * when its gain is positive and larger than the kept rise's (a tie keeps the earlier). `read`
- * gives the update's item, called at most once and only when the update is kept.
+ * gives the update's item, called at most once and only when the update is kept; `metric`
+ * names what the gain is in.
  */
 export function keepUpdate<T>(
   kept: readonly Kept<T>[],
   step: number,
   gain: number | undefined,
   read: () => T | undefined,
+  metric?: string,
 ): Kept<T>[] {
   const first = kept.find((k) => k.role === 'first');
   const rise = kept.find((k) => k.role === 'rise');
@@ -47,7 +51,7 @@ export function keepUpdate<T>(
   if (item === undefined) return [...kept];
   const next: Kept<T>[] = [];
   next.push(takesFirst ? { role: 'first', step, item } : first!);
-  if (takesRise) next.push({ role: 'rise', step, gain, item });
+  if (takesRise) next.push({ role: 'rise', step, gain, ...(metric ? { metric } : {}), item });
   else if (rise) next.push(rise);
   return next;
 }

@@ -102,11 +102,17 @@ export function createRunHost({
     const gain =
       keptPrevious === undefined || value === undefined ? undefined : value - keptPrevious;
     if (value !== undefined) keptPrevious = value;
-    kept = keepUpdate(kept, active.step, gain, () => {
-      const read = active.inspect!();
-      // A language model's inspection is read at once; one that is awaited is not kept.
-      return read instanceof Promise ? undefined : (read as Inspection | undefined);
-    });
+    kept = keepUpdate(
+      kept,
+      active.step,
+      gain,
+      () => {
+        const read = active.inspect!();
+        // A language model's inspection is read at once; one that is awaited is not kept.
+        return read instanceof Promise ? undefined : (read as Inspection | undefined);
+      },
+      keptMetric,
+    );
   }
 
   async function drainBetweenUpdates(): Promise<void> {
