@@ -15,15 +15,7 @@
  *
  * op is one of >=, <=, >, <. Pure functions: the widget and the CPU tests share them.
  */
-import {
-  BASELINE,
-  WINDOW,
-  baselineMean,
-  compare,
-  windowMean,
-  type CheckOp,
-  type MetricCheck,
-} from '../worker/metric-check';
+import { BASELINE, WINDOW, compare, type CheckOp, type MetricCheck } from '../worker/metric-check';
 import type { Inspection } from '../worker/run-protocol';
 
 type GridInspection = Extract<Inspection, { kind: 'grid' }>;
@@ -75,32 +67,6 @@ export function parseCheck(text: string): Check | string {
     return { kind: 'path', op, value, text: text.trim() };
   }
   return { kind: 'metric', metric: name, op, value, after, gain, text: text.trim() };
-}
-
-/**
- * One line for a widget while its check is not yet met: where the run stands against the target,
- * e.g. "start 0.27, last 10: 0.49 — gain +0.22, target >= +0.30", or "last 10: 0.41, target >=
- * 0.50"; before the check has its updates, the latest value and the target, so the wait for the
- * first updates already says what the run is aiming at.
- */
-export function checkStanding(
-  check: Check & { kind: 'metric' },
-  values: readonly number[],
-): string {
-  const fmt = (x: number) => (Math.abs(x) >= 100 ? x.toFixed(0) : x.toFixed(2));
-  const signed = (x: number) => (x >= 0 ? `+${fmt(x)}` : fmt(x));
-  const need = check.gain ? BASELINE + WINDOW : WINDOW;
-  if (values.length < need) {
-    const latest = values.length ? `latest ${fmt(values.at(-1)!)} — ` : '';
-    const target = check.gain
-      ? `gain ${check.op} ${signed(check.value)}`
-      : `${check.op} ${fmt(check.value)}`;
-    return `${latest}${values.length} of the ${need} updates the check needs, target ${target}`;
-  }
-  const mean = windowMean(values)!;
-  if (!check.gain) return `last ${WINDOW}: ${fmt(mean)}, target ${check.op} ${fmt(check.value)}`;
-  const start = baselineMean(values)!;
-  return `start ${fmt(start)}, last ${WINDOW}: ${fmt(mean)} — gain ${signed(mean - start)}, target ${check.op} ${signed(check.value)}`;
 }
 
 export interface GreedyPath {

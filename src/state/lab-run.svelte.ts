@@ -10,6 +10,7 @@ import type { RunPort } from './run-port';
 import { STORED_RUN_VERSION, type Series, type StoredRun } from './run-store';
 import type {
   Inspection,
+  KeptInspection,
   ReplayPlan,
   RunEvent,
   RunMessage,
@@ -45,6 +46,7 @@ export function freshProgress(spec: RunSpec) {
     steps: 0,
     storedBackend: undefined,
     inspection: undefined,
+    kept: [],
     phase: undefined,
     checkPassedAt: undefined,
     stoppedBy: undefined,
@@ -83,6 +85,11 @@ export class LabRun {
    * (kept-inspection.ts): what the inspector shows once the run is stored.
    */
   inspection = $state.raw<Inspection | undefined>(undefined);
+  /**
+   * Earlier updates the inspector can open besides the last (a language model's first and its
+   * rise, worker/kept-updates.ts), each bounded as `inspection` is.
+   */
+  kept = $state.raw<KeptInspection[]>([]);
   /** The lesson widget that opened the run ('lesson-id#widget-id'): it shows the run again. */
   origin: string | undefined;
   /** A lesson run's check and budget: where it stops by itself (lesson-goal.ts). */
@@ -129,6 +136,7 @@ export class LabRun {
     run.goal = stored.goal;
     run.checkPassedAt = stored.checkPassedAt;
     run.inspection = stored.inspection;
+    run.kept = Array.isArray(stored.kept) ? stored.kept : [];
     return run;
   }
 
@@ -153,6 +161,7 @@ export class LabRun {
       ...(this.goal ? { goal: this.goal } : {}),
       ...(this.checkPassedAt !== undefined ? { checkPassedAt: this.checkPassedAt } : {}),
       ...(this.inspection ? { inspection: this.inspection } : {}),
+      ...(this.kept.length ? { kept: this.kept } : {}),
       // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a timestamp, not state
       savedAt: new Date().toISOString(),
     };

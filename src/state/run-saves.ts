@@ -4,7 +4,7 @@
  * from its worker at most every INSPECT_EVERY_MS (kept-inspection.ts bounds it), so that a stored
  * run can still be inspected.
  */
-import { keptInspection } from './kept-inspection';
+import { keptInspection, keptUpdates } from './kept-inspection';
 import type { LabRun } from './lab-run.svelte';
 import type { RunStorePort } from './run-store';
 import { errorText } from '../util/error-text';
@@ -100,7 +100,8 @@ export class RunSaves {
   }
 
   /**
-   * Reads the run's last update into LabRun.inspection (to be saved with it): at most every
+   * Reads the run's last update into LabRun.inspection, and (`now`) its earlier kept ones into
+   * LabRun.kept (to be saved with it): at most every
    * INSPECT_EVERY_MS unless `now`, only when it has an update not yet kept, and never waiting more
    * than INSPECT_WAIT_MS on its worker.
    */
@@ -113,6 +114,12 @@ export class RunSaves {
     try {
       const fresh = await within(port.api.inspect(), INSPECT_WAIT_MS);
       if (fresh && run.port === port) run.inspection = keptInspection(fresh);
+      // The earlier updates worth opening (worker/kept-updates.ts): read when a pause or a park
+      // saves the run (the inspector reads them on request), not with every periodic save.
+      if (now) {
+        const earlier = await within(port.api.inspectKept(), INSPECT_WAIT_MS);
+        if (earlier && run.port === port) run.kept = keptUpdates(run.kept, earlier);
+      }
     } catch {
       // Kept as it was; the next save reads it again.
     }

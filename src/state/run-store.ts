@@ -10,6 +10,7 @@ import type { LessonGoal } from './lesson-goal';
 import type { CheckpointStorePort } from './run-checkpoints';
 import {
   type Inspection,
+  type KeptInspection,
   type RunEvent,
   type RunSpec,
   type Settings,
@@ -48,6 +49,8 @@ export interface StoredRun {
   checkPassedAt?: number;
   /** Its last update's samples (kept-inspection.ts, bounded), for the inspector once stored. */
   inspection?: Inspection;
+  /** Earlier updates kept for the inspector (LabRun.kept), each bounded like `inspection`. */
+  kept?: KeptInspection[];
   savedAt: string;
 }
 

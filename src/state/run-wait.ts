@@ -1,9 +1,12 @@
 /**
  * What a lesson widget says while the reader waits on its run: the phase it is in (loading the
- * model, warm-up, generating, updating), and about how long is left to the lesson's budget of
- * updates, from the seconds its updates measured. A first language-model update takes seconds on
- * the CPU; an empty chart with no word of why reads as a hang.
+ * model, warm-up, generating, updating), about how long to its check at the run's own trend
+ * (lessons/check-text.ts), and, secondary, how long to the lesson's budget of updates, from the
+ * seconds its updates measured. A first language-model update takes seconds on the CPU; an empty
+ * chart with no word of why reads as a hang.
  */
+import { checkEtaText, durationText, secondsEach } from '../lessons/check-text';
+import type { Check } from '../lessons/checks';
 import type { RunStatus, UpdatePhase } from '../worker/run-protocol';
 
 /** The parts of a LabRun the phase is read from. */
@@ -43,14 +46,6 @@ export function phaseText(run: WaitingRun, languageModel: boolean): string | und
   return run.steps === 0 ? 'starting the first update' : undefined;
 }
 
-/** Updates whose time the estimate averages (the latest ones: a run slows as answers grow). */
-const RECENT = 5;
-
-/** "42 s", "3 min". */
-function duration(seconds: number): string {
-  return seconds < 90 ? `${Math.max(1, Math.round(seconds))} s` : `${Math.round(seconds / 60)} min`;
-}
-
 /**
  * About how long until update `budget`, from the seconds per update measured so far (the
  * 'timing_s/step' series); undefined before two updates were measured or once the budget is
@@ -62,11 +57,10 @@ export function timeLeftText(
   budget: number,
 ): string | undefined {
   const left = budget - steps;
-  if (secondsPerUpdate.length < 2 || left <= 0) return undefined;
-  const recent = secondsPerUpdate.slice(-RECENT);
-  const each = recent.reduce((sum, s) => sum + s, 0) / recent.length;
+  const each = secondsEach(secondsPerUpdate);
+  if (each === undefined || left <= 0) return undefined;
   const updates = left === 1 ? '1 update' : `${left} updates`;
-  return `about ${duration(each * left)} left: ${updates} to ${budget} at ${each.toFixed(1)} s each`;
+  return `about ${durationText(each * left)} left: ${updates} to ${budget} at ${each.toFixed(1)} s each`;
 }
 
 /** The parts of a LabRun the whole wait line is read from. */
@@ -74,25 +68,40 @@ export interface TimedRun extends WaitingRun {
   spec: { task?: string };
   series: Record<string, { y: readonly number[] }>;
   /** A lesson run's budget (lesson-goal.ts); a lab run has none. */
-  goal: { budget?: number } | undefined;
+  goal: { budget?: number; check?: Check } | undefined;
   checkPassedAt: number | undefined;
 }
 
 /**
- * What a lesson widget and a lab run card both say while a run is waited on: its phase, and
- * about how long is left where the run has a budget — a lesson run of a language model whose
- * check has not passed yet. A lab run has no budget: its phase alone.
+ * What a lesson widget and a lab run card both say while a run is waited on: its phase; where the
+ * run has a metric check not yet passed (a lesson run), about how long to it at the run's own
+ * trend (toCheck); and where it has a budget (a lesson run of a language model), how long to
+ * that (timeLeft) — a secondary line: a run's check passes well before its budget, as a rule.
+ * A lab run has neither: its phase alone.
  */
-export function waitLine(run: TimedRun): { phase?: string; timeLeft?: string } {
+export function waitLine(run: TimedRun): { phase?: string; toCheck?: string; timeLeft?: string } {
   const languageModel = run.spec.task !== undefined;
   const phase = phaseText(run, languageModel);
   const budget = run.goal?.budget;
+  const check = run.goal?.check;
+  const waiting = run.status === 'running' && run.checkPassedAt === undefined;
+  const timings = run.series['timing_s/step']?.y ?? [];
   const timeLeft =
-    run.status === 'running' &&
-    languageModel &&
-    budget !== undefined &&
-    run.checkPassedAt === undefined
-      ? timeLeftText(run.series['timing_s/step']?.y ?? [], run.steps, budget)
+    waiting && languageModel && budget !== undefined
+      ? timeLeftText(timings, run.steps, budget)
       : undefined;
-  return { ...(phase ? { phase } : {}), ...(timeLeft ? { timeLeft } : {}) };
+  const toCheck =
+    waiting && check?.kind === 'metric'
+      ? checkEtaText(
+          check,
+          run.series[check.metric]?.y ?? [],
+          timings,
+          budget === undefined ? undefined : Math.max(budget - run.steps, 0),
+        )
+      : undefined;
+  return {
+    ...(phase ? { phase } : {}),
+    ...(toCheck ? { toCheck } : {}),
+    ...(timeLeft ? { timeLeft } : {}),
+  };
 }

@@ -7,7 +7,7 @@
  * run-checkpoints.ts and training-slots.ts.
  */
 import { runToJson } from '../compare/run-file';
-import { keptInspection } from './kept-inspection';
+import { keptInspection, keptUpdates } from './kept-inspection';
 import { LabRun } from './lab-run.svelte';
 import { goalMet, workerGoal, type LessonGoal } from './lesson-goal';
 import { COLORBLIND_SAFE_PALETTE } from './palette';
@@ -23,6 +23,7 @@ import type {
   FieldError,
   HyperparamResult,
   Inspection,
+  KeptInspection,
   RunCatalog,
   RunSpec,
   Settings,
@@ -311,6 +312,21 @@ export class RunManager {
     }
     // A worker that has just brought a stored run back may have no update of its own yet.
     return fresh ?? run.inspection ?? null;
+  }
+
+  /**
+   * The run's earlier updates worth opening (its first and its rise): its worker's, merged with
+   * what the run kept (a stored run: those alone).
+   */
+  async inspectKept(run: LabRun): Promise<KeptInspection[]> {
+    const port = run.port;
+    if (!port) return run.kept;
+    const fresh = await port.api.inspectKept();
+    if (run.port === port) {
+      run.kept = keptUpdates(run.kept, fresh);
+      this.scheduleSave(run);
+    }
+    return run.kept;
   }
 
   /** A run's policy as ONNX bytes, null if it has none (its worker starts, replaying, if stored). */

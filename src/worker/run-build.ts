@@ -22,6 +22,8 @@ export interface BuiltRun {
   exportOnnx: (() => Promise<Uint8Array>) | undefined;
   /** Frees the model (GPU buffers); nothing to free for an environment run. */
   dispose(): void;
+  /** Whether the inspector keeps earlier updates of this run (language models). */
+  keepsUpdates: boolean;
 }
 
 export const macrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
@@ -59,6 +61,7 @@ export async function buildRun(
       checkpoint: envCheckpointTaker(created),
       exportOnnx: envOnnxExporter(created),
       dispose: () => {},
+      keepsUpdates: false,
     };
   }
   // The warm-up and a reward model train like a run: on turns, in slices.
@@ -70,6 +73,7 @@ export async function buildRun(
     checkpoint: run.checkpoint,
     exportOnnx: run.exportOnnx,
     dispose: run.dispose,
+    keepsUpdates: true,
   };
 }
 

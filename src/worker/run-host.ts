@@ -15,6 +15,7 @@ import { buildRun, checkCheckpoint, replayRun, type BuiltRun } from './run-build
 import type { RunCheckpoint } from './run-checkpoint';
 import { GoalWatch } from './run-goal';
 import type { LmRunOptions } from './lm-setup';
+import { KeptUpdates } from './run-kept';
 import { RunMessages } from './run-messages';
 import type {
   HyperparamResult,
@@ -65,7 +66,8 @@ export function createRunHost({
   const messages = new RunMessages(() => trainer, flushMs, maxPoints);
   const boundary: UpdateBoundary = new UpdateBoundary(training, () => loop.current);
   const turns = new RunTurns(sliceMs, boundary, training);
-  const loop: TrainingLoop = new TrainingLoop(life, messages, boundary, turns, sliceMs);
+  const kept = new KeptUpdates();
+  const loop: TrainingLoop = new TrainingLoop(life, messages, boundary, turns, sliceMs, kept);
   const emit = messages.emit;
 
   /** The trainer, for commands that update or change it; refused before it is built and after. */
@@ -92,6 +94,7 @@ export function createRunHost({
     const run = await buildRun(spec, checkpoint, context);
     saving = { checkpoint: run.checkpoint, exportOnnx: run.exportOnnx };
     disposeModel = run.dispose;
+    kept.enabled = run.keepsUpdates;
     const built = run.trainer;
     if (replay) await replayRun(built, replay, context);
     return built;
@@ -147,6 +150,7 @@ export function createRunHost({
     async start(given?: RunGoal): Promise<void> {
       const active = requireTrainer();
       const watch = GoalWatch.start(given, active.step); // a bad goal is refused before a start
+      if (given?.check) kept.metric = given.check.metric;
       if (state() === 'training') return;
       await loop.current; // a pause under way ends first
       if (state() === 'training') return; // another start came in meanwhile
@@ -186,6 +190,10 @@ export function createRunHost({
       } catch (error) {
         return { ok: false, error: errorText(error) };
       }
+    },
+
+    async inspectKept() {
+      return readableTrainer() ? kept.list() : [];
     },
 
     async inspect() {

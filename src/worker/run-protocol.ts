@@ -19,6 +19,10 @@ import type {
 import type { Metrics, RunEvent, TrainerState, UpdatePhase } from '../rl/trainer';
 import type { RunCheckpoint } from './run-checkpoint';
 import type { MetricCheck } from './metric-check';
+import type { Kept } from './kept-updates';
+
+/** An earlier update the inspector can open (kept-updates.ts). */
+export type KeptInspection = Kept<Inspection>;
 
 export type {
   CartPoleInspection,
@@ -247,6 +251,11 @@ export interface RunWorkerApi {
   setHyperparams(partial: Settings): Promise<HyperparamResult>;
   /** The last update token by token (language models), or null (none yet, or not an LM run). */
   inspect(): Promise<Inspection | null>;
+  /**
+   * Earlier updates kept for the inspector (kept-updates.ts): a language model's first update
+   * and its rise, as this worker saw them; empty for other runs.
+   */
+  inspectKept(): Promise<KeptInspection[]>;
   /**
    * The policy now as an ONNX file (language models; PPO's MLP actor-critic); null for runs with
    * no network to export.

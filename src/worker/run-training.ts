@@ -9,6 +9,7 @@ import { timedUpdate, type Metrics, type Trainer } from '../rl/trainer';
 import type { UpdateBoundary } from './run-boundary';
 import { macrotask } from './run-build';
 import type { GoalWatch } from './run-goal';
+import type { KeptUpdates } from './run-kept';
 import type { RunMessages } from './run-messages';
 import type { Settings } from './run-protocol';
 import type { RunLife } from './run-state';
@@ -26,12 +27,14 @@ export class TrainingLoop {
     private readonly boundary: UpdateBoundary,
     private readonly turns: RunTurns,
     private readonly sliceMs: number,
+    private readonly kept: KeptUpdates,
   ) {}
 
   /** One update; its metrics go out with the next batch. */
   async update(active: Trainer<Settings>): Promise<Metrics> {
     const metrics = await this.boundary.update(() => timedUpdate(active));
     this.messages.add(active.step, metrics);
+    this.kept.offer(active, metrics);
     return metrics;
   }
 

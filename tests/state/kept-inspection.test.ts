@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keptInspection } from '../../src/state/kept-inspection';
+import { keptInspection, keptUpdates } from '../../src/state/kept-inspection';
 import type { InspectedSample, SampleInspection } from '../../src/worker/run-protocol';
 
 const sample = (group: number, tokens: number): InspectedSample => ({
@@ -57,5 +57,24 @@ describe('keptInspection', () => {
       moves: [[0, 0] as [number, number]],
     };
     expect(keptInspection(grid, 1)).toBe(grid);
+  });
+});
+
+describe('keptUpdates: a run’s earlier updates once its worker reports its own', () => {
+  const at = (step: number, counts: number[]) => ({ ...samples(counts), step });
+
+  it('bounds each of the worker’s updates and keeps the stored first over a resumed one', () => {
+    const stored = [{ role: 'first' as const, step: 1, item: at(1, [10]) }];
+    const fromWorker = [
+      { role: 'first' as const, step: 31, item: at(31, [10]) },
+      { role: 'rise' as const, step: 33, gain: 0.2, item: at(33, [10, 10, 10, 10]) },
+    ];
+    const kept = keptUpdates(stored, fromWorker, 25);
+    expect(kept.map((k) => [k.role, k.step])).toEqual([
+      ['first', 1],
+      ['rise', 33],
+    ]);
+    const rise = kept[1]!.item;
+    expect(rise.kind === 'samples' && rise.samples.map((s) => s.tokens.length)).toEqual([10, 10]);
   });
 });

@@ -93,6 +93,9 @@ function fakeWorker(options: WorkerOptions) {
       async inspect() {
         return null;
       },
+      async inspectKept() {
+        return [];
+      },
       async exportOnnx() {
         return null;
       },

@@ -7,6 +7,7 @@ import type { RunStorePort, StoredRun } from '../../src/state/run-store';
 import type {
   FieldError,
   Inspection,
+  KeptInspection,
   RunCatalog,
   RunMessage,
   RunSpec,
@@ -25,6 +26,8 @@ export function fakeWorker(
     inspection?: Inspection;
     /** inspect() answers only after this many ms (a busy worker). */
     inspectMs?: number;
+    /** What inspectKept() answers (default: nothing kept). */
+    kept?: KeptInspection[];
   } = {},
 ) {
   const calls: string[] = [];
@@ -64,6 +67,9 @@ export function fakeWorker(
         return Number(partial.epsilon) > 1
           ? { ok: false, error: 'q-learning: epsilon must be a number in [0, 1], got 2' }
           : { ok: true, appliesAt: 1 };
+      },
+      async inspectKept() {
+        return options.kept ?? [];
       },
       async inspect() {
         calls.push('inspect');

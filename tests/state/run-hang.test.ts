@@ -40,6 +40,7 @@ function fakeWorker(hangs: boolean) {
       step: async () => {},
       setHyperparams: async () => ({ ok: true, appliesAt: 1 }),
       inspect: async () => null,
+      inspectKept: async () => [],
       exportOnnx: async () => null,
       checkpoint: async () => null,
       dispose: async () => {},

@@ -6,6 +6,7 @@ import {
   type TimedRun,
   type WaitingRun,
 } from '../../src/state/run-wait';
+import { parseCheck } from '../../src/lessons/checks';
 
 const waiting = (over: Partial<WaitingRun>): WaitingRun => ({
   status: 'warming',
@@ -92,6 +93,30 @@ describe('waitLine: one line for a lesson widget and a lab run card', () => {
       timeLeft: 'about 56 s left: 28 updates to 30 at 2.0 s each',
     });
     expect(waitLine(running({ goal: { budget: 30 }, checkPassedAt: 2 }))).toEqual({
+      phase: 'update 3: generating answers',
+    });
+  });
+
+  it("adds the time to a metric check at the run's trend, the budget left bounding it", () => {
+    const check = parseCheck('reward/accuracy gain>=0.3');
+    if (typeof check === 'string') throw new Error(check);
+    // Rising 0.02 per update: 8 updates to the check (tests/lessons/check-text.test.ts), 45 left.
+    const rising = Array.from({ length: 15 }, (_, i) => 0.2 + 0.02 * i);
+    const series = {
+      'timing_s/step': { y: Array.from({ length: 15 }, () => 2) },
+      'reward/accuracy': { y: rising },
+    };
+    const run = running({ steps: 15, series, goal: { budget: 60, check } });
+    expect(waitLine(run)).toEqual({
+      phase: 'update 3: generating answers',
+      toCheck: 'check in about 16 s at this trend (8 updates at 2.0 s each)',
+      timeLeft: 'about 2 min left: 45 updates to 60 at 2.0 s each',
+    });
+    // Five updates left in the budget: the trend reaches the check only past it.
+    expect(waitLine({ ...run, steps: 55 }).toCheck).toBe(
+      'at this trend the check needs about 8 updates, more than the 5 left in the budget',
+    );
+    expect(waitLine({ ...run, checkPassedAt: 15 })).toEqual({
       phase: 'update 3: generating answers',
     });
   });

@@ -38,6 +38,9 @@ function fakeWorker() {
       async inspect() {
         return null;
       },
+      async inspectKept() {
+        return [];
+      },
       async exportOnnx() {
         return null;
       },
