@@ -8,15 +8,18 @@
  *   llama-gpu.gpu.test.ts: the GPU sums in f32);
  * - f16 base storage: the reference has no f16 values with the adapter, so the twin is the CPU
  *   forward on the weights rounded to f16 with the same adapter (f32), within 1e-4;
+ * - generation with the adapter (KV cache) picks the CPU twin's tokens, log-probs within 1e-4;
  * - the adapter moves the log-probs by far more than the tolerance, so ignoring it fails.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { llamaScore } from '../../../src/models/hf/llama-cpu';
+import { llamaGenerate } from '../../../src/models/hf/llama-cpu-generate';
 import {
   llamaModelFromWeights,
   type LlamaCpuModel,
 } from '../../../src/models/hf/llama-cpu-weights';
 import { llamaScoreGpu } from '../../../src/models/hf/llama-gpu';
+import { llamaGenerateGpu } from '../../../src/models/hf/llama-gpu-generate';
 import { type LlamaGpuLora, uploadLlamaLora } from '../../../src/models/hf/llama-gpu-lora';
 import {
   type GpuWeightStorage,
@@ -133,6 +136,31 @@ describe.skipIf(!gpu)('GPU Llama with the PEFT adapter llama-tiny-lora', () => {
     const base = llamaScore(cpu, ids, 2, T).logprobs;
     expect(maxAbsDiff(got, want)).toBeLessThan(TOLERANCE.f32);
     expect(maxAbsDiff(want, base)).toBeGreaterThan(100 * TOLERANCE.f32);
+  });
+
+  it('samples the CPU twin’s tokens with the adapter (KV cache, prompts of mixed lengths)', async () => {
+    const { weights, adapters } = upload('f32');
+    const base = golden.score.reduce(
+      (l, s) => (s.ids.length > l.length ? s.ids : l),
+      [] as number[],
+    );
+    const prompts = [base.slice(0, 5), base.slice(2, 7), base.slice(1, 4)].map((p) =>
+      Int32Array.from(p),
+    );
+    const options = { maxNewTokens: 10, temperature: 0.9, topK: 40, topP: 0.95, seed: 11 };
+    const expected = llamaGenerate(cpu, prompts, { ...options, lora });
+    const actual = await llamaGenerateGpu(device, weights, prompts, { ...options, lora: adapters });
+    expect(actual.tokens.map((t) => Array.from(t))).toEqual(
+      expected.tokens.map((t) => Array.from(t)),
+    );
+    const plain = llamaGenerate(cpu, prompts, options);
+    let moved = 0;
+    for (let i = 0; i < prompts.length; i++) {
+      expect(maxAbsDiff(actual.logprobs[i]!, expected.logprobs[i]!)).toBeLessThan(1e-4);
+      moved = Math.max(moved, maxAbsDiff(expected.logprobs[i]!, plain.logprobs[i]!));
+    }
+    // Sampling with the adapter is not sampling the base model.
+    expect(moved).toBeGreaterThan(1e-2);
   });
 
   it('refuses adapters made for another model, naming the field', () => {
