@@ -2,9 +2,17 @@
  * The tests/fixtures/hf/ models for tests that run in both GPU layers (Node + Dawn and Chromium):
  * JSON through Vite's import, the safetensors bytes through their URL (fetched in the browser,
  * read from disk in Node). Every tensor comes back as f32 under its Hugging Face name, like
- * tests/models/hf/load-fixture.ts, which reads from disk only.
+ * tests/models/hf/load-fixture.ts, which reads from disk only. A PEFT adapter folder
+ * (adapter_config.json, adapter_model.safetensors) is read by the lab's PEFT reader.
  */
 import { fromHfConfig } from '../../src/models/hf/hf-config';
+import type { LlamaLora } from '../../src/models/hf/llama-lora';
+import {
+  ADAPTER_CONFIG_FILE,
+  ADAPTER_WEIGHTS_FILE,
+  type PeftLoraConfig,
+  readPeftAdapter,
+} from '../../src/models/hf/peft-adapter';
 import { bytesSource } from '../../src/models/hf/random-access-source';
 import { readSafetensorsHeader, tensorToF32 } from '../../src/models/hf/safetensors';
 import type { ModelSpec } from '../../src/models/model-spec';
@@ -57,4 +65,25 @@ export async function loadBrowserFixture(name: string): Promise<BrowserFixture> 
     }
   }
   return { spec, weights, golden: json('golden.json') as BrowserFixture['golden'] };
+}
+
+export interface BrowserAdapterFixture {
+  config: PeftLoraConfig;
+  lora: LlamaLora;
+  /** golden.json of the adapter folder, as written by its reference script. */
+  golden: unknown;
+}
+
+/** The PEFT adapter in tests/fixtures/hf/<name>/ read for `spec` by the lab's PEFT reader. */
+export async function loadBrowserAdapter(
+  name: string,
+  spec: ModelSpec,
+): Promise<BrowserAdapterFixture> {
+  const prefix = `../fixtures/hf/${name}/`;
+  const config = jsonFiles[`${prefix}${ADAPTER_CONFIG_FILE}`];
+  const url = weightUrls[`${prefix}${ADAPTER_WEIGHTS_FILE}`];
+  if (config === undefined || url === undefined) throw new Error(`no adapter fixture ${name}`);
+  const source = bytesSource(await bytesAt(url), ADAPTER_WEIGHTS_FILE);
+  const adapter = await readPeftAdapter(JSON.stringify(config), source, spec);
+  return { ...adapter, golden: jsonFiles[`${prefix}golden.json`] };
 }

@@ -19,6 +19,7 @@
 import type { CommandBatch } from '../../gpu/batch';
 import type { GpuContext } from '../../gpu/context';
 import { encodeSampleLarge } from '../../gpu/kernels/nn/sample-large';
+import { OpInputError } from '../../ops/errors';
 import type { Ints } from '../../ops/nn/floats';
 import { rotaryTable } from '../../ops/nn/rotary';
 import type { ModelSpec } from '../model-spec';
@@ -28,8 +29,15 @@ import {
   type LlamaGenerateOptions,
 } from './llama-cpu-generate';
 import { LlamaWorkspace, recordBlock, recordEmbed, recordHead } from './llama-gpu';
+import { type LlamaGpuLora, LoraScratch, blockLoraGpu } from './llama-gpu-lora';
 import { type GpuRotaryTable, uploadRotaryTable } from './llama-gpu-ops';
 import type { LlamaGpuWeights } from './llama-gpu-weights';
+
+/** llamaGenerate()'s options, with the adapters (when any) already on the GPU. */
+export type LlamaGenerateGpuOptions = Omit<LlamaGenerateOptions, 'lora'> & {
+  /** LoRA adapters to apply (llama-gpu-lora.ts); undefined: the base model. */
+  lora?: LlamaGpuLora | undefined;
+};
 
 /** Read the history back (and stop when every sequence has) every this many steps. */
 const STOP_CHECK_EVERY = 8;
@@ -102,7 +110,7 @@ async function generateGroup(
   weights: LlamaGpuWeights,
   prompts: readonly Ints[],
   members: number[],
-  options: LlamaGenerateOptions,
+  options: LlamaGenerateGpuOptions,
   resolved: ReturnType<typeof checkGenerateInput>,
   out: LlamaGenerated,
 ): Promise<void> {
@@ -117,6 +125,9 @@ async function generateGroup(
   const last = new LlamaWorkspace(gpu, spec, B, 1);
   const historyIds = gpu.storage(maxNew * B * 4, 'generate history ids');
   const historyLogprobs = gpu.storage(maxNew * B * 4, 'generate history logprobs');
+  // Sized for the prefill's B·P rows; each decode step uses its first B rows.
+  const scratch = options.lora && new LoraScratch(gpu, B * P, options.lora.settings.rank);
+  const adapters = (l: number) => blockLoraGpu(options.lora, scratch, l);
   const state: GroupState = { weights, caches, table, last, historyIds, historyLogprobs };
   const sampling = { sampling: resolved.sampling, seed: resolved.seed };
   // Sampler rows are the group's rows; the draws use the prompt's own index, which is
@@ -135,7 +146,7 @@ async function generateGroup(
     await recordEmbed(gpu, batch, weights.embed, prefill);
     for (let l = 0; l < spec.layers; l++) {
       const cache = { k: caches.k[l]!, v: caches.v[l]!, capacity, past: 0 };
-      await recordBlock(gpu, batch, spec, weights.layers[l]!, prefill, table, cache);
+      await recordBlock(gpu, batch, spec, weights.layers[l]!, prefill, table, cache, adapters(l));
     }
     const rowBytes = spec.width * 4;
     for (let b = 0; b < B; b++) {
@@ -155,7 +166,7 @@ async function generateGroup(
       await recordEmbed(gpu, batch, weights.embed, last);
       for (let l = 0; l < spec.layers; l++) {
         const cache = { k: caches.k[l]!, v: caches.v[l]!, capacity, past: P + steps - 1 };
-        await recordBlock(gpu, batch, spec, weights.layers[l]!, last, table, cache);
+        await recordBlock(gpu, batch, spec, weights.layers[l]!, last, table, cache, adapters(l));
       }
       await recordSample(gpu, batch, state, sampling, steps, firstRow);
       batch.submit();
@@ -180,6 +191,7 @@ async function generateGroup(
     });
   } finally {
     for (const buffer of [historyIds, historyLogprobs]) gpu.pool.release(buffer);
+    scratch?.release();
     last.release();
     prefill.release();
     table.release();
@@ -224,15 +236,24 @@ export function groupPrompts(prompts: readonly Ints[]): number[][] {
 
 /**
  * Generates up to maxNewTokens after each prompt on the GPU; same options, checks and result as
- * llamaGenerate(). Only sampled ids and their log-probs are read back.
+ * llamaGenerate() (adapters, when given, uploaded: llama-gpu-lora.ts). Only sampled ids and their
+ * log-probs are read back.
  */
 export async function llamaGenerateGpu(
   gpu: GpuContext,
   weights: LlamaGpuWeights,
   prompts: readonly Ints[],
-  options: LlamaGenerateOptions,
+  options: LlamaGenerateGpuOptions,
 ): Promise<LlamaGenerated> {
-  const resolved = checkGenerateInput(weights.spec, prompts, options);
+  const { lora, ...rest } = options;
+  const resolved = checkGenerateInput(weights.spec, prompts, rest);
+  if (lora && lora.layers.length !== weights.spec.layers) {
+    throw new OpInputError(
+      'llamaGenerateGpu',
+      'lora',
+      `has adapters for ${lora.layers.length} layers, the model has ${weights.spec.layers}`,
+    );
+  }
   const out: LlamaGenerated = {
     tokens: prompts.map(() => new Int32Array(0)),
     logprobs: prompts.map(() => new Float32Array(0)),

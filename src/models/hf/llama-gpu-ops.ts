@@ -8,10 +8,13 @@ import type { GpuContext } from '../../gpu/context';
 import { encodeGqaAttentionForward, type GqaGpuShape } from '../../gpu/kernels/nn/attention-gqa';
 import { encodeLinearForward } from '../../gpu/kernels/nn/linear';
 import { encodeLinearF16Forward } from '../../gpu/kernels/nn/linear-f16';
+import { encodeLoraForward } from '../../gpu/kernels/nn/lora';
 import { rotaryTableF32 } from '../../gpu/kernels/nn/rotary';
 import { encodeRotaryHeads } from '../../gpu/kernels/nn/rotary-heads';
 import type { RotaryTable } from '../../ops/nn/rotary';
+import type { BlockLoraGpu } from './llama-gpu-lora';
 import type { GpuLinearWeights } from './llama-gpu-weights';
+import type { LoraModule } from './llama-lora';
 
 /** A rotary cos/sin table on the GPU: (positions, hs/2) f32 each. */
 export interface GpuRotaryTable {
@@ -36,7 +39,10 @@ export function uploadRotaryTable(gpu: GpuContext, table: RotaryTable): GpuRotar
   };
 }
 
-/** Records y (rows, out) = x (rows, in)·Wᵀ (+ b) with W in its storage dtype. */
+/**
+ * Records y (rows, out) = x (rows, in)·Wᵀ (+ b) with W in its storage dtype, then, when `lora`
+ * holds an adapter for `lora.module`, y += (alpha/r)·(x·Aᵀ)·Bᵀ (the scratch's u is overwritten).
+ */
 export async function recordLinear(
   gpu: GpuContext,
   batch: CommandBatch,
@@ -44,11 +50,22 @@ export async function recordLinear(
   x: BufferRef,
   y: BufferRef,
   rows: number,
+  lora?: { block: BlockLoraGpu | undefined; module: LoraModule },
 ): Promise<void> {
   const shape = { rows, inDim: linear.w.cols, outDim: linear.w.rows };
   const buffers = { x, w: linear.w.buffer, y, ...(linear.b ? { b: linear.b } : {}) };
   if (linear.w.storage === 'f16') await encodeLinearF16Forward(gpu, batch, buffers, shape);
   else await encodeLinearForward(gpu, batch, buffers, shape);
+  const adapter = lora?.block?.layer[lora.module];
+  if (!lora?.block || !adapter) return;
+  const { rank, scale, scratch } = lora.block;
+  await encodeLoraForward(
+    gpu,
+    batch,
+    { x, a: adapter.a, b: adapter.b, y, u: scratch.u, t: scratch.t },
+    { ...shape, rank },
+    scale,
+  );
 }
 
 /** Records out = x rotated to each row's position (rows, heads·hs); out apart from x. */

@@ -36,6 +36,7 @@ import {
   recordRotary,
   uploadRotaryTable,
 } from './llama-gpu-ops';
+import { type BlockLoraGpu, type LlamaGpuLora, LoraScratch, blockLoraGpu } from './llama-gpu-lora';
 import type { GpuMatrix, LlamaGpuLayer, LlamaGpuWeights } from './llama-gpu-weights';
 
 const OP = 'llamaForwardGpu';
@@ -144,7 +145,8 @@ export interface BlockCache {
 /**
  * Records one block on ws.x in place (ws.x ← block(ws.x)). Without a cache the rows attend to
  * their own sequence (the teacher-forced pass); with one, k and v are appended to it and the rows
- * attend over everything cached (prefill and decoding).
+ * attend over everything cached (prefill and decoding). With `lora`, each projection the block's
+ * adapters target adds its LoRA update.
  */
 export async function recordBlock(
   gpu: GpuContext,
@@ -154,6 +156,7 @@ export async function recordBlock(
   ws: LlamaWorkspace,
   table: GpuRotaryTable,
   cache?: BlockCache,
+  lora?: BlockLoraGpu,
 ): Promise<void> {
   const { width: C, heads: NH, kvHeads: NKV, headDim: hs, mlpWidth: F, normEps: eps } = spec;
   const N = ws.rows;
@@ -161,9 +164,9 @@ export async function recordBlock(
   const rms = (x: GPUBuffer, w: GPUBuffer, out: GPUBuffer, shape: typeof norm) =>
     encodeRmsNormForward(gpu, batch, { x, w, out, rstd: ws.rstd }, shape);
   await rms(ws.x, layer.inputNorm, ws.xn, norm);
-  await recordLinear(gpu, batch, layer.q, ws.xn, ws.q, N);
-  await recordLinear(gpu, batch, layer.k, ws.xn, ws.k, N);
-  await recordLinear(gpu, batch, layer.v, ws.xn, ws.v, N);
+  await recordLinear(gpu, batch, layer.q, ws.xn, ws.q, N, { block: lora, module: 'q_proj' });
+  await recordLinear(gpu, batch, layer.k, ws.xn, ws.k, N, { block: lora, module: 'k_proj' });
+  await recordLinear(gpu, batch, layer.v, ws.xn, ws.v, N, { block: lora, module: 'v_proj' });
   let q = ws.q;
   let k = ws.k;
   if (layer.qNorm && layer.kNorm) {
@@ -196,13 +199,19 @@ export async function recordBlock(
   } else {
     await recordAttention(gpu, batch, { q: ws.qRot, k: ws.kRot, v: ws.v, out: ws.attn }, heads);
   }
-  await recordLinear(gpu, batch, layer.o, ws.attn, ws.branch, N);
+  await recordLinear(gpu, batch, layer.o, ws.attn, ws.branch, N, { block: lora, module: 'o_proj' });
   await encodeAddInto(gpu, batch, { acc: ws.x, x: ws.branch }, N * C);
   await rms(ws.x, layer.postNorm, ws.xn, norm);
-  await recordLinear(gpu, batch, layer.gate, ws.xn, ws.gate, N);
-  await recordLinear(gpu, batch, layer.up, ws.xn, ws.up, N);
+  await recordLinear(gpu, batch, layer.gate, ws.xn, ws.gate, N, {
+    block: lora,
+    module: 'gate_proj',
+  });
+  await recordLinear(gpu, batch, layer.up, ws.xn, ws.up, N, { block: lora, module: 'up_proj' });
   await encodeSwigluForward(gpu, batch, { g: ws.gate, u: ws.up, h: ws.h }, N * F);
-  await recordLinear(gpu, batch, layer.down, ws.h, ws.branch, N);
+  await recordLinear(gpu, batch, layer.down, ws.h, ws.branch, N, {
+    block: lora,
+    module: 'down_proj',
+  });
   await encodeAddInto(gpu, batch, { acc: ws.x, x: ws.branch }, N * C);
 }
 
@@ -216,10 +225,14 @@ export async function recordLlamaForward(
   weights: LlamaGpuWeights,
   ws: LlamaWorkspace,
   table: GpuRotaryTable,
+  lora?: { adapters: LlamaGpuLora; scratch: LoraScratch },
 ): Promise<void> {
   const { spec } = weights;
   await recordEmbed(gpu, batch, weights.embed, ws);
-  for (const layer of weights.layers) await recordBlock(gpu, batch, spec, layer, ws, table);
+  for (const [l, layer] of weights.layers.entries()) {
+    const block = blockLoraGpu(lora?.adapters, lora?.scratch, l);
+    await recordBlock(gpu, batch, spec, layer, ws, table, undefined, block);
+  }
   await recordHead(gpu, batch, weights, ws);
 }
 
@@ -252,7 +265,8 @@ function checkScoreInput(spec: ModelSpec, ids: Ints, batch: number, seq: number)
 
 /**
  * Teacher-forced scoring on the GPU, the twin of llamaScore(): logprobs (B, T − 1), entry (b, t)
- * = log p(ids[b, t + 1] | ids[b, ≤ t]) under softmax(logits / temperature). Only the N log-probs
+ * = log p(ids[b, t + 1] | ids[b, ≤ t]) under softmax(logits / temperature), with `lora`'s
+ * adapters applied when given (without: the base model, the KL reference). Only the N log-probs
  * are read back; the logits stay on the GPU.
  */
 export async function llamaScoreGpu(
@@ -261,13 +275,22 @@ export async function llamaScoreGpu(
   ids: Ints,
   batch: number,
   seq: number,
-  options: { temperature?: number } = {},
+  options: { temperature?: number; lora?: LlamaGpuLora | undefined } = {},
 ): Promise<Float32Array> {
   const { spec } = weights;
   checkScoreInput(spec, ids, batch, seq);
   const N = batch * seq;
+  const adapters = options.lora;
+  if (adapters && adapters.layers.length !== spec.layers) {
+    throw new OpInputError(
+      OP,
+      'lora',
+      `has adapters for ${adapters.layers.length} layers, the model has ${spec.layers}`,
+    );
+  }
   const ws = new LlamaWorkspace(gpu, spec, batch, seq);
   const table = uploadRotaryTable(gpu, rotaryTable(seq, spec.headDim, spec.rotaryBase));
+  const scratch = adapters && new LoraScratch(gpu, N, adapters.settings.rank);
   try {
     const targets = new Int32Array(N);
     const positions = new Uint32Array(N);
@@ -279,7 +302,14 @@ export async function llamaScoreGpu(
     gpu.device.queue.writeBuffer(ws.positions, 0, positions);
     gpu.device.queue.writeBuffer(ws.targets, 0, targets);
     const commands = gpu.beginBatch(OP);
-    await recordLlamaForward(gpu, commands, weights, ws, table);
+    await recordLlamaForward(
+      gpu,
+      commands,
+      weights,
+      ws,
+      table,
+      adapters && scratch ? { adapters, scratch } : undefined,
+    );
     await encodeTokenLogprobs(
       gpu,
       commands,
@@ -298,6 +328,7 @@ export async function llamaScoreGpu(
       out.set(all.subarray(b * seq, b * seq + seq - 1), b * (seq - 1));
     return out;
   } finally {
+    scratch?.release();
     table.release();
     ws.release();
   }
