@@ -13,6 +13,7 @@ import {
 import type { LlamaCpuModel } from '../models/hf/llama-cpu-weights';
 import { llamaScoreGpu } from '../models/hf/llama-gpu';
 import { llamaGenerateGpu } from '../models/hf/llama-gpu-generate';
+import { uploadLlamaLora } from '../models/hf/llama-gpu-lora';
 import { type GpuWeightStorage, llamaGpuWeightsFromCpu } from '../models/hf/llama-gpu-weights';
 import type { LlamaLora } from '../models/hf/llama-lora';
 import { FlagError } from './args';
@@ -28,7 +29,10 @@ export interface LmRunner {
   /** The adapter's line for stderr, e.g. "WebGPU: nvidia …". */
   description: string;
   score(ids: Int32Array): Promise<Float32Array>;
-  generate(prompts: Int32Array[], options: LlamaGenerateOptions): Promise<LlamaGenerated>;
+  generate(
+    prompts: Int32Array[],
+    options: Omit<LlamaGenerateOptions, 'lora'>,
+  ): Promise<LlamaGenerated>;
   dispose(): void;
 }
 
@@ -44,15 +48,23 @@ function cpuRunner(model: LlamaCpuModel, lora: LlamaLora | undefined): LmRunner 
   };
 }
 
-function gpuRunner(gpu: GpuContext, model: LlamaCpuModel, storage: GpuWeightStorage): LmRunner {
+function gpuRunner(
+  gpu: GpuContext,
+  model: LlamaCpuModel,
+  storage: GpuWeightStorage,
+  lora: LlamaLora | undefined,
+): LmRunner {
   const weights = llamaGpuWeightsFromCpu(gpu, model, storage);
+  const adapters = lora ? uploadLlamaLora(gpu, model.spec, lora) : undefined;
   return {
     backend: 'webgpu',
     storage,
     description: `WebGPU: ${describeAdapter(gpu.summary)}`,
-    score: (ids) => llamaScoreGpu(gpu, weights, ids, 1, ids.length),
-    generate: (prompts, options) => llamaGenerateGpu(gpu, weights, prompts, options),
+    score: (ids) => llamaScoreGpu(gpu, weights, ids, 1, ids.length, { lora: adapters }),
+    generate: (prompts, options) =>
+      llamaGenerateGpu(gpu, weights, prompts, { ...options, lora: adapters }),
     dispose: () => {
+      adapters?.release();
       weights.release();
       gpu.destroy();
     },
@@ -75,11 +87,8 @@ export async function lmRunner(
     }
     return cpuRunner(model, lora);
   }
-  if (lora) {
-    throw new FlagError('adapter', '--adapter runs on --backend=cpu only for now');
-  }
   const found = await acquireForChoice('webgpu', '--backend=webgpu');
   if (!found.ok)
     throw new FlagError('backend', `--backend=webgpu, but no adapter: ${found.reason.message}`);
-  return gpuRunner(found.gpu, model, storage ?? 'f16');
+  return gpuRunner(found.gpu, model, storage ?? 'f16', lora);
 }
