@@ -132,8 +132,8 @@ export interface TinyChatEntry {
   task: TokenTaskName;
   taskOptions: Record<string, unknown>;
   taskLabel: string;
-  /** config.json as written. */
-  config: Record<string, unknown>;
+  /** The architecture config.json states (its arrays would not survive the manifest's format). */
+  spec: ModelSpec;
   parameters: number;
   tokenizer: { merges: number; vocab: number; corpus: string };
   recipe: TinyChatPlan['recipe'] & { backend: 'cpu'; demoNoise: DemoNoise };
@@ -349,7 +349,7 @@ export async function buildTinyChat(
     task: plan.task,
     taskOptions: { ...TOKEN_TASKS[plan.task].defaults, ...plan.options },
     taskLabel: task.name,
-    config,
+    spec,
     parameters: sft.layout.parameterCount,
     tokenizer: {
       merges: bpe.merges.length,
