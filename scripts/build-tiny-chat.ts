@@ -109,12 +109,12 @@ export const TINY_CHAT_PLAN: TinyChatPlan = {
   context: 64,
   recipe: {
     cleanSteps: 2000,
-    noisySteps: 600,
+    noisySteps: 300,
     batchSize: 32,
     seed: 1,
     optimizer: { lr: 3e-3, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 },
   },
-  demoNoise: { wholeAnswerRight: 0.4 },
+  demoNoise: { wholeAnswerRight: 0.5 },
   rlSampling: { temperature: 1, groupSize: 8 },
   maxNewTokens: 8,
 };
