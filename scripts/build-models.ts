@@ -23,6 +23,11 @@
  * PPO can start from the same file; GRPO ignores it), context = task.maxChars + 10 (the longest
  * part of a mixed warm-up, or `contextChars` when more), at most 256.
  *
+ * And `tiny-chat` (scripts/build-tiny-chat.ts): a Llama-family model in Hugging Face's file layout
+ * with its own BPE tokenizer and chat template, in public/models/hf/tiny-chat/, listed under
+ * `hfModels` in the manifest with its files' bytes and sha256 (tests/models/hf/tiny-chat.test.ts).
+ * `--only=tiny-chat` builds it alone; the other models' files and entries are left as they are.
+ *
  * --only builds a subset (the manifest keeps the other entries as they are); --steps-scale
  * multiplies every step count (a quick look at timing; the manifest records the steps used);
  * --progress-samples=64 prints a greedy success rate every 50 steps (for choosing step counts;
@@ -60,6 +65,12 @@ import { shoppingDifficultyLevels, shoppingTask } from '../src/agents/tasks/shop
 import type { TokenTask } from '../src/envs/token-tasks/types';
 import type { CharsetTask } from '../src/envs/token-tasks/shared';
 import { noisyDemonstrations, type DemoNoise } from '../src/rl/noisy-demonstrations';
+import {
+  buildTinyChat,
+  TINY_CHAT_FILES,
+  TINY_CHAT_NAME,
+  type TinyChatEntry,
+} from './build-tiny-chat';
 
 /** Characters of the shopping curriculum's top rung: a model that starts it must hold them. */
 const SHOPPING_TOP_RUNG_CHARS = shoppingTask(shoppingDifficultyLevels.at(-1)!).maxChars;
@@ -353,6 +364,8 @@ export interface Manifest {
   version: number;
   description: string;
   models: ManifestEntry[];
+  /** Models in Hugging Face's file layout, each a folder under <out>/hf/. */
+  hfModels?: TinyChatEntry[];
 }
 
 export function sha256(bytes: Uint8Array): string {
@@ -543,12 +556,12 @@ export async function main(argv: string[]): Promise<number> {
       ? undefined
       : args.choice('positions', POSITION_KINDS, 'learned');
   args.checkAllUsed();
-  const unknown = (only ?? []).filter((n) => !MODELS.some((m) => m.name === n));
+  const known = [...MODELS.map((m) => m.name), TINY_CHAT_NAME];
+  const unknown = (only ?? []).filter((n) => !known.includes(n));
   if (unknown.length > 0) {
-    throw new Error(
-      `--only: unknown model(s) ${unknown.join(', ')}; known: ${MODELS.map((m) => m.name).join(', ')}`,
-    );
+    throw new Error(`--only: unknown model(s) ${unknown.join(', ')}; known: ${known.join(', ')}`);
   }
+  const buildTiny = !only || only.includes(TINY_CHAT_NAME);
   // Every file this build writes, checked before the first model trains (hours, at full scale).
   for (const plan of MODELS) {
     if (only && !only.includes(plan.name)) continue;
@@ -556,9 +569,14 @@ export async function main(argv: string[]): Promise<number> {
       prepareOutput(join(outDir, file), 'out');
     }
   }
+  if (buildTiny) {
+    for (const file of TINY_CHAT_FILES)
+      prepareOutput(join(outDir, 'hf', TINY_CHAT_NAME, file), 'out');
+  }
   prepareOutput(manifestPath, 'manifest');
-  const previous: ManifestEntry[] =
-    only && existsSync(manifestPath) ? readManifest(manifestPath, 'manifest').models : [];
+  const previousManifest =
+    only && existsSync(manifestPath) ? readManifest(manifestPath, 'manifest') : undefined;
+  const previous: ManifestEntry[] = previousManifest?.models ?? [];
   const started = performance.now();
   const built = new Map<string, ManifestEntry>();
   for (const plan of MODELS) {
@@ -569,11 +587,21 @@ export async function main(argv: string[]): Promise<number> {
     const entry = built.get(m.name) ?? previous.find((p) => p.name === m.name);
     return entry ? [entry] : [];
   });
+  const hfModels = buildTiny
+    ? [
+        await buildTinyChat(join(outDir, 'hf'), {
+          stepsScale,
+          evalPrompts: EVAL_PROMPTS,
+          evalSeed: EVAL_SEED,
+        }),
+      ]
+    : (previousManifest?.hfModels ?? []);
   const manifest: Manifest = {
     version: MANIFEST_VERSION,
     description:
       'SFT-warmed starting checkpoints for the lessons, built by `npm run build:models` (scripts/build-models.ts)',
     models,
+    ...(hfModels.length > 0 ? { hfModels } : {}),
   };
   writeAtomically(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`, 'manifest');
   console.log(

@@ -1,7 +1,9 @@
 /**
- * `npm run lm -- score --model=DIR [--adapter=ADAPTER_DIR] --ids=1,2,3`
+ * `npm run lm -- score --model=DIR [--adapter=ADAPTER_DIR] --ids=1,2,3 [--backend=cpu|webgpu]
+ *    [--storage=f16|f32]`
  * `npm run lm -- generate --model=DIR [--adapter=ADAPTER_DIR] --prompt=TEXT [--chat]
- *    [--max-new-tokens=64] [--temperature=0] [--top-k=0] [--top-p=1] [--seed=0]`
+ *    [--max-new-tokens=N] [--temperature=0] [--top-k=0] [--top-p=1] [--seed=0]
+ *    [--backend=cpu|webgpu] [--storage=f16|f32]`
  *
  * A Hugging Face model folder (config.json, safetensors, tokenizer files; Llama, Qwen2, Qwen3) on
  * the CPU (src/models/hf/llama-cpu*.ts), so that anyone can check the lab's numbers against
@@ -18,7 +20,8 @@
  * user message in the model's chat template, with the assistant's turn opened. Decoding is greedy
  * unless --temperature > 0 (then top-k, top-p and the seed apply); it stops at the tokenizer's
  * stop ids (eos, generation_config's eos ids, the template's end of turn) or after
- * --max-new-tokens. Every bad flag is refused with one line naming it.
+ * --max-new-tokens (default 64, or what the model's context leaves after the prompt when that is
+ * less). Every bad flag is refused with one line naming it.
  */
 import type { LlamaLora } from '../models/hf/llama-lora';
 import type { ModelSpec } from '../models/model-spec';
@@ -27,6 +30,7 @@ import { LM_BACKENDS, LM_STORAGES, lmRunner, type LmRunner } from './lm-backend'
 import { loadLmAdapter, loadLmModel, loadLmTokenizer } from './lm-model';
 
 const COMMANDS = ['score', 'generate'] as const;
+const DEFAULT_NEW_TOKENS = 64;
 const USAGE =
   'usage: npm run lm -- score --model=DIR [--adapter=DIR] --ids=1,2,3 | generate --model=DIR [--adapter=DIR] --prompt=TEXT [--chat]';
 
@@ -114,7 +118,8 @@ async function generate(args: CliArgs): Promise<number> {
   const adapterDir = args.optional('adapter');
   const prompt = required(args, 'prompt', 'TEXT');
   const chat = args.flag('chat');
-  const maxNewTokens = args.int('max-new-tokens', 64, { min: 1, max: 4096 });
+  const asked = args.optional('max-new-tokens') !== undefined;
+  const maxNewTokensFlag = args.int('max-new-tokens', DEFAULT_NEW_TOKENS, { min: 1, max: 4096 });
   const temperature = args.real('temperature', 0, { min: 0, max: 100 });
   const topK = args.int('top-k', 0, { min: 0, max: 2 ** 31 - 1 });
   const topP = args.real('top-p', 1, { min: 0, max: 1, minOpen: true });
@@ -135,6 +140,8 @@ async function generate(args: CliArgs): Promise<number> {
   }
   const ids = tokenizer.encode(text);
   const room = model.spec.context - ids.length;
+  // Unasked, the default shrinks to a small model's context; an explicit value is never cut.
+  const maxNewTokens = asked ? maxNewTokensFlag : Math.min(maxNewTokensFlag, Math.max(room, 1));
   if (ids.length < 1 || room < maxNewTokens) {
     throw new FlagError(
       'max-new-tokens',

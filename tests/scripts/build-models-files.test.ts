@@ -4,7 +4,7 @@
  * cli/model-file.ts).
  */
 import { execFileSync } from 'node:child_process';
-import { closeSync, lstatSync, mkdtempSync, openSync, truncateSync } from 'node:fs';
+import { closeSync, lstatSync, mkdirSync, mkdtempSync, openSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -21,6 +21,24 @@ describe('build:models files', () => {
     ).rejects.toThrow(`--out=${fifo} is a FIFO (named pipe), not a regular file`);
     expect(log).not.toHaveBeenCalled();
     expect(lstatSync(fifo).isFIFO()).toBe(true);
+    log.mockRestore();
+  });
+
+  it("checks the tiny chat model's files too before building, and knows its name", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'build-models-'));
+    const folder = join(dir, 'hf', 'tiny-chat');
+    mkdirSync(folder, { recursive: true });
+    const fifo = join(folder, 'model.safetensors');
+    execFileSync('mkfifo', [fifo]);
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    const manifest = `--manifest=${join(dir, 'manifest.json')}`;
+    await expect(main(['--only=tiny-chat', `--out=${dir}`, manifest])).rejects.toThrow(
+      `--out=${fifo} is a FIFO (named pipe), not a regular file`,
+    );
+    await expect(main(['--only=tiny-chats', `--out=${dir}`, manifest])).rejects.toThrow(
+      /--only: unknown model\(s\) tiny-chats; known: .*multiply-recall, tiny-chat$/,
+    );
+    expect(log).not.toHaveBeenCalled();
     log.mockRestore();
   });
 
