@@ -4,6 +4,7 @@ import { gaeSuite } from './gae.bench';
 import { generationSuite } from './generation.bench';
 import { grpoSuite } from './grpo.bench';
 import { klLossSuite, valueLossSuite } from './kl-value-loss.bench';
+import { llamaPeerSuite } from './llama-peer.bench';
 import { logSoftmaxSuite } from './log-softmax.bench';
 import { matmulSuite } from './matmul.bench';
 import { ortReferenceSuite } from './ort-reference.bench';
@@ -33,4 +34,6 @@ export const SUITES: readonly BenchSuite[] = [
   generationSuite,
   // The frozen reference policy's log-probs: our engine vs onnxruntime-web.
   ortReferenceSuite,
+  // The real-shape Llama models (SmolLM2-135M, Qwen2.5-0.5B): onnxruntime-web's prefill and decode.
+  llamaPeerSuite,
 ];
