@@ -7,6 +7,7 @@ import { grpoSuite } from './grpo.bench';
 import { inputGuardsSuite } from './input-guards.bench';
 import { klLossSuite, valueLossSuite } from './kl-value-loss.bench';
 import { linearF16Suite } from './linear-f16.bench';
+import { llamaPeerSuite } from './llama-peer.bench';
 import { logSoftmaxSuite } from './log-softmax.bench';
 import { matmulSuite } from './matmul.bench';
 import { ortReferenceSuite } from './ort-reference.bench';
@@ -43,4 +44,6 @@ export const SUITES: readonly BenchSuite[] = [
   ortReferenceSuite,
   // CPU: the guards in front of untrusted input, beside the work they save.
   inputGuardsSuite,
+  // The real-shape Llama models (SmolLM2-135M, Qwen2.5-0.5B): onnxruntime-web's prefill and decode.
+  llamaPeerSuite,
 ];

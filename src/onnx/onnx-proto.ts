@@ -158,6 +158,29 @@ export interface ModelProto {
  */
 export function encodeModel(model: ModelProto): Uint8Array {
   const w = new ProtoWriter();
+  writeModelHead(w, model);
+  w.message(7, (g) => writeGraph(g, model.graph));
+  return w.finish();
+}
+
+/**
+ * The fields encodeModel writes before the graph, and the graph's own bytes: for a writer that
+ * appends the graph (field 7) itself, e.g. with initializers too large to copy through nested
+ * messages.
+ */
+export function encodeModelHead(model: Omit<ModelProto, 'graph'>): Uint8Array {
+  const w = new ProtoWriter();
+  writeModelHead(w, model);
+  return w.finish();
+}
+
+export function encodeGraph(graph: GraphProto): Uint8Array {
+  const w = new ProtoWriter();
+  writeGraph(w, graph);
+  return w.finish();
+}
+
+function writeModelHead(w: ProtoWriter, model: Omit<ModelProto, 'graph'>): void {
   w.varint(1, model.irVersion);
   if (model.producerName !== undefined) w.string(2, model.producerName);
   if (model.producerVersion !== undefined) w.string(3, model.producerVersion);
@@ -171,8 +194,6 @@ export function encodeModel(model: ModelProto): Uint8Array {
   for (const { key, value } of model.metadataProps) {
     w.message(14, (e) => e.string(1, key).string(2, value));
   }
-  w.message(7, (g) => writeGraph(g, model.graph));
-  return w.finish();
 }
 
 function writeGraph(w: ProtoWriter, graph: GraphProto): void {
