@@ -47,3 +47,21 @@ test('brings the tiny Llama fixture, loads it on the CPU and chats with it', asy
   await page.screenshot({ path: `${SCREENSHOTS}/bring-model-390.png`, fullPage: true });
   expect(errors).toEqual([]);
 });
+
+test('with ?backend=webgpu the fixture loads on the GPU as f16 and answers', async ({ page }) => {
+  test.setTimeout(90_000);
+  const errors = collectErrors(page);
+  await page.goto('/?backend=webgpu#/models');
+  await page.getByTestId('model-files').setInputFiles(FILES);
+  await expect(page.getByTestId('fit')).toContainText('Loads on the GPU as f16', {
+    timeout: 30_000,
+  });
+  await page.getByRole('button', { name: 'Load the model' }).click();
+  await expect(page.getByTestId('loaded')).toContainText('Loaded on the GPU as f16');
+  await page.getByRole('textbox', { name: 'Message' }).fill('Hello');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const answer = page.getByTestId('turn-assistant');
+  await expect(answer).toBeVisible({ timeout: 60_000 });
+  expect(await answer.getByTestId('chat-tokens').locator('span').count()).toBeGreaterThan(0);
+  expect(errors).toEqual([]);
+});
