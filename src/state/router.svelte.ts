@@ -1,5 +1,5 @@
 /**
- * Hash routing: `#/`, `#/lab`, `#/about`, `#/learn` and `#/learn/<unit>/<lesson>`. Query options
+ * Hash routing: `#/`, `#/lab`, `#/models`, `#/about`, `#/learn` and `#/learn/<unit>/<lesson>`. Query options
  * (e.g. `?backend=cpu`) stay in location.search; lesson options (`?classroom=1`) ride in the hash
  * after the path, so a shared lesson link keeps them (src/state/lesson-options.ts).
  */
@@ -11,7 +11,7 @@ import {
   type LessonOptions,
 } from './lesson-options';
 
-export const ROUTES = ['home', 'lab', 'about', 'learn'] as const;
+export const ROUTES = ['home', 'lab', 'models', 'about', 'learn'] as const;
 export type Route = (typeof ROUTES)[number];
 
 export function parseRoute(hash: string): Route {
