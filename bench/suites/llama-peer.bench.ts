@@ -22,9 +22,13 @@ import { llamaModelBytes } from '../onnx/llama-model-bytes';
 import { randomLlamaWeights, randomLlamaWeightSource } from '../onnx/random-llama-weights';
 import { checkPlacement } from '../peers/ort';
 import { createOrtLlamaSession, gpuPast, idFeeds, runOrtStep } from '../peers/ort-llama';
+import { benchOurs, OURS_IMPL } from './llama-ours';
 import { formatRate } from './transformer-step.bench';
 
-export const LLAMA_BENCH_IMPL = { ort: 'ORT WebGPU EP (onnxruntime-web)' } as const;
+export const LLAMA_BENCH_IMPL = {
+  ort: 'ORT WebGPU EP (onnxruntime-web)',
+  ours: OURS_IMPL,
+} as const;
 
 /** The published shapes, by name; the weights of every engine come from this seed. */
 export const LLAMA_BENCH_MODELS: readonly { label: string; spec: ModelSpec }[] = [
@@ -86,14 +90,18 @@ export const llamaPeerSuite: BenchSuite = {
     const summary: string[][] = [];
     const notes: string[] = [];
     for (const { label, spec } of plan.models) {
+      const shapeOf = (B: number, T: number, P: number) => llamaBenchShape(spec, B, T, P);
+      const ours = await benchOurs(ctx, spec, LLAMA_BENCH_SEED, LLAMA_BENCH_BATCHES, plan, shapeOf);
       const result = await benchModel(ctx, spec, dtype, plan);
-      measurements.push(...result.rows);
-      notes.push(`${label}: ${result.note}`);
-      for (const m of result.rows) {
+      const rows = [...ours.rows, ...result.rows];
+      measurements.push(...rows);
+      notes.push(`${label}: ${ours.note}; ${result.note}`);
+      for (const m of rows) {
         const tokens = m.shape.B! * m.shape.T!;
         const phase = m.shape.P === 0 ? `prefill T${m.shape.T}` : `decode P${m.shape.P}`;
         summary.push([
           label,
+          m.impl === OURS_IMPL ? 'ours' : 'ORT',
           `${phase} B${m.shape.B}`,
           m.status === 'ok' ? formatMs(m.ms!) : m.status,
           m.status === 'ok' ? formatRate((tokens * 1000) / m.ms!) : '–',
@@ -104,8 +112,8 @@ export const llamaPeerSuite: BenchSuite = {
     return {
       suite: 'llama-peer',
       title: [
-        `real-shape Llama peer: ORT WebGPU EP, ${dtype}, random weights (seed ${LLAMA_BENCH_SEED})${software}`,
-        formatTable(['model', 'step', 'ms', 'tokens/s'], summary),
+        `real-shape Llama: ours (f16 weights) and the ORT WebGPU EP (${dtype}), random weights (seed ${LLAMA_BENCH_SEED})${software}`,
+        formatTable(['model', 'engine', 'step', 'ms', 'tokens/s'], summary),
         'per implementation:',
       ].join('\n'),
       baseline: LLAMA_BENCH_IMPL.ort,

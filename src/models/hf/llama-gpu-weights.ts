@@ -12,7 +12,12 @@ import { GpuLimitError } from '../../gpu/errors';
 import { packF16, unpackF16 } from '../../ops/nn/unpack-f16';
 import type { ModelSpec } from '../model-spec';
 import { type CheckpointFiles, loadHfWeights } from './hf-checkpoint';
-import { checkLlamaSpec, type LlamaCpuModel, llamaTensorEntries } from './llama-cpu-weights';
+import {
+  checkLlamaSpec,
+  type LlamaCpuModel,
+  llamaTensorEntries,
+  type TensorEntry,
+} from './llama-cpu-weights';
 
 /** How the matrices are kept on the GPU. */
 export type GpuWeightStorage = 'f32' | 'f16';
@@ -146,13 +151,34 @@ class TensorUploader {
   }
 }
 
+/**
+ * Uploads the model of `spec` from `tensor`, called once per tensor in file order with its
+ * Hugging Face name and shape (e.g. seeded random weights at a real model's shapes, made one
+ * tensor at a time); nothing stays allocated after a failure.
+ */
+export function llamaGpuWeightsFromTensors(
+  gpu: GpuContext,
+  spec: ModelSpec,
+  tensor: (entry: TensorEntry) => Float32Array,
+  storage: GpuWeightStorage,
+): LlamaGpuWeights {
+  const uploader = new TensorUploader(gpu, storage);
+  try {
+    for (const entry of llamaTensorEntries(spec))
+      uploader.upload(entry.name, entry.shape, tensor(entry));
+  } catch (error) {
+    uploader.release();
+    throw error;
+  }
+  return uploader.assemble(spec);
+}
+
 /** Uploads a CPU model's f32 weights (tests, models built in the tab). */
 export function llamaGpuWeightsFromCpu(
   gpu: GpuContext,
   model: LlamaCpuModel<Float32Array>,
   storage: GpuWeightStorage,
 ): LlamaGpuWeights {
-  const uploader = new TensorUploader(gpu, storage);
   const byName = new Map<string, Float32Array>();
   byName.set('model.embed_tokens.weight', model.embed);
   model.layers.forEach((layer, n) => {
@@ -181,15 +207,7 @@ export function llamaGpuWeightsFromCpu(
   });
   byName.set('model.norm.weight', model.norm);
   if (!model.spec.tiedEmbeddings) byName.set('lm_head.weight', model.lmHead);
-  try {
-    for (const { name, shape } of llamaTensorEntries(model.spec)) {
-      uploader.upload(name, shape, byName.get(name)!);
-    }
-  } catch (error) {
-    uploader.release();
-    throw error;
-  }
-  return uploader.assemble(model.spec);
+  return llamaGpuWeightsFromTensors(gpu, model.spec, (e) => byName.get(e.name)!, storage);
 }
 
 /**
