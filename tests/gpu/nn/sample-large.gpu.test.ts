@@ -402,7 +402,16 @@ describe.skipIf(!gpu)('sample-large kernel vs CPU twin', () => {
       batch.dispatch(sampleLargeKernel, {
         pipeline: await device.pipelines.get(sampleLargeKernel, { WORKGROUP_SIZE: 32 }),
         buffers,
-        uniforms: { rows, vocab, kept: 10, seed: 8, step: 9, temperature: 0.8, top_p: 1, first_row: 0 },
+        uniforms: {
+          rows,
+          vocab,
+          kept: 10,
+          seed: 8,
+          step: 9,
+          temperature: 0.8,
+          top_p: 1,
+          first_row: 0,
+        },
         workgroups: [3, 2],
       });
       batch.submit();
