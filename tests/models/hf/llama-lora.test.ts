@@ -25,32 +25,9 @@ import type { ModelSpec } from '../../../src/models/model-spec';
 import { trainableGroupNamed } from '../../../src/models/param-groups';
 import { seededRandom } from '../../../src/util/random';
 import { dot, gradCheck, probeWeights } from '../../support/gradcheck';
+import { tinyLlamaSpec } from '../../support/tiny-llama-specs';
 
-/** Tiny specs that switch on every optional tensor across them (biases everywhere in 'llama'). */
-function spec(family: 'llama' | 'qwen2' | 'qwen3'): ModelSpec {
-  return {
-    family,
-    vocab: 11,
-    context: 8,
-    width: 8,
-    layers: 2,
-    heads: 4,
-    kvHeads: 2,
-    headDim: family === 'qwen3' ? 4 : 2,
-    mlpWidth: 6,
-    mlp: 'swiglu',
-    norm: 'rmsnorm',
-    normEps: 1e-6,
-    positions: 'rotary',
-    rotaryBase: 10_000,
-    qkvBias: family !== 'qwen3',
-    outBias: family === 'llama',
-    mlpBias: family === 'llama',
-    qkNorm: family === 'qwen3',
-    tiedEmbeddings: family !== 'llama',
-    valueHead: false,
-  };
-}
+const spec = tinyLlamaSpec;
 
 function randomWeights<T extends Float32Array | Float64Array>(
   s: ModelSpec,
