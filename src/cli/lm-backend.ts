@@ -87,7 +87,8 @@ export async function lmRunner(
     }
     return cpuRunner(model, lora);
   }
-  const found = await acquireForChoice('webgpu', '--backend=webgpu');
+  // Real models' embeddings pass WebGPU's default 128 MiB binding: ask for the adapter's limits.
+  const found = await acquireForChoice('webgpu', '--backend=webgpu', { limits: 'adapter' });
   if (!found.ok)
     throw new FlagError('backend', `--backend=webgpu, but no adapter: ${found.reason.message}`);
   return gpuRunner(found.gpu, model, storage ?? 'f16', lora);

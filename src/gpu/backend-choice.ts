@@ -7,7 +7,7 @@
  */
 import type { GpuUnavailableReason } from './adapter-summary';
 import { describeAdapter } from './adapter-summary';
-import { acquireGpu, type GpuAcquisition } from './context';
+import { type AcquireOptions, acquireGpu, type GpuAcquisition } from './context';
 
 export type BackendChoice = 'auto' | 'webgpu' | 'cpu';
 
@@ -21,8 +21,9 @@ export const BACKEND_CHOICES: readonly BackendChoice[] = ['auto', 'webgpu', 'cpu
 export async function acquireForChoice(
   choice: Exclude<BackendChoice, 'cpu'>,
   howToForce: string,
+  options: AcquireOptions = {},
 ): Promise<GpuAcquisition> {
-  const found = await acquireGpu();
+  const found = await acquireGpu(options);
   if (!found.ok || choice === 'webgpu' || !found.gpu.summary.isFallbackAdapter) return found;
   const reason: GpuUnavailableReason = {
     code: 'fallback-adapter',

@@ -97,7 +97,9 @@ export class BringModelState {
       this.backendNote = 'CPU (?backend=cpu)';
       return;
     }
-    const found = await acquireForChoice(choice, '?backend=webgpu');
+    // A real model's embedding passes WebGPU's default 128 MiB binding (Qwen2.5-0.5B's is
+    // 272 MB in f16): ask for what the adapter offers.
+    const found = await acquireForChoice(choice, '?backend=webgpu', { limits: 'adapter' });
     if (found.ok) {
       this.gpu = found.gpu;
       this.backend = 'webgpu';
