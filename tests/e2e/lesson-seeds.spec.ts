@@ -66,7 +66,13 @@ test('the PPO-vs-GRPO lesson trains three seeds of each on the page: bands on on
   await expect(block.getByTestId('seeds-difference').getByRole('rowheader')).toHaveText(
     'PPO (ppo-copy) − GRPO (grpo-copy)',
   );
-  await expect(block.getByRole('table')).toContainText('n = 3 seeds per preset, trained on CPU');
+  // The caption sits under the scrolling box (WideTable), where it wraps, and describes the table.
+  const caption = block.getByTestId('table-caption');
+  await expect(caption).toContainText('n = 3 seeds per preset, trained on CPU');
+  await expect(block.getByRole('table')).toHaveAttribute(
+    'aria-describedby',
+    (await caption.getAttribute('id'))!,
+  );
   await expect(page.getByTestId('lesson-not-done')).toBeVisible();
   await block.scrollIntoViewIfNeeded();
   await block.screenshot({ path: `${SCREENSHOTS}/lesson-ppo-vs-grpo-seeds.png` });
