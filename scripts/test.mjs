@@ -9,13 +9,14 @@
 // lanes run side by side: gpu-node then browser, and e2e then hygiene. The lane that is not
 // streaming prints its output as each of its steps ends.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { playwrightCounts, vitestCounts } from './test-reports.mjs';
 import { ensureChromium } from './chromium.mjs';
 import { nodeSupport } from './node-version.mjs';
 
 const OUT = 'test-output';
 
-/** @typedef {{ passed: number, failed: number, skipped: number, note?: string }} Counts */
+/** @typedef {import('./test-reports.mjs').Counts} Counts */
 /** @typedef {Counts & { layer: string, seconds: string, adapter?: string }} LayerRow */
 
 /**
@@ -49,22 +50,6 @@ function run(command, args, { stream, title }) {
       resolve({ code: code ?? 1, stdout });
     });
   });
-}
-
-/** @param {string} file @returns {Counts} */
-function vitestCounts(file) {
-  const report = JSON.parse(readFileSync(file, 'utf8'));
-  return {
-    passed: report.numPassedTests,
-    failed: report.numFailedTests + (report.numFailedTestSuites ?? 0),
-    skipped: report.numPendingTests + report.numTodoTests,
-  };
-}
-
-/** @param {string} file @returns {Counts} */
-function playwrightCounts(file) {
-  const { stats } = JSON.parse(readFileSync(file, 'utf8'));
-  return { passed: stats.expected, failed: stats.unexpected + stats.flaky, skipped: stats.skipped };
 }
 
 /** A missing or unreadable report counts as a failure, never as zero tests passed. */
@@ -173,6 +158,12 @@ async function main() {
   }
   const checks = hygiene.map((h) => `${h.name} ${h.ok ? 'clean' : 'FAILED'}`).join(' · ');
   console.log(`  hygiene   ${checks}`);
+  // Named last, so that a log cut to its tail still says what failed and why.
+  for (const row of rows) {
+    for (const line of row.failures ?? []) console.log(`  FAILED ${row.layer}: ${line}`);
+    for (const line of row.flaky ?? [])
+      console.log(`  flaky (passed on retry) ${row.layer}: ${line}`);
+  }
 
   const total = (/** @type {'passed' | 'failed' | 'skipped'} */ key) =>
     rows.reduce((n, row) => n + row[key], 0);
