@@ -1,5 +1,5 @@
 /**
- * `npm run bench:learn [-- --only=planning,cliff,cartpole,token,agent,forgetting,lessons,defaults] [--backend=cpu|webgpu] [--seeds=1,2,3] [--lessons=…] [--presets=…] [--tasks=…] [--quick]`
+ * `npm run bench:learn [-- --only=planning,cliff,cartpole,token,agent,forgetting,lessons,defaults,lora] [--backend=cpu|webgpu] [--seeds=1,2,3] [--lessons=…] [--presets=…] [--tasks=…] [--quick]`
  *
  * Learning benchmarks: does each algorithm learn what it should, how fast, on this machine?
  *   planning  value iteration on GridWorld and FrozenLake 4×4: sweeps to convergence
@@ -19,6 +19,9 @@
  *   forgetting the tool-use lesson's calculator runs at lr 3e-4 without and with the ptx term,
  *             one-digit products from memory retained, seeds 1–3 (CPU; not in the default set:
  *             about 3 minutes)
+ *   lora      LoRA-GRPO on the shipped tiny chat model (a Llama in Hugging Face's layout) beside
+ *             its controls lr 1e-9 and LoRA on no module, seeds 1–5 (--seeds): held-out strict
+ *             success before and after (CPU; not in the default set: about 10 minutes)
  * Results (with the machine described) are saved as JSON under bench/results/.
  *
  * `npm run bench:learn -- --readme` runs nothing: it rewrites the README's tables of lesson claims
@@ -44,6 +47,7 @@ import { forgettingBenchmark } from './forgetting';
 import { lessonEffects } from './lesson-effects';
 import { labDefaults } from './lab-defaults';
 import { writeReadmeClaims } from './claims-table';
+import { loraGrpoBenchmark } from './lora-grpo';
 
 export async function main(argv: string[]): Promise<number> {
   if (argv.includes('--readme')) {
@@ -153,6 +157,12 @@ export async function main(argv: string[]): Promise<number> {
     });
     console.log(bench.table);
     results.lessons = { backend, rows: bench.rows, table: bench.table };
+  }
+
+  if (only.includes('lora')) {
+    const bench = await loraGrpoBenchmark(seeds ?? (quick ? [1] : [1, 2, 3, 4, 5]));
+    console.log(bench.table);
+    results.lora = { rows: bench.rows, passes: bench.passes, table: bench.table };
   }
 
   if (only.includes('defaults')) {

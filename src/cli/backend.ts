@@ -5,7 +5,7 @@
  * 4.5 min against 27 s on a 2-core machine); `--backend=webgpu` still uses it.
  */
 import { acquireForChoice, describeAdapter, type BackendChoice } from '../gpu';
-import type { LanguageModel } from '../models/language-model';
+import type { GptLanguageModel } from '../models/language-model';
 import { CpuLanguageModel } from '../models/lm-cpu';
 import { GpuLanguageModel } from '../models/lm-gpu';
 import type { TransformerConfig } from '../models/transformer-config';
@@ -16,7 +16,7 @@ export async function createLanguageModel(
   choice: BackendChoice,
   config: TransformerConfig,
   params: Float32Array,
-): Promise<{ model: LanguageModel; description: string }> {
+): Promise<{ model: GptLanguageModel; description: string }> {
   if (choice === 'cpu') {
     return { model: new CpuLanguageModel(config, params), description: 'CPU (requested)' };
   }

@@ -25,6 +25,8 @@ import { errorText } from '../util/error-text';
 export interface LmModel {
   dir: string;
   model: LlamaCpuModel;
+  /** Every weight in one f32 array (the 'base' group's layout); model's tensors are views of it. */
+  params: Float32Array;
 }
 
 /** The message of whatever a loader threw, on one line. */
@@ -66,7 +68,7 @@ export async function loadLmModel(dir: string): Promise<LmModel> {
     const weights = new Map(
       loaded.layout.entries.map((e) => [e.name, loaded.layout.view(f32, e.name)]),
     );
-    return { dir, model: llamaModelFromWeights(spec, weights) };
+    return { dir, model: llamaModelFromWeights(spec, weights), params: f32 };
   } finally {
     await files.close();
   }

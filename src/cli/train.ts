@@ -421,7 +421,7 @@ async function setUpLanguageModel(run: LmFlags, seed: number) {
   }
   const schedule = curriculumSetup(tasks, curriculum);
   return {
-    policy: policy as LanguageModel,
+    policy,
     tokenizer,
     task,
     ...(schedule ? { curriculum: schedule } : {}),

@@ -55,13 +55,6 @@ export interface LanguageModel {
   /** The parameter groups, each with its layout, storage dtype and trainable flag. */
   readonly groups: readonly ParamGroup[];
   /**
-   * The tiny GPT's own configuration (family 'gpt'). Compatibility: kept on the interface for
-   * callers that read sizes from it (src/rl, src/worker, src/cli); new code reads `spec`.
-   */
-  readonly config: TransformerConfig;
-  /** The 'base' group's layout. Compatibility, as `config`: new code reads `groups`. */
-  readonly layout: ParamLayout;
-  /**
    * One supervised step: token-mean cross-entropy of `batch.targets` over `batch.mask`, backward,
    * clip, AdamW. On the GPU this is one command encoder and no readback; metrics are collected
    * and read in bulk by takeMetrics() (or when the metrics buffer fills up).
@@ -111,6 +104,16 @@ export interface LanguageModel {
   readOptimizer(group?: ParamGroupName): Promise<OptimizerSnapshot>;
   writeOptimizer(snapshot: OptimizerSnapshot, group?: ParamGroupName): void;
   dispose(): void;
+}
+
+/**
+ * The tiny GPT (family 'gpt') as a LanguageModel, with its own configuration and its one 'base'
+ * group's layout: what its checkpoints, ONNX export and reference copies are built from.
+ */
+export interface GptLanguageModel extends LanguageModel {
+  readonly config: TransformerConfig;
+  /** The 'base' group's layout: the whole model. */
+  readonly layout: ParamLayout;
 }
 
 /** Σ mask, checked ≥ 1: the token count the loss divides by. */

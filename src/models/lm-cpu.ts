@@ -9,7 +9,7 @@ import type { SequenceBatch } from './sequence-batch';
 import { generateCpu, type GenerateRequest, type Generation } from './generate';
 import {
   crossEntropyLogpGrad,
-  type LanguageModel,
+  type GptLanguageModel,
   type OptimizerSnapshot,
   type StepMetrics,
   type TokenScores,
@@ -32,7 +32,7 @@ import type { TransformerConfig } from './transformer-config';
 import { transformerBackward, transformerForward, type TransformerOutput } from './transformer-cpu';
 import { transformerParamGroups } from './transformer-params';
 
-export class CpuLanguageModel implements LanguageModel {
+export class CpuLanguageModel implements GptLanguageModel {
   readonly backend = 'cpu';
   readonly spec: ModelSpec;
   readonly groups: readonly ParamGroup[];

@@ -16,7 +16,7 @@ import type { GenerateRequest, Generation } from './generate';
 import { generateGpu } from './generate-gpu';
 import {
   crossEntropyLogpGrad,
-  type LanguageModel,
+  type GptLanguageModel,
   type OptimizerSnapshot,
   type StepMetrics,
   type TokenScores,
@@ -53,7 +53,7 @@ interface LossBuffers {
   loss: GPUBuffer; // (1) Σ dLogp·logp = token-mean cross-entropy
 }
 
-export class GpuLanguageModel implements LanguageModel {
+export class GpuLanguageModel implements GptLanguageModel {
   readonly backend = 'webgpu';
   readonly spec: ModelSpec;
   readonly groups: readonly ParamGroup[];

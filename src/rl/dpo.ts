@@ -103,7 +103,7 @@ export function createDpoTrainer(setup: DpoSetup, initial: DpoConfig): DpoTraine
     // 1. Generate K completions of each prompt, distinct random draws.
     const prompts = samples.map((s) => promptTokens(tokenizer, s));
     const longestPrompt = Math.max(...prompts.map((p) => p.length));
-    const maxLength = Math.min(policy.config.context, longestPrompt + cfg.maxNewTokens);
+    const maxLength = Math.min(policy.spec.context, longestPrompt + cfg.maxNewTokens);
     const generation = await policy.generate({
       prompts,
       maxLength,

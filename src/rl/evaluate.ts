@@ -9,7 +9,10 @@ import type { TokenTask, TokenTaskSample } from '../envs/token-tasks/types';
 import type { Generation } from '../models/generate';
 import type { LanguageModel } from '../models/language-model';
 import type { SampleOptions } from '../ops/nn/sample';
-import type { CharTokenizer } from '../models/tokenizer';
+import { CharTokenizer } from '../models/tokenizer';
+import type { Tokenizer } from '../models/tokenizer-api';
+import { chatPromptIds, chatTokenizer } from '../agents/chat-task';
+import { OpInputError } from '../ops/errors';
 import { checkInt } from '../ops/validate';
 import { seededRandom } from '../util/random';
 
@@ -39,30 +42,57 @@ export interface Evaluation {
   examples: { prompt: string; completion: string; correct: boolean }[];
 }
 
-/** The text a row generated, up to (not including) its first <eos>; other specials dropped. */
-export function completionText(
-  tokenizer: CharTokenizer,
-  generation: Generation,
-  row: number,
-): string {
+/** The text a row generated, up to (not including) its first stop id; other specials dropped. */
+export function completionText(tokenizer: Tokenizer, generation: Generation, row: number): string {
   const { maxLength: L } = generation;
   const ids: number[] = [];
   for (let t = 0; t < L; t++) {
     if (generation.mask[row * L + t] !== 1) continue;
     const id = generation.tokens[row * L + t]!;
-    if (id === tokenizer.eos) break;
+    if (tokenizer.stopIds.includes(id)) break;
     ids.push(id);
   }
   return tokenizer.decode(ids, { skipSpecial: true });
 }
 
-export function promptTokens(tokenizer: CharTokenizer, sample: TokenTaskSample): Int32Array {
-  return Int32Array.from([tokenizer.bos, ...tokenizer.encode(sample.prompt)]);
+/**
+ * The ids a model is given for `sample`: with a chat template (a brought model), the user's turn
+ * in that template ending where the assistant writes (src/agents/chat-task.ts); otherwise <bos>
+ * and the prompt's characters (the tiny GPT's plain-text tasks).
+ */
+export function promptTokens(tokenizer: Tokenizer, sample: TokenTaskSample): Int32Array {
+  if (tokenizer.applyChatTemplate) return chatPromptIds(chatTokenizer(tokenizer), sample);
+  const ids = tokenizer.encode(sample.prompt);
+  return tokenizer.bos === undefined ? ids : Int32Array.from([tokenizer.bos, ...ids]);
+}
+
+/**
+ * The most prompt ids a sample of `task` can take: <bos> and one id per character, or, in a chat
+ * template, the template's own ids (measured on an empty prompt) and one id per character (a BPE
+ * token covers at least one character of the ASCII prompts the tasks write).
+ */
+export function promptLengthBound(tokenizer: Tokenizer, task: TokenTask): number {
+  if (!tokenizer.applyChatTemplate) return (tokenizer.bos === undefined ? 0 : 1) + task.maxChars;
+  const framing = chatPromptIds(chatTokenizer(tokenizer), { prompt: '', answer: '' }).length;
+  return framing + task.maxChars;
+}
+
+/**
+ * The tokenizer as the character tokenizer, for what only the tiny GPT's tasks do yet (agent
+ * episodes, ptx demonstrations); a brought model's tokenizer is refused naming `what`.
+ */
+export function charTokenizerFor(tokenizer: Tokenizer, op: string, what: string): CharTokenizer {
+  if (tokenizer instanceof CharTokenizer) return tokenizer;
+  throw new OpInputError(
+    op,
+    what,
+    `runs on the lab's character tokenizer only; a brought model's tokenizer (${tokenizer.spec.kind}) cannot run it yet`,
+  );
 }
 
 export async function evaluateTask(
   model: LanguageModel,
-  tokenizer: CharTokenizer,
+  tokenizer: Tokenizer,
   task: TokenTask,
   options: EvaluationOptions,
 ): Promise<Evaluation> {
@@ -72,15 +102,17 @@ export async function evaluateTask(
   const random = seededRandom(options.seed);
   const prompts = Array.from({ length: count }, () => task.sample(random));
   const samples = prompts.flatMap((s) => Array.from({ length: repeats }, () => s));
-  const maxLength = Math.min(model.config.context, task.maxChars + 2);
+  // The longest prompt, its answer and the stop id.
+  const maxLength = Math.min(model.spec.context, promptLengthBound(tokenizer, task) + 1);
   if (isAgentTask(task)) {
-    return evaluateEpisodes(model, tokenizer, task, samples, maxLength, options);
+    const chars = charTokenizerFor(tokenizer, 'evaluateTask', 'an agent task');
+    return evaluateEpisodes(model, chars, task, samples, maxLength, options);
   }
   const generation = await model.generate({
     prompts: samples.map((s) => promptTokens(tokenizer, s)),
     maxLength,
     maxNewTokens: maxLength - 1,
-    stopTokens: [tokenizer.eos],
+    stopTokens: tokenizer.stopIds,
     padToken: tokenizer.pad,
     sampling: options.sampling ?? { temperature: 0 },
     seed: options.seed >>> 0,

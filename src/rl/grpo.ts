@@ -59,7 +59,7 @@ export interface GrpoTrainer extends Trainer<GrpoConfig> {
 /** Checks that ranges alone cannot express. */
 function checkGrpoRules(config: GrpoConfig, setup: GrpoSetup): void {
   checkRewardModelWeight(config, setup.rewardModel, 'grpo');
-  checkRetained(config, setup.retained, setup.policy.config.context, 'grpo');
+  checkRetained(config, setup.retained, setup.policy.spec.context, 'grpo');
   if (config.dualClip !== 0 && config.dualClip <= 1) {
     throw new OpInputError('grpo', 'dualClip', `must be 0 (off) or > 1, got ${config.dualClip}`);
   }

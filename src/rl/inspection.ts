@@ -5,8 +5,9 @@
  * advantage, the importance ratio π_new/π_old at the last optimizer step, and whether the clip
  * was active there. Built on request from arrays the update keeps, so an update pays nothing.
  */
-import type { CharTokenizer } from '../models/tokenizer';
+import type { Tokenizer } from '../models/tokenizer-api';
 import { tokenClipState, type PolicyLossOptions } from '../ops/policy-loss';
+import { promptTokens } from './evaluate';
 import type { RolloutRow } from './token-rollout';
 
 export interface InspectedToken {
@@ -99,12 +100,11 @@ export interface BatchArrays {
   clip: PolicyLossOptions;
 }
 
-export function inspectBatch(tokenizer: CharTokenizer, batch: BatchArrays): InspectedSample[] {
+export function inspectBatch(tokenizer: Tokenizer, batch: BatchArrays): InspectedSample[] {
   const T = batch.seq;
   return batch.rows.map((row, b) => {
     // Row position p + 1 is target t = p; the completion starts after the prompt (mask 0 there).
-    const promptEnd =
-      row.episode?.segments[0]?.end ?? 1 + tokenizer.encode(row.sample.prompt).length;
+    const promptEnd = row.episode?.segments[0]?.end ?? promptTokens(tokenizer, row.sample).length;
     const observed = new Set<number>();
     for (const s of row.episode?.segments ?? []) {
       if (s.kind === 'observation') for (let p = s.start; p < s.end; p++) observed.add(p);

@@ -18,7 +18,7 @@
 import type { RewardConfig } from '../envs/token-tasks/rewards';
 import type { TokenTask, TokenTaskSample } from '../envs/token-tasks/types';
 import type { LanguageModel } from '../models/language-model';
-import type { CharTokenizer } from '../models/tokenizer';
+import type { Tokenizer } from '../models/tokenizer-api';
 import type { KlEstimator } from '../ops/kl';
 import type { LossAggMode } from '../ops/loss-aggregation';
 import type { SampleOptions } from '../ops/nn/sample';
@@ -50,7 +50,9 @@ export interface TokenRlSetup {
   policy: LanguageModel;
   /** The frozen reference for the KL term (required when klCoef > 0 is ever used). */
   reference?: LanguageModel;
-  tokenizer: CharTokenizer;
+  /** The character tokenizer of the tiny GPT, or a brought model's (its prompts in its chat
+   *  template, its stop ids ending completions). */
+  tokenizer: Tokenizer;
   task: Task;
   seed: number;
   /**
@@ -218,7 +220,7 @@ export async function tokenRlUpdate<C extends TokenRlConfig>(
   }
   const started = performance.now();
   // One length for every round, so rounds can be joined: the longest prompt the task makes.
-  const rowLength = rolloutLength(policy.config.context, ladder.task, cfg.maxNewTokens);
+  const rowLength = rolloutLength(policy.spec.context, ladder.task, cfg.maxNewTokens, tokenizer);
 
   // 1. Rollout.
   const sampled = await parts.rollout(cfg, rowLength);

@@ -7,7 +7,7 @@
  */
 import type { TokenTask } from '../envs/token-tasks/types';
 import type { LanguageModel } from '../models/language-model';
-import type { CharTokenizer } from '../models/tokenizer';
+import type { Tokenizer } from '../models/tokenizer-api';
 import type { TokenRlConfig } from './lm-pipeline';
 import { policyStep, type PolicyStepLosses, type PolicyStepRequest } from './policy-step';
 import { mixPtx } from './retained-task';
@@ -42,7 +42,7 @@ export interface PassesRequest {
   /** Stop after an epoch whose mean ppo_kl exceeds it (0 or absent: never). */
   targetKl?: number;
   /** Where each step's ptx demonstrations come from (none without a retained task). */
-  ptx: { retained: TokenTask | undefined; tokenizer: CharTokenizer; seed: number; step: number };
+  ptx: { retained: TokenTask | undefined; tokenizer: Tokenizer; seed: number; step: number };
   /** Keep the last step's log-probs (the inspector's ratios). */
   keepLogp: boolean;
 }

@@ -41,7 +41,7 @@ export type PpoLmSetup = TokenRlSetup;
 
 function checkPpoLmRules(config: PpoLmConfig, setup: PpoLmSetup): void {
   checkRewardModelWeight(config, setup.rewardModel, 'ppo');
-  checkRetained(config, setup.retained, setup.policy.config.context, 'ppo');
+  checkRetained(config, setup.retained, setup.policy.spec.context, 'ppo');
   checkRewardRules(config, 'ppo');
   if (config.promptsPerUpdate % config.minibatches !== 0) {
     throw new OpInputError(
@@ -62,7 +62,7 @@ export function createPpoLmTrainer(setup: PpoLmSetup, initial: PpoLmConfig): Tra
     initial,
     seeds: { prompts: setup.seed, shuffle: counterHash(setup.seed, 0, 1) },
   });
-  if (!setup.policy.config.valueHead) {
+  if (!setup.policy.spec.valueHead) {
     throw new OpInputError('ppo', 'policy', 'needs a transformer with a value head (the critic)');
   }
   const { control, streams, ops } = run;

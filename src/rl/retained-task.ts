@@ -24,11 +24,12 @@
 import type { TokenTask } from '../envs/token-tasks/types';
 import type { LanguageModel } from '../models/language-model';
 import type { CharTokenizer } from '../models/tokenizer';
+import type { Tokenizer } from '../models/tokenizer-api';
 import { OpInputError } from '../ops/errors';
 import { counterHash } from '../util/counter-rng';
 import type { ConfigSpec } from '../util/hyperparams';
 import { seededRandom } from '../util/random';
-import { evaluateTask } from './evaluate';
+import { charTokenizerFor, evaluateTask } from './evaluate';
 import type { SequenceBatch } from '../models/sequence-batch';
 import { sftBatch } from './sft';
 
@@ -143,14 +144,15 @@ export function ptxDemonstrations(
  */
 export function mixPtx(
   retained: TokenTask | undefined,
-  tokenizer: CharTokenizer,
+  tokenizer: Tokenizer,
   config: RetainedConfig,
   rl: { tokens: Int32Array; targets: Int32Array; rows: number; seq: number },
   at: PtxDraw,
 ): PtxMix | undefined {
   if (!retained || config.ptxCoef === 0) return undefined;
   const { rows: B, seq: T } = rl;
-  const demos = ptxDemonstrations(retained, tokenizer, config.ptxBatch, T, at);
+  const chars = charTokenizerFor(tokenizer, 'ptx', 'ptxCoef > 0');
+  const demos = ptxDemonstrations(retained, chars, config.ptxBatch, T, at);
   const tokens = new Int32Array((B + demos.batch) * T);
   tokens.set(rl.tokens);
   tokens.set(demos.tokens, B * T);
@@ -163,7 +165,7 @@ export function mixPtx(
 /** retained/success_rate: greedy success on the retained task's fixed prompts ({} when off). */
 export async function retainedMetrics(
   policy: LanguageModel,
-  tokenizer: CharTokenizer,
+  tokenizer: Tokenizer,
   retained: TokenTask | undefined,
   config: RetainedConfig,
 ): Promise<Record<string, number>> {

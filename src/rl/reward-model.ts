@@ -91,7 +91,7 @@ export async function collectComparisons(
     task,
     rewards: DEFAULT_REWARD_CONFIG,
     samples,
-    maxLength: rolloutLength(policy.config.context, task, maxNewTokens),
+    maxLength: rolloutLength(policy.spec.context, task, maxNewTokens, tokenizer),
     maxNewTokens,
     sampling: { temperature: 1, topK: 0, topP: 1 },
     seed: counterHash(seed, 0, 2),

@@ -82,7 +82,7 @@ export async function runSft(
   checkInt('sft', 'batchSize', config.batchSize, 1, 4096);
   checkInt('sft', 'evalEvery', config.evalEvery, 0, 1e7);
   const random = seededRandom(config.seed);
-  const seq = Math.min(model.config.context, task.maxChars + 2);
+  const seq = Math.min(model.spec.context, task.maxChars + 2);
   const history: StepMetrics[] = [];
   const evaluations: SftResult['evaluations'] = [];
   const evaluate = (step: number) =>

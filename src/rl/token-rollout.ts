@@ -27,9 +27,9 @@ import {
 } from '../agents/agent-rewards';
 import { episodeTranscript, runEpisodes, type Episode } from '../agents/episode';
 import type { LanguageModel } from '../models/language-model';
-import type { CharTokenizer } from '../models/tokenizer';
+import type { Tokenizer } from '../models/tokenizer-api';
 import type { SampleOptions } from '../ops/nn/sample';
-import { promptTokens } from './evaluate';
+import { charTokenizerFor, promptLengthBound, promptTokens } from './evaluate';
 import type { CompletionScorer } from './reward-model';
 
 export interface RolloutRow {
@@ -45,7 +45,7 @@ export interface RolloutRow {
 
 export interface RolloutRequest {
   policy: LanguageModel;
-  tokenizer: CharTokenizer;
+  tokenizer: Tokenizer;
   task: TokenTask & { readonly answerChars?: string };
   rewards: RewardConfig;
   /** One entry per row (repeat a sample for several completions of one prompt). */
@@ -63,9 +63,17 @@ export interface RolloutRequest {
   rewardModel?: CompletionScorer;
 }
 
-/** The longest row a task can need: <bos>, its longest prompt+answer, and the token budget. */
-export function rolloutLength(context: number, task: TokenTask, maxNewTokens: number): number {
-  return Math.min(context, task.maxChars + 1 + maxNewTokens);
+/**
+ * The longest row a task can need: its longest prompt as the tokenizer frames it (<bos> and the
+ * characters, or a chat turn), its answer, and the token budget.
+ */
+export function rolloutLength(
+  context: number,
+  task: TokenTask,
+  maxNewTokens: number,
+  tokenizer: Tokenizer,
+): number {
+  return Math.min(context, promptLengthBound(tokenizer, task) + maxNewTokens);
 }
 
 /**
@@ -96,7 +104,7 @@ async function rolloutScoredByRules(request: RolloutRequest): Promise<RolloutRow
   if (isAgentTask(task)) {
     const episodes = await runEpisodes({
       policy: request.policy,
-      tokenizer,
+      tokenizer: charTokenizerFor(tokenizer, 'rollout', 'an agent task'),
       task,
       samples,
       maxLength,
@@ -126,7 +134,7 @@ async function rolloutScoredByRules(request: RolloutRequest): Promise<RolloutRow
     prompts: samples.map((s) => promptTokens(tokenizer, s)),
     maxLength,
     maxNewTokens: Math.min(request.maxNewTokens, maxLength - 1),
-    stopTokens: [tokenizer.eos],
+    stopTokens: tokenizer.stopIds,
     padToken: tokenizer.pad,
     sampling: request.sampling,
     seed: request.seed,

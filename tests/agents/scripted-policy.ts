@@ -34,12 +34,8 @@ export function scriptedPolicy(
   };
   return {
     backend: 'cpu',
-    config,
     spec: fromTransformerConfig(config),
     get groups() {
-      return refuse();
-    },
-    get layout() {
       return refuse();
     },
     calls,

@@ -133,8 +133,10 @@ describe('the ptx term in the trainers (CPU)', () => {
     expect(Number.isFinite(m['actor/ptx_loss'])).toBe(true);
 
     const T =
-      Math.max(rolloutLength(config.context, task, cfg.maxNewTokens), retainedRowLength(retained)) -
-      1;
+      Math.max(
+        rolloutLength(config.context, task, cfg.maxNewTokens, tokenizer),
+        retainedRowLength(retained),
+      ) - 1;
     const demos = ptxDemonstrations(retained, tokenizer, 6, T, { seed: 9, step: 0, key: 0 });
     const sft = new CpuLanguageModel(config, start.slice());
     await sft.trainCrossEntropy(demos, {
@@ -208,7 +210,9 @@ describe('the ptx term in the trainers (CPU)', () => {
     const agent = multiplyTask({ minDigits: 1, maxDigits: 1 });
     const wide = shoppingTask({ items: 1, maxQuantity: 1 });
     const cfgModel = { ...config, context: retainedRowLength(wide) };
-    expect(retainedRowLength(wide)).toBeGreaterThan(rolloutLength(cfgModel.context, agent, 4));
+    expect(retainedRowLength(wide)).toBeGreaterThan(
+      rolloutLength(cfgModel.context, agent, 4, tokenizer),
+    );
     const run = async (withRetained: boolean) => {
       const start = transformerLayout(cfgModel).initialize<Float32Array>(8);
       const policy = new CpuLanguageModel(cfgModel, start);

@@ -226,14 +226,15 @@ export interface Completion {
 
 /**
  * Reads the generated ids of one row (prompt and padding excluded) up to and including the first
- * <eos>. Without an <eos> the completion is truncated and every id counts.
+ * stop id (<eos>; a chat model's end of turn). Without one the completion is truncated and every
+ * id counts.
  */
 export function readCompletion(tokenizer: Tokenizer, ids: ArrayLike<number>): Completion {
   const kept: number[] = [];
   let specialTokens = 0;
   for (let t = 0; t < ids.length; t++) {
     const id = ids[t]!;
-    if (id === tokenizer.eos)
+    if (tokenizer.stopIds.includes(id))
       return { text: tokenizer.decode(kept), length: t + 1, truncated: false, specialTokens };
     if (tokenizer.isSpecial(id)) specialTokens++;
     else kept.push(id);

@@ -1,0 +1,293 @@
+/**
+ * A brought Llama-family model (Llama, Qwen2, Qwen3) as a LanguageModel on the CPU, so that the
+ * lab's trainers (src/rl: GRPO and its family, through src/rl/lm-pipeline.ts) run on it unchanged.
+ *
+ * Two parameter groups: the frozen 'base' (f32 on the CPU; no gradient, no optimizer state) and,
+ * when the model carries LoRA adapters, the trainable 'lora' group (src/models/hf/llama-lora.ts),
+ * the only one a step updates — AdamW, gradient norm and clipping run over the adapters alone.
+ * `withoutAdapters()` is the same weights with the adapters switched off: the KL reference of a
+ * LoRA run, with no second copy of the base.
+ *
+ * The forward, its backward and generation are the family's CPU ops (llama-cpu.ts,
+ * llama-cpu-backward.ts, llama-cpu-generate.ts); log-probs and their gradient are
+ * src/ops/token-logprobs.ts, as for the tiny GPT.
+ */
+import { OpInputError } from '../../ops/errors';
+import { GRAD_STATS } from '../../ops/nn/grad-norm';
+import { checkSampleOptions } from '../../ops/nn/sample';
+import { checkInt } from '../../ops/validate';
+import { tokenLogprobs, tokenLogprobsBackward } from '../../ops/token-logprobs';
+import type { GenerateRequest, Generation } from '../generate';
+import {
+  crossEntropyLogpGrad,
+  type LanguageModel,
+  type OptimizerSnapshot,
+  type StepMetrics,
+  type TokenScores,
+} from '../language-model';
+import type { ModelSpec } from '../model-spec';
+import {
+  CpuOptimizerState,
+  optimizerStepCpu,
+  STATS_LENGTH,
+  type OptimizerConfig,
+} from '../optimizer';
+import {
+  groupNamed,
+  paramGroups,
+  trainableGroupNamed,
+  type ParamGroup,
+  type ParamGroupName,
+} from '../param-groups';
+import type { ParamLayout } from '../param-layout';
+import type { SequenceBatch } from '../sequence-batch';
+import { hfBaseGroup } from './hf-weights';
+import { llamaLoraBackward } from './llama-cpu-backward';
+import { llamaForward, type LlamaForward } from './llama-cpu';
+import { llamaGenerate } from './llama-cpu-generate';
+import { llamaModelFromWeights, type LlamaCpuModel } from './llama-cpu-weights';
+import type { LlamaLora } from './llama-lora';
+
+const OP = 'llamaLm';
+
+/** What scoreTokens() keeps for backwardFromLogp(). */
+interface Scored {
+  forward: LlamaForward;
+  targets: Int32Array;
+  temperature: number;
+}
+
+export class LlamaCpuLanguageModel implements LanguageModel {
+  readonly backend = 'cpu';
+  readonly spec: ModelSpec;
+  readonly groups: readonly ParamGroup[];
+  private readonly model: LlamaCpuModel;
+  private readonly baseLayout: ParamLayout;
+  private optimizer: CpuOptimizerState<Float32Array> | undefined;
+  private pending: StepMetrics[] = [];
+  private scored: Scored | undefined;
+
+  /**
+   * `base`: every weight in the 'base' group's f32 layout (hfBaseGroup(spec, 'f32'); the model's
+   * tensors are views into it, not copies). `lora`: adapters to train, or none (a frozen model).
+   */
+  constructor(
+    spec: ModelSpec,
+    private readonly base: Float32Array,
+    private readonly lora?: LlamaLora,
+  ) {
+    const baseGroup = hfBaseGroup(spec, 'f32');
+    this.baseLayout = baseGroup.layout;
+    if (base.length !== this.baseLayout.total) {
+      throw new OpInputError(
+        OP,
+        'base',
+        `must hold the ${spec.family} model's ${this.baseLayout.total} weights, got ${base.length}`,
+      );
+    }
+    const weights = new Map(
+      this.baseLayout.entries.map((e) => [e.name, this.baseLayout.view(base, e.name)]),
+    );
+    this.model = llamaModelFromWeights(spec, weights);
+    this.spec = spec;
+    // A reference (no adapters) is frozen whole; paramGroups() is for models that train.
+    this.groups = lora ? paramGroups([baseGroup, lora.group]) : Object.freeze([baseGroup]);
+    this.optimizer = lora ? new CpuOptimizerState(lora.params) : undefined;
+  }
+
+  /** The same weights with the adapters off: the KL reference, sharing the base (frozen). */
+  withoutAdapters(): LlamaCpuLanguageModel {
+    return new LlamaCpuLanguageModel(this.spec, this.base);
+  }
+
+  async trainCrossEntropy(batch: SequenceBatch, optimizer: OptimizerConfig): Promise<void> {
+    const dLogp = crossEntropyLogpGrad(batch);
+    const { logp } = await this.scoreTokens(batch.tokens, batch.targets, batch.batch, batch.seq, 1);
+    let loss = 0;
+    for (let i = 0; i < logp.length; i++) loss += dLogp[i]! * logp[i]!;
+    await this.backwardFromLogp(dLogp, undefined, optimizer);
+    this.pending[this.pending.length - 1]!.loss = Number.isFinite(loss) ? loss : NaN;
+  }
+
+  async scoreTokens(
+    tokens: Int32Array,
+    targets: Int32Array,
+    batch: number,
+    seq: number,
+    temperature: number,
+  ): Promise<TokenScores> {
+    const rows = batch * seq;
+    const forward = llamaForward(this.model, tokens, batch, seq, { lora: this.lora });
+    this.scored = { forward, targets, temperature };
+    if (!forward.logits.every(Number.isFinite)) {
+      return { logp: new Float32Array(rows).fill(NaN), entropy: new Float32Array(rows).fill(NaN) };
+    }
+    const { logp, entropy } = tokenLogprobs(forward.logits, targets, rows, this.spec.vocab, {
+      temperature,
+    });
+    return { logp, entropy: entropy! };
+  }
+
+  async backwardFromLogp(
+    dLogp: Float32Array,
+    dEntropy: Float32Array | undefined,
+    optimizer: OptimizerConfig,
+    dValues?: Float32Array,
+  ): Promise<void> {
+    const scored = this.scored;
+    if (!scored) throw new Error(`${OP}.backwardFromLogp: call scoreTokens first`);
+    this.scored = undefined;
+    if (dValues) throw new OpInputError(OP, 'dValues', 'given, but this model has no value head');
+    const { lora, optimizer: state } = this.trainable();
+    const { forward, targets, temperature } = scored;
+    const rows = forward.activations.batch * forward.activations.seq;
+    const stats = state.stats;
+    if (!forward.logits.every(Number.isFinite)) {
+      // As a non-finite gradient norm: no update, the step not counted.
+      this.pending.push({
+        step: stats[GRAD_STATS.step]!,
+        loss: NaN,
+        gradNorm: NaN,
+        clipScale: 0,
+        applied: false,
+      });
+      return;
+    }
+    const dLogits = tokenLogprobsBackward(
+      forward.logits,
+      targets,
+      dLogp,
+      dEntropy,
+      rows,
+      this.spec.vocab,
+      { temperature },
+    );
+    const { grads } = llamaLoraBackward(this.model, forward, dLogits);
+    const result = optimizerStepCpu(lora.group.layout, lora.params, grads, state, optimizer);
+    this.pending.push({ ...result, loss: NaN });
+  }
+
+  async takeMetrics(): Promise<StepMetrics[]> {
+    const taken = this.pending;
+    this.pending = [];
+    return taken;
+  }
+
+  async logits(tokens: Int32Array, batch: number, seq: number): Promise<Float32Array> {
+    return llamaForward(this.model, tokens, batch, seq, { lora: this.lora }).logits;
+  }
+
+  /**
+   * The lab's generation request on the family's KV-cached sampler: rows of length L (prompt,
+   * generated ids, padding), each row's budget min(maxNewTokens, L − its prompt). Rows of equal
+   * budget are generated as one batch, seeded by (seed, budget).
+   */
+  async generate(request: GenerateRequest): Promise<Generation> {
+    const { prompts, maxLength: L } = request;
+    const B = prompts.length;
+    checkInt(OP, 'prompts.length', B, 1, 4096);
+    checkInt(OP, 'maxLength', L, 2, this.spec.context);
+    checkInt(OP, 'maxNewTokens', request.maxNewTokens, 1, L - 1);
+    checkInt(OP, 'padToken', request.padToken, 0, this.spec.vocab - 1);
+    checkInt(OP, 'seed', request.seed, 0, 2 ** 32 - 1);
+    const sampling = checkSampleOptions(request.sampling);
+    const budgets = prompts.map((prompt, b) => {
+      checkInt(OP, `prompts[${b}].length`, prompt.length, 1, L - 1);
+      return Math.min(request.maxNewTokens, L - prompt.length);
+    });
+    const tokens = new Int32Array(B * L).fill(request.padToken);
+    const logprobs = new Float32Array(B * L);
+    const mask = new Float32Array(B * L);
+    const promptLengths = Int32Array.from(prompts, (p) => p.length);
+    for (const budget of new Set(budgets)) {
+      const rows = budgets.flatMap((n, b) => (n === budget ? [b] : []));
+      const out = llamaGenerate(
+        this.model,
+        rows.map((b) => prompts[b]!),
+        {
+          maxNewTokens: budget,
+          temperature: sampling.temperature,
+          topK: sampling.topK,
+          topP: sampling.topP,
+          stopIds: request.stopTokens,
+          seed: (request.seed + budget) >>> 0,
+          lora: this.lora,
+        },
+      );
+      rows.forEach((b, i) => {
+        const start = b * L;
+        const prompt = prompts[b]!;
+        const generated = out.tokens[i]!;
+        tokens.set(prompt, start);
+        tokens.set(generated, start + prompt.length);
+        logprobs.set(out.logprobs[i]!, start + prompt.length);
+        mask.fill(1, start + prompt.length, start + prompt.length + generated.length);
+      });
+    }
+    return { batch: B, maxLength: L, tokens, logprobs, mask, promptLengths };
+  }
+
+  async readParams(group: ParamGroupName = 'base'): Promise<Float32Array> {
+    groupNamed(this.groups, group);
+    return group === 'lora' ? this.lora!.params.slice() : this.base.slice();
+  }
+
+  /** Replaces the adapters (in place: the model's views see them). The base is the user's model
+   *  and stays as loaded: load another model to change it. */
+  writeParams(params: Float32Array, group: ParamGroupName = 'base'): void {
+    const { lora } = this.trainable(group);
+    if (params.length !== lora.params.length) {
+      throw new OpInputError(
+        OP,
+        'params',
+        `must have the 'lora' group's ${lora.params.length} floats, got ${params.length}`,
+      );
+    }
+    if (!params.every(Number.isFinite)) {
+      throw new OpInputError(OP, 'params', 'must be finite numbers');
+    }
+    lora.params.set(params);
+  }
+
+  async readOptimizer(group: ParamGroupName = 'lora'): Promise<OptimizerSnapshot> {
+    const { optimizer } = this.trainable(group);
+    return {
+      m: optimizer.m.slice(),
+      v: optimizer.v.slice(),
+      stats: Float32Array.from(optimizer.stats),
+    };
+  }
+
+  writeOptimizer(snapshot: OptimizerSnapshot, group: ParamGroupName = 'lora'): void {
+    const { lora } = this.trainable(group);
+    const total = lora.params.length;
+    for (const key of ['m', 'v'] as const) {
+      if (snapshot[key].length !== total) {
+        throw new OpInputError(OP, key, `must have ${total} floats, got ${snapshot[key].length}`);
+      }
+    }
+    if (snapshot.stats.length !== STATS_LENGTH) {
+      throw new OpInputError(
+        OP,
+        'stats',
+        `must have ${STATS_LENGTH} floats, got ${snapshot.stats.length}`,
+      );
+    }
+    const state = new CpuOptimizerState(lora.params);
+    state.m.set(snapshot.m);
+    state.v.set(snapshot.v);
+    state.stats.set(snapshot.stats);
+    this.optimizer = state;
+  }
+
+  dispose(): void {}
+
+  /** The adapters and their optimizer state; a model without adapters (or another group) throws. */
+  private trainable(group: ParamGroupName = 'lora'): {
+    lora: LlamaLora;
+    optimizer: CpuOptimizerState<Float32Array>;
+  } {
+    trainableGroupNamed(this.groups, group);
+    return { lora: this.lora!, optimizer: this.optimizer! };
+  }
+}
