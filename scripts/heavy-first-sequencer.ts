@@ -7,9 +7,10 @@
  */
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-// The trainers' trace replay (tests/rl/lm-trainer-trace) runs every LM preset for two updates.
+// The trainers' trace replay (tests/rl/lm-trainer-trace) runs every LM preset for two updates;
+// tests/rl/lora-grpo-learning trains the tiny chat model twice.
 const LONG_FILES =
-  /\/tests\/(lessons\/(preset-[a-z-]+|learning-[a-z-]+-seed-\d)|rl\/lm-trainer-trace)\.test\.ts$/;
+  /\/tests\/(lessons\/(preset-[a-z-]+|learning-[a-z-]+-seed-\d)|rl\/(lm-trainer-trace|lora-grpo-learning))\.test\.ts$/;
 
 export class HeavyFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

@@ -5,6 +5,7 @@
  * the backends of BACKEND_CHOICES, each setting's FieldSpec).
  */
 import { MAX_SEED } from '../compare/run-file';
+import { broughtModelFlags, type BroughtModelFlags } from './train-brought-flags';
 import {
   createTokenTask,
   TOKEN_TASK_NAMES,
@@ -82,6 +83,8 @@ export interface LmFlags {
   shape: ModelShape;
   /** A new model's positions (`--positions`; a model from --init keeps its own). */
   positions: PositionKind;
+  /** A brought model trained through LoRA (`--model=DIR`; cli/train-brought-flags.ts). */
+  model?: BroughtModelFlags;
 }
 
 export interface TrainFlags {
@@ -173,6 +176,7 @@ function readFlags(argv: readonly string[]): TrainFlags {
 }
 
 function lmFlags(args: CliArgs, algo: LmAlgorithm): Omit<LmFlags, 'rewardModel'> {
+  const model = broughtModelFlags(args);
   const taskName = args.string('task', 'reverse');
   if (!(TOKEN_TASK_NAMES as readonly string[]).includes(taskName)) {
     throw new OpInputError(
@@ -242,6 +246,7 @@ function lmFlags(args: CliArgs, algo: LmAlgorithm): Omit<LmFlags, 'rewardModel'>
     sftSteps,
     shape,
     positions,
+    ...(model ? { model } : {}),
   };
 }
 

@@ -38,7 +38,6 @@ import {
   MetricSeries,
   parseRunFile,
   writeCliRunFile,
-  type CliRunFile,
   type RecordedModel,
 } from '../compare/run-file';
 import type { LanguageModel } from '../models/language-model';
@@ -56,7 +55,7 @@ import { readStartingPolicy } from '../onnx/starting-policy';
 import { evaluateTask } from '../rl/evaluate';
 import type { RewardModel, RewardModelConfig, RewardModelReport } from '../rl/reward-model';
 import { DEFAULT_SFT_CONFIG, runSft } from '../rl/sft';
-import { timedUpdate, type Trainer } from '../rl/trainer';
+import { timedUpdate } from '../rl/trainer';
 import { buildRewardModel } from '../worker/reward-model-setup';
 import type { RunMessage } from '../worker/run-protocol';
 import { runCatalog } from '../worker/run-spec';
@@ -66,7 +65,9 @@ import { createLanguageModel } from './backend';
 import { modelFileError, readModelFile } from './model-file';
 import { prepareOutput, writeAtomically } from './output-file';
 import { checkRunFileBudget, metricsBound } from './run-file-budget';
-import { readTrainFlags, type Config, type LmFlags, type TrainFlags } from './train-flags';
+import type { PreparedRun } from './prepared-run';
+import { setUpBroughtRun } from './train-brought';
+import { readTrainFlags, type LmFlags, type TrainFlags } from './train-flags';
 import { errorText } from '../util/error-text';
 
 /** Metrics shown on the progress line, the first few an algorithm reports. */
@@ -111,20 +112,6 @@ function sizeOf(path: string): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** A trainer ready for its first update, and what its run file records beside the metrics. */
-interface PreparedRun {
-  trainer: Trainer<Config>;
-  label: string;
-  backend: string;
-  /** Language models: the final greedy success rate (only after a run that went to its end). */
-  finish: () => Promise<Record<string, number>>;
-  dispose: () => void;
-  recorded: Pick<
-    CliRunFile,
-    'taskOptions' | 'curriculum' | 'rewardModel' | 'retained' | 'sftSteps' | 'init' | 'model'
-  >;
 }
 
 function setUpEnvRun(
@@ -242,6 +229,7 @@ async function train(flags: TrainFlags, run: PreparedRun): Promise<number> {
     console.log(`wrote ${flags.out}`);
     warnIfLabRefuses(flags.out, text);
   }
+  if (run.saveExtra) console.log(run.saveExtra());
   if (failure !== undefined) throw failure;
   if (ending.status === 'done') return 0;
   // The shell's codes for a process ended by SIGINT (128 + 2) and SIGTERM (128 + 15).
@@ -298,6 +286,7 @@ function rescue(out: string, text: string, error: unknown): FlagError {
 
 /** A language-model run: model, warm-up or starting file, reference, reward model, trainer. */
 async function setUpLmRun(flags: TrainFlags, run: LmFlags): Promise<PreparedRun> {
+  if (run.model) return setUpBroughtRun(flags, run, run.model);
   const { config, seed, name } = flags;
   const lm = await setUpLanguageModel(run, seed);
   let backend = lm.description;

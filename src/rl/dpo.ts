@@ -39,7 +39,7 @@
  */
 import type { TokenTask, TokenTaskSample } from '../envs/token-tasks/types';
 import type { LanguageModel } from '../models/language-model';
-import type { CharTokenizer } from '../models/tokenizer';
+import type { Tokenizer } from '../models/tokenizer-api';
 import { dpoLoss } from '../ops/dpo-loss';
 import { counterHash } from '../util/counter-rng';
 import { completionText, promptTokens } from './evaluate';
@@ -54,7 +54,7 @@ export interface DpoSetup {
   policy: LanguageModel;
   /** The frozen reference π_ref (usually the starting weights); never updated here. */
   reference: LanguageModel;
-  tokenizer: CharTokenizer;
+  tokenizer: Tokenizer;
   task: TokenTask;
   seed: number;
 }
@@ -108,7 +108,7 @@ export function createDpoTrainer(setup: DpoSetup, initial: DpoConfig): DpoTraine
       prompts,
       maxLength,
       maxNewTokens: Math.min(cfg.maxNewTokens, maxLength - 1),
-      stopTokens: [tokenizer.eos],
+      stopTokens: tokenizer.stopIds,
       padToken: tokenizer.pad,
       sampling: { temperature: cfg.temperature },
       seed: counterHash(setup.seed, control.step, 0),

@@ -13,7 +13,7 @@ import { GridWorld } from '../envs/gridworld';
 import type { CharsetTask } from '../envs/token-tasks/shared';
 import type { Env } from '../envs/types';
 import type { LanguageModel } from '../models/language-model';
-import type { CharTokenizer } from '../models/tokenizer';
+import type { Tokenizer } from '../models/tokenizer-api';
 import { OpInputError } from '../ops/errors';
 import { createDpoTrainer, DEFAULT_DPO_CONFIG, DPO_CONFIG_SPEC } from './dpo';
 import { createGrpoTrainer } from './grpo';
@@ -91,7 +91,7 @@ export interface EnvAlgorithm {
 export interface LmSetup {
   policy: LanguageModel;
   reference?: LanguageModel;
-  tokenizer: CharTokenizer;
+  tokenizer: Tokenizer;
   task: CharsetTask;
   seed: number;
   /** The task's rungs, easiest first, and when to move up (algorithms with `curriculum`). */

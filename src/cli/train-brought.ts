@@ -1,0 +1,91 @@
+/**
+ * A training run on a brought model for `npm run train -- --model=DIR`: the folder's weights as
+ * the frozen base, fresh LoRA adapters (PEFT's initialisation, seeded by --seed) as the only
+ * trainable group, the folder's tokenizer with its chat template framing the task's prompts, and
+ * the KL reference (when an algorithm needs one) the same model with its adapters off — no second
+ * copy of the weights. It trains on the CPU (src/models/hf/llama-lm-cpu.ts) until the adapters'
+ * backward runs in WGSL. At every ending the adapters are written to --adapter-out in PEFT's
+ * layout, which `npm run lm -- score --adapter=DIR` and PEFT read.
+ */
+import { join } from 'node:path';
+import { chatTokenizer } from '../agents/chat-task';
+import { LlamaCpuLanguageModel } from '../models/hf/llama-lm-cpu';
+import { createLlamaLora, type LlamaLora } from '../models/hf/llama-lora';
+import {
+  ADAPTER_CONFIG_FILE,
+  ADAPTER_WEIGHTS_FILE,
+  adapterConfigText,
+  adapterWeightsBytes,
+} from '../models/hf/peft-adapter';
+import { evaluateTask } from '../rl/evaluate';
+import { FlagError } from './args';
+import { loadLmModel, loadLmTokenizer } from './lm-model';
+import { writeAtomically } from './output-file';
+import type { PreparedRun } from './prepared-run';
+import type { Config, LmFlags } from './train-flags';
+import type { BroughtModelFlags } from './train-brought-flags';
+
+export async function setUpBroughtRun(
+  flags: { name: string; seed: number; config: Config },
+  run: LmFlags,
+  brought: BroughtModelFlags,
+): Promise<PreparedRun> {
+  if (run.backend === 'webgpu') {
+    throw new FlagError(
+      'backend',
+      '--backend=webgpu: LoRA training of a brought model runs on the CPU so far ' +
+        '(its adapters’ backward is not in WGSL yet); use --backend=cpu or auto',
+    );
+  }
+  if (run.algo.valueHead) {
+    throw new FlagError(
+      'algo',
+      `--algo=${flags.name} needs a value head, which a brought model does not have; ` +
+        'use grpo (or its settings: Dr. GRPO, DAPO, RLOO, REINFORCE++) or dpo',
+    );
+  }
+  const { model, params } = await loadLmModel(brought.dir);
+  const tokenizer = await loadLmTokenizer(brought.dir);
+  let chat;
+  try {
+    chat = chatTokenizer(tokenizer);
+  } catch (error) {
+    throw new FlagError('model', `--model=${brought.dir}: ${(error as Error).message}`);
+  }
+  const lora = createLlamaLora(model.spec, brought.lora, flags.seed);
+  const policy = new LlamaCpuLanguageModel(model.spec, params, lora);
+  const needsReference = run.algo.reference === 'always' || Number(flags.config.klCoef ?? 0) > 0;
+  const reference = needsReference ? policy.withoutAdapters() : undefined;
+  const task = run.tasks.first;
+  const trainer = run.algo.create(
+    { policy, tokenizer: chat, task, seed: flags.seed, ...(reference ? { reference } : {}) },
+    flags.config,
+  );
+  const { rank, alpha, targets } = brought.lora;
+  const parameters = lora.params.length;
+  return {
+    trainer,
+    label: `${flags.name} on ${task.name}, LoRA r = ${rank}, alpha = ${alpha} on ${targets.join(', ') || 'no module'} (${parameters} trainable parameters) of ${brought.dir}`,
+    backend: 'CPU',
+    finish: async () => {
+      const final = await evaluateTask(policy, chat, task, { seed: flags.seed + 1, samples: 256 });
+      return { successRate: final.successRate };
+    },
+    dispose: () => policy.dispose(),
+    recorded: {},
+    ...(brought.adapterOut
+      ? { saveExtra: () => saveAdapter(brought.adapterOut!, lora, brought.dir) }
+      : {}),
+  };
+}
+
+/** Writes the adapters as PEFT saves them; returns what to print. */
+function saveAdapter(dir: string, lora: LlamaLora, baseModel: string): string {
+  writeAtomically(join(dir, ADAPTER_WEIGHTS_FILE), adapterWeightsBytes(lora), 'adapter-out');
+  writeAtomically(
+    join(dir, ADAPTER_CONFIG_FILE),
+    adapterConfigText(lora.settings, baseModel),
+    'adapter-out',
+  );
+  return `wrote the adapter to ${dir} (${ADAPTER_CONFIG_FILE}, ${ADAPTER_WEIGHTS_FILE})`;
+}
