@@ -27,7 +27,7 @@ export const LORA_GRPO_RECIPE = {
   rank: 8,
   alpha: 16,
   targets: 'all-linear' as string | string[],
-  updates: 40,
+  updates: 60,
   grpo: {
     ...DEFAULT_GRPO_CONFIG,
     lr: 5e-3,
