@@ -7,12 +7,7 @@
 import type { GpuContext } from '../../src/gpu/context';
 import { llamaForward } from '../../src/models/hf/llama-cpu';
 import { llamaModelFromWeights, llamaTensorEntries } from '../../src/models/hf/llama-cpu-weights';
-import {
-  LlamaWorkspace,
-  recordBlock,
-  recordEmbed,
-  recordHead,
-} from '../../src/models/hf/llama-gpu';
+import { LlamaWorkspace, recordHead, recordTrunk } from '../../src/models/hf/llama-gpu';
 import { uploadRotaryTable } from '../../src/models/hf/llama-gpu-ops';
 import { GpuLimitError } from '../../src/gpu/errors';
 import {
@@ -21,7 +16,7 @@ import {
 } from '../../src/models/hf/llama-gpu-weights';
 import type { ModelSpec } from '../../src/models/model-spec';
 import { rotaryTable } from '../../src/ops/nn/rotary';
-import { f16ToF32, f32ToF16 } from '../../src/util/half-float';
+import { roundToF16 } from '../../src/util/half-float';
 import { seededRandom } from '../../src/util/random';
 import { measure } from '../core/measure';
 import { formatMs } from '../core/stats';
@@ -48,16 +43,7 @@ async function recordPass(
   caches: { k: GPUBuffer[]; v: GPUBuffer[]; capacity: number; past: number } | undefined,
 ): Promise<void> {
   const batch = gpu.beginBatch('llama bench pass');
-  await recordEmbed(gpu, batch, weights.embed, ws);
-  for (let l = 0; l < weights.spec.layers; l++) {
-    const cache = caches && {
-      k: caches.k[l]!,
-      v: caches.v[l]!,
-      capacity: caches.capacity,
-      past: caches.past,
-    };
-    await recordBlock(gpu, batch, weights.spec, weights.layers[l]!, ws, table, cache);
-  }
+  await recordTrunk(gpu, batch, weights, ws, table, caches ? { caches } : {});
   await recordHead(gpu, batch, weights, ws);
   batch.submit();
   await gpu.device.queue.onSubmittedWorkDone();
@@ -185,7 +171,7 @@ async function lastLogitsError(
     const model = llamaModelFromWeights(
       spec,
       new Map(
-        llamaTensorEntries(spec).map((e) => [e.name, f16Rounded(randomLlamaTensor(seed, e))]),
+        llamaTensorEntries(spec).map((e) => [e.name, roundToF16(randomLlamaTensor(seed, e))]),
       ),
     );
     const cpu = llamaForward(model, row0, 1, row0.length).logits.subarray((row0.length - 1) * V);
@@ -195,9 +181,4 @@ async function lastLogitsError(
   } finally {
     gpu.pool.release(staging);
   }
-}
-
-/** The values as f16 storage holds them (the GPU's weights, norms and biases alike). */
-function f16Rounded(values: Float32Array): Float32Array {
-  return values.map((v) => f16ToF32(f32ToF16(v)));
 }

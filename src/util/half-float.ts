@@ -84,6 +84,12 @@ export function f32ToF16(value: number): number {
   return f32BitsToF16Bits(u32[0]!);
 }
 
+/** Each value as f16 storage holds it (rounded to the nearest f16, back as f32): the weights a
+ *  float16 checkpoint, or the GPU's f16 storage, computes with. */
+export function roundToF16(values: Float32Array): Float32Array {
+  return values.map((v) => f16ToF32(f32ToF16(v)));
+}
+
 /** A finite f32 (bits `x`) became ±inf in f16 (bits `half`). */
 export function isF16Overflow(x: number, half: number): boolean {
   return (x & 0x7f800000) !== 0x7f800000 && (half & 0x7fff) === 0x7c00;

@@ -28,8 +28,8 @@ import {
   type LlamaGenerated,
   type LlamaGenerateOptions,
 } from './llama-cpu-generate';
-import { LlamaWorkspace, recordBlock, recordEmbed, recordHead } from './llama-gpu';
-import { type LlamaGpuLora, LoraScratch, blockLoraGpu } from './llama-gpu-lora';
+import { LlamaWorkspace, recordHead, recordTrunk } from './llama-gpu';
+import { type LlamaGpuLora, LoraScratch } from './llama-gpu-lora';
 import { type GpuRotaryTable, uploadRotaryTable } from './llama-gpu-ops';
 import type { LlamaGpuWeights } from './llama-gpu-weights';
 
@@ -127,7 +127,7 @@ async function generateGroup(
   const historyLogprobs = gpu.storage(maxNew * B * 4, 'generate history logprobs');
   // Sized for the prefill's B·P rows; each decode step uses its first B rows.
   const scratch = options.lora && new LoraScratch(gpu, B * P, options.lora.settings.rank);
-  const adapters = (l: number) => blockLoraGpu(options.lora, scratch, l);
+  const lora = options.lora && scratch ? { lora: { adapters: options.lora, scratch } } : {};
   const state: GroupState = { weights, caches, table, last, historyIds, historyLogprobs };
   const sampling = { sampling: resolved.sampling, seed: resolved.seed };
   // Sampler rows are the group's rows; the draws use the prompt's own index, which is
@@ -143,11 +143,8 @@ async function generateGroup(
       Uint32Array.from({ length: B * P }, (_, r) => r % P),
     );
     let batch = gpu.beginBatch('llama prefill');
-    await recordEmbed(gpu, batch, weights.embed, prefill);
-    for (let l = 0; l < spec.layers; l++) {
-      const cache = { k: caches.k[l]!, v: caches.v[l]!, capacity, past: 0 };
-      await recordBlock(gpu, batch, spec, weights.layers[l]!, prefill, table, cache, adapters(l));
-    }
+    const cachesAt = (past: number) => ({ caches: { k: caches.k, v: caches.v, capacity, past } });
+    await recordTrunk(gpu, batch, weights, prefill, table, { ...cachesAt(0), ...lora });
     const rowBytes = spec.width * 4;
     for (let b = 0; b < B; b++) {
       batch.copyRange(prefill.x, ((b + 1) * P - 1) * rowBytes, last.x, b * rowBytes, rowBytes);
@@ -163,11 +160,7 @@ async function generateGroup(
         break;
       gpu.device.queue.writeBuffer(last.positions, 0, new Uint32Array(B).fill(P + steps - 1));
       batch = gpu.beginBatch('llama decode step');
-      await recordEmbed(gpu, batch, weights.embed, last);
-      for (let l = 0; l < spec.layers; l++) {
-        const cache = { k: caches.k[l]!, v: caches.v[l]!, capacity, past: P + steps - 1 };
-        await recordBlock(gpu, batch, spec, weights.layers[l]!, last, table, cache, adapters(l));
-      }
+      await recordTrunk(gpu, batch, weights, last, table, { ...cachesAt(P + steps - 1), ...lora });
       await recordSample(gpu, batch, state, sampling, steps, firstRow);
       batch.submit();
     }

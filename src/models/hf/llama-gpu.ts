@@ -215,6 +215,41 @@ export async function recordBlock(
   await encodeAddInto(gpu, batch, { acc: ws.x, x: ws.branch }, N * C);
 }
 
+/** Per-layer KV caches (one k and one v buffer per block), each holding `past` rows per sequence. */
+export interface LayerCaches {
+  k: readonly GPUBuffer[];
+  v: readonly GPUBuffer[];
+  capacity: number;
+  past: number;
+}
+
+/**
+ * Records the embedding of ws.tokens and every block on it: ws.x (N, C) before the final norm.
+ * Without caches the rows attend within their own sequence (teacher forcing); with them each
+ * block appends its k and v and attends over what is cached (prefill: past 0; a decode step).
+ */
+export async function recordTrunk(
+  gpu: GpuContext,
+  batch: CommandBatch,
+  weights: LlamaGpuWeights,
+  ws: LlamaWorkspace,
+  table: GpuRotaryTable,
+  options: { caches?: LayerCaches; lora?: { adapters: LlamaGpuLora; scratch: LoraScratch } } = {},
+): Promise<void> {
+  const { caches, lora } = options;
+  await recordEmbed(gpu, batch, weights.embed, ws);
+  for (const [l, layer] of weights.layers.entries()) {
+    const cache = caches && {
+      k: caches.k[l]!,
+      v: caches.v[l]!,
+      capacity: caches.capacity,
+      past: caches.past,
+    };
+    const block = blockLoraGpu(lora?.adapters, lora?.scratch, l);
+    await recordBlock(gpu, batch, weights.spec, layer, ws, table, cache, block);
+  }
+}
+
 /**
  * Records the teacher-forced pass over ws.tokens (B sequences of T, row b·T + t at position t):
  * ws.logits (N, V). The rotary table must cover T positions.
@@ -227,12 +262,7 @@ export async function recordLlamaForward(
   table: GpuRotaryTable,
   lora?: { adapters: LlamaGpuLora; scratch: LoraScratch },
 ): Promise<void> {
-  const { spec } = weights;
-  await recordEmbed(gpu, batch, weights.embed, ws);
-  for (const [l, layer] of weights.layers.entries()) {
-    const block = blockLoraGpu(lora?.adapters, lora?.scratch, l);
-    await recordBlock(gpu, batch, spec, layer, ws, table, undefined, block);
-  }
+  await recordTrunk(gpu, batch, weights, ws, table, lora ? { lora } : {});
   await recordHead(gpu, batch, weights, ws);
 }
 

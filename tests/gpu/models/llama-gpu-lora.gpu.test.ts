@@ -28,7 +28,7 @@ import {
 } from '../../../src/models/hf/llama-gpu-weights';
 import { type LlamaLora, createLlamaLora } from '../../../src/models/hf/llama-lora';
 import { OpInputError } from '../../../src/ops/errors';
-import { f16ToF32, f32ToF16 } from '../../../src/util/half-float';
+import { roundToF16 } from '../../../src/util/half-float';
 import { testGpu } from '../../support/gpu';
 import {
   type BrowserFixture,
@@ -98,7 +98,7 @@ describe.skipIf(!gpu)('GPU Llama with the PEFT adapter llama-tiny-lora', () => {
   it('f16 storage: the CPU twin on f16-rounded weights with the same adapter', async () => {
     const { weights, adapters } = upload('f16');
     const rounded = new Map(
-      [...fixture.weights].map(([k, w]) => [k, w.map((v) => f16ToF32(f32ToF16(v)))]),
+      [...fixture.weights].map(([k, w]) => [k, roundToF16(w)]),
     );
     const twin = llamaModelFromWeights(fixture.spec, rounded);
     let worst = 0;

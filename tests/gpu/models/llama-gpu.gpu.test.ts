@@ -23,7 +23,7 @@ import {
   type LlamaGpuWeights,
   llamaGpuWeightsFromCpu,
 } from '../../../src/models/hf/llama-gpu-weights';
-import { f16ToF32, f32ToF16 } from '../../../src/util/half-float';
+import { roundToF16 } from '../../../src/util/half-float';
 import { testGpu } from '../../support/gpu';
 import { type BrowserFixture, loadBrowserFixture } from '../../support/hf-fixture-browser';
 
@@ -111,7 +111,7 @@ describe.skipIf(!gpu).each(['llama-tiny', 'qwen2-tiny', 'qwen3-tiny'])('GPU Llam
           : llamaModelFromWeights(
               fixture.spec,
               new Map(
-                [...fixture.weights].map(([k, w]) => [k, w.map((v) => f16ToF32(f32ToF16(v)))]),
+                [...fixture.weights].map(([k, w]) => [k, roundToF16(w)]),
               ),
             );
       const base = fixture.golden.long_sequence.ids;

@@ -17,7 +17,7 @@ import {
   llamaModelFromWeights,
   type LlamaCpuModel,
 } from '../../../src/models/hf/llama-cpu-weights';
-import { f16ToF32, f32ToF16 } from '../../../src/util/half-float';
+import { roundToF16 } from '../../../src/util/half-float';
 import { loadFixture, readGolden, type Golden } from './load-fixture';
 
 const LOGIT_TOL = 2e-5;
@@ -114,7 +114,7 @@ describe.each(['llama-tiny', 'qwen2-tiny'])(
       // by up to 0.018 this way, so the tolerance tells f16 rounding apart from its absence.
       const { spec, weights } = await loadFixture(name);
       const rounded = new Map(
-        [...weights].map(([key, w]) => [key, w.map((v) => f16ToF32(f32ToF16(v)))] as const),
+        [...weights].map(([key, w]) => [key, roundToF16(w)] as const),
       );
       const model = llamaModelFromWeights(spec, rounded);
       const golden = readGolden(name) as Golden & {
