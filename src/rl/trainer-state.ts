@@ -3,6 +3,7 @@
  * events, health), the draws taken from each seeded random stream, and a curriculum's level. The
  * models' weights and optimizer are not here: the run host reads them from the models.
  */
+import { OpInputError } from '../ops/errors';
 import { randomStream, type RandomStream } from '../util/random';
 import type { CurriculumScheduler } from './curriculum';
 import type { RunControl, Trainer, TrainerState } from './trainer';
@@ -12,6 +13,12 @@ export class RandomStreams<N extends string> {
   private streams: Record<N, RandomStream>;
 
   constructor(private readonly seeds: Readonly<Record<N, number>>) {
+    // A NaN or fractional seed would give a stream that silently repeats or differs by platform.
+    for (const [name, seed] of Object.entries<number>(seeds)) {
+      if (!Number.isInteger(seed)) {
+        throw new OpInputError('trainer', `seed (${name})`, `must be an integer, got ${seed}`);
+      }
+    }
     this.streams = this.build({});
   }
 

@@ -223,6 +223,7 @@ export function createLlamaLora(
   settings: LoraSettings,
   seed: number,
 ): LlamaLora<Float32Array> {
+  checkInt(OP, 'seed', seed, 0, 2 ** 32 - 1);
   const layout = loraParamLayout(spec, settings);
   return llamaLoraFromParams(spec, settings, layout.initialize<Float32Array>(seed, 'f32'));
 }

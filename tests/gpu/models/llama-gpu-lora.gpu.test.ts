@@ -97,9 +97,7 @@ describe.skipIf(!gpu)('GPU Llama with the PEFT adapter llama-tiny-lora', () => {
 
   it('f16 storage: the CPU twin on f16-rounded weights with the same adapter', async () => {
     const { weights, adapters } = upload('f16');
-    const rounded = new Map(
-      [...fixture.weights].map(([k, w]) => [k, roundToF16(w)]),
-    );
+    const rounded = new Map([...fixture.weights].map(([k, w]) => [k, roundToF16(w)]));
     const twin = llamaModelFromWeights(fixture.spec, rounded);
     let worst = 0;
     for (const { ids } of golden.score) {

@@ -110,9 +110,7 @@ describe.skipIf(!gpu).each(['llama-tiny', 'qwen2-tiny', 'qwen3-tiny'])('GPU Llam
           ? cpu
           : llamaModelFromWeights(
               fixture.spec,
-              new Map(
-                [...fixture.weights].map(([k, w]) => [k, roundToF16(w)]),
-              ),
+              new Map([...fixture.weights].map(([k, w]) => [k, roundToF16(w)])),
             );
       const base = fixture.golden.long_sequence.ids;
       const prompts = [base.slice(0, 5), base.slice(10, 15), base.slice(20, 27), base.slice(3, 8)];

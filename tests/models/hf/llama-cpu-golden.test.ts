@@ -113,9 +113,7 @@ describe.each(['llama-tiny', 'qwen2-tiny'])(
       // nearest f16 (ties to even), then used in f32. llama-tiny's f32 weights move its log-probs
       // by up to 0.018 this way, so the tolerance tells f16 rounding apart from its absence.
       const { spec, weights } = await loadFixture(name);
-      const rounded = new Map(
-        [...weights].map(([key, w]) => [key, roundToF16(w)] as const),
-      );
+      const rounded = new Map([...weights].map(([key, w]) => [key, roundToF16(w)] as const));
       const model = llamaModelFromWeights(spec, rounded);
       const golden = readGolden(name) as Golden & {
         f16_storage: { sequences: { ids: number[]; logprobs: number[] }[] };
