@@ -1,7 +1,8 @@
 import { defineConfig } from '@playwright/test';
 import { CHROMIUM_ARGS, findChromium } from './scripts/chromium.mjs';
 
-const port = 4173;
+// E2E_PORT: a second checkout's tests beside a running suite (the default is vite preview's).
+const port = Number(process.env.E2E_PORT ?? 4173);
 
 /** End-to-end tests against the production build, served by `vite preview` on 127.0.0.1. */
 export default defineConfig({
@@ -19,7 +20,7 @@ export default defineConfig({
     launchOptions: { executablePath: findChromium(), args: CHROMIUM_ARGS },
   },
   webServer: {
-    command: 'npm run build && npm run preview',
+    command: `npm run build && vite preview --host 127.0.0.1 --port ${port} --strictPort`,
     url: `http://127.0.0.1:${port}`,
     reuseExistingServer: false,
     timeout: 120_000,

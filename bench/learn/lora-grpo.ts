@@ -14,11 +14,9 @@
 import { chatTokenizer } from '../../src/agents/chat-task';
 import { createTokenTask } from '../../src/agents/token-task-registry';
 import { loadLmModel, loadLmTokenizer } from '../../src/cli/lm-model';
-import { LlamaCpuLanguageModel } from '../../src/models/hf/llama-lm-cpu';
-import { createLlamaLora, resolveLoraTargets } from '../../src/models/hf/llama-lora';
-import { evaluateTask } from '../../src/rl/evaluate';
-import { createGrpoTrainer } from '../../src/rl/grpo';
+import { resolveLoraTargets } from '../../src/models/hf/llama-lora';
 import { DEFAULT_GRPO_CONFIG, type GrpoConfig } from '../../src/rl/grpo-config';
+import { LoraGrpoSession } from '../../src/rl/lora-grpo-session';
 
 export const TINY_CHAT_DIR = 'public/models/hf/tiny-chat';
 
@@ -49,9 +47,6 @@ export type LoraGrpoArm = keyof typeof LORA_GRPO_ARMS;
 /** The gain in held-out strict success a run must reach. */
 export const LORA_GRPO_GAIN = 0.3;
 
-/** Held-out evaluation: 64 prompts × 2 sampled answers, at the rollout temperature. */
-const EVAL = { samples: 64, repeats: 2, seed: 1234 };
-
 export interface LoraGrpoRow {
   arm: LoraGrpoArm;
   seed: number;
@@ -69,29 +64,27 @@ export interface LoraGrpoRow {
 export async function loraGrpoRun(seed: number, arm: LoraGrpoArm): Promise<LoraGrpoRow> {
   const change: { lr?: number; targets?: readonly string[] } = LORA_GRPO_ARMS[arm];
   const { model, params } = await loadLmModel(TINY_CHAT_DIR);
-  const tokenizer = chatTokenizer(await loadLmTokenizer(TINY_CHAT_DIR));
-  const task = createTokenTask('addition', { minDigits: 1, maxDigits: 2, reverseAnswer: true });
-  const { rank, alpha } = LORA_GRPO_RECIPE;
-  const targets = resolveLoraTargets(change.targets ?? LORA_GRPO_RECIPE.targets);
-  const lora = createLlamaLora(model.spec, { rank, alpha, targets }, seed);
-  const policy = new LlamaCpuLanguageModel(model.spec, params, lora);
-  const config = { ...LORA_GRPO_RECIPE.grpo, ...(change.lr ? { lr: change.lr } : {}) };
-  const evaluate = async () =>
-    (
-      await evaluateTask(policy, tokenizer, task, {
-        ...EVAL,
-        sampling: { temperature: config.temperature },
-      })
-    ).successRate;
-  const before = await evaluate();
-  const trainer = createGrpoTrainer({ policy, tokenizer, task, seed }, config);
+  const session = new LoraGrpoSession({
+    spec: model.spec,
+    base: params,
+    tokenizer: chatTokenizer(await loadLmTokenizer(TINY_CHAT_DIR)),
+    task: createTokenTask('addition', { minDigits: 1, maxDigits: 2, reverseAnswer: true }),
+    lora: {
+      rank: LORA_GRPO_RECIPE.rank,
+      alpha: LORA_GRPO_RECIPE.alpha,
+      targets: resolveLoraTargets(change.targets ?? LORA_GRPO_RECIPE.targets),
+    },
+    grpo: { ...LORA_GRPO_RECIPE.grpo, ...(change.lr ? { lr: change.lr } : {}) },
+    seed,
+  });
+  const before = await session.heldOut();
   const started = performance.now();
   const curve: number[] = [];
   for (let u = 0; u < LORA_GRPO_RECIPE.updates; u++) {
-    curve.push((await trainer.update())['reward/strict_accuracy']!);
+    curve.push((await session.update())['reward/strict_accuracy']!);
   }
   const seconds = (performance.now() - started) / 1000;
-  const after = await evaluate();
+  const after = await session.heldOut();
   return { arm, seed, before, after, gain: after - before, curve, seconds };
 }
 

@@ -7,8 +7,9 @@
  */
 import { acquireForChoice, type BackendChoice } from '../gpu/backend-choice';
 import type { GpuContext } from '../gpu/context';
-import type { CheckpointFiles } from '../models/hf/hf-checkpoint';
-import { HfTokenizer } from '../models/hf/hf-tokenizer';
+import { loadHfWeights, type CheckpointFiles } from '../models/hf/hf-checkpoint';
+import type { ModelSpec } from '../models/model-spec';
+import { HfTokenizer, type HfTokenizerFiles } from '../models/hf/hf-tokenizer';
 import { downloadModel } from '../models/hf/hub';
 import type { DownloadProgress } from '../models/hf/hub-download';
 import { llamaGenerate, type LlamaGenerated } from '../models/hf/llama-cpu-generate';
@@ -26,6 +27,14 @@ export interface Progress {
   label: string;
   done: number;
   total: number | undefined;
+}
+
+/** A brought model's weights (f32) and tokenizer files, for a LoRA run. */
+export interface TrainingInputs {
+  source: string;
+  spec: ModelSpec;
+  base: Float32Array;
+  tokenizerFiles: HfTokenizerFiles;
 }
 
 export interface Sampling {
@@ -78,6 +87,8 @@ export class BringModelState {
   });
 
   private files: CheckpointFiles | undefined;
+  /** The tokenizer's files as read, for a LoRA run's worker. */
+  private tokenizerFiles: HfTokenizerFiles | undefined;
   private tokenizer = $state.raw<HfTokenizer | undefined>(undefined);
   private loaded = $state.raw<Loaded | undefined>(undefined);
   private gpu: GpuContext | undefined;
@@ -89,6 +100,13 @@ export class BringModelState {
 
   get ready(): boolean {
     return this.loaded !== undefined && this.tokenizer !== undefined;
+  }
+
+  /** The tokenizer has a chat template and an end-of-turn token: tasks can be asked as chats. */
+  get canChat(): boolean {
+    return (
+      this.tokenizer?.endOfTurn !== undefined && this.tokenizer.applyChatTemplate !== undefined
+    );
   }
 
   private async findBackend(choice: BackendChoice): Promise<void> {
@@ -147,6 +165,7 @@ export class BringModelState {
     this.progress = undefined;
     this.loadedNote = undefined;
     this.tokenizer = undefined;
+    this.tokenizerFiles = undefined;
   }
 
   /** Reads the config, the tensors' dtypes and the tokenizer, and judges the fit. */
@@ -173,12 +192,13 @@ export class BringModelState {
       }
       const generationConfig = await readText(files, 'generation_config.json');
       const chatTemplateJinja = await readText(files, 'chat_template.jinja');
-      this.tokenizer = await HfTokenizer.load(source.slice(0, 300), {
+      this.tokenizerFiles = {
         tokenizerJson,
         tokenizerConfig,
         ...(generationConfig ? { generationConfig } : {}),
         ...(chatTemplateJinja ? { chatTemplateJinja } : {}),
-      });
+      };
+      this.tokenizer = await HfTokenizer.load(source.slice(0, 300), this.tokenizerFiles);
     } catch (error) {
       this.error = errorText(error);
     } finally {
@@ -263,6 +283,19 @@ export class BringModelState {
 
   clearChat(): void {
     this.turns = [];
+  }
+
+  /**
+   * What a LoRA run needs (src/state/lora-train.svelte.ts): the weights read again as f32 (the
+   * loaded copy may be f16 on the GPU, and the worker takes its own), the tokenizer's files.
+   */
+  async trainingInputs(
+    onTensor: (done: number, total: number) => void,
+  ): Promise<TrainingInputs | undefined> {
+    const { files, config, tokenizerFiles, source } = this;
+    if (!files || !config || !tokenizerFiles || !source) return undefined;
+    const loaded = await loadHfWeights(config.spec, files, { onTensor });
+    return { source: source.slice(0, 300), spec: config.spec, base: loaded.f32!, tokenizerFiles };
   }
 
   /** Frees the loaded weights (GPU buffers back to the pool). */

@@ -1,6 +1,7 @@
 /** Starts workers and returns their typed comlink proxies. */
 import { wrap, type Remote } from 'comlink';
 import type { LabWorkerApi } from './lab-protocol';
+import type { LoraWorkerApi } from './lora-protocol';
 import type { RunWorkerApi } from './run-protocol';
 import { watchWorker } from './worker-failure';
 import { watchedApi } from './worker-hang';
@@ -39,5 +40,17 @@ export function startRunWorker(): RunWorkerHandle {
     api: wrap<RunWorkerApi>(worker),
     terminate: () => worker.terminate(),
     onFailure: (listener) => watch.onFailure(listener),
+  };
+}
+
+/** Starts one worker for one LoRA run on a brought model (lora.worker.ts). */
+export function startLoraWorker(): { api: Remote<LoraWorkerApi>; terminate: () => void } {
+  const worker = new Worker(new URL('./lora.worker.ts', import.meta.url), {
+    type: 'module',
+    name: 'lora',
+  });
+  return {
+    api: watchedApi('lora', worker, wrap<LoraWorkerApi>(worker)),
+    terminate: () => worker.terminate(),
   };
 }

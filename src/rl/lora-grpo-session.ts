@@ -1,0 +1,71 @@
+/**
+ * One LoRA-GRPO run on a brought model, as the lab's page, its benchmark and its tests run it: the
+ * model's f32 weights as the frozen base, fresh adapters (PEFT's initialisation, seeded), the
+ * task's prompts in the model's chat template, the lab's GRPO trainer (src/rl/grpo.ts) unchanged,
+ * and a held-out measure — strict success of sampled answers on fixed prompts, the same prompts and
+ * sampler seed at every call and in every run, so that two runs differ only in what training did.
+ */
+import type { ChatTokenizer } from '../agents/chat-task';
+import type { TokenTask } from '../envs/token-tasks/types';
+import { LlamaCpuLanguageModel } from '../models/hf/llama-lm-cpu';
+import { createLlamaLora, type LlamaLora, type LoraSettings } from '../models/hf/llama-lora';
+import { adapterConfigText, adapterWeightsBytes } from '../models/hf/peft-adapter';
+import type { ModelSpec } from '../models/model-spec';
+import { evaluateTask } from './evaluate';
+import { createGrpoTrainer, type GrpoTrainer } from './grpo';
+import type { GrpoConfig } from './grpo-config';
+import type { Metrics } from './trainer';
+
+/** The held-out measure: 64 prompts × 2 sampled answers at the rollout temperature. */
+export const HELD_OUT = { samples: 64, repeats: 2, seed: 1234 } as const;
+
+export interface LoraGrpoSessionOptions {
+  spec: ModelSpec;
+  /** Every base weight in the 'base' group's f32 layout (used in place, never written). */
+  base: Float32Array;
+  tokenizer: ChatTokenizer;
+  task: TokenTask;
+  lora: LoraSettings;
+  grpo: GrpoConfig;
+  seed: number;
+}
+
+export class LoraGrpoSession {
+  readonly policy: LlamaCpuLanguageModel;
+  readonly trainer: GrpoTrainer;
+  private readonly lora: LlamaLora;
+
+  constructor(private readonly options: LoraGrpoSessionOptions) {
+    this.lora = createLlamaLora(options.spec, options.lora, options.seed);
+    this.policy = new LlamaCpuLanguageModel(options.spec, options.base, this.lora);
+    const { tokenizer, task, seed } = options;
+    this.trainer = createGrpoTrainer({ policy: this.policy, tokenizer, task, seed }, options.grpo);
+  }
+
+  /** Adapter parameters being trained. */
+  get parameters(): number {
+    return this.lora.params.length;
+  }
+
+  update(): Promise<Metrics> {
+    return this.trainer.update();
+  }
+
+  /** Held-out strict success now (see the file comment). */
+  async heldOut(): Promise<number> {
+    const { tokenizer, task } = this.options;
+    const evaluation = await evaluateTask(this.policy, tokenizer, task, {
+      ...HELD_OUT,
+      sampling: { temperature: this.trainer.config.temperature },
+    });
+    return evaluation.successRate;
+  }
+
+  /** The adapters as PEFT saves them: adapter_config.json and adapter_model.safetensors. */
+  adapterFiles(baseModel: string): { config: string; weights: Uint8Array } {
+    return {
+      config: adapterConfigText(this.lora.settings, baseModel),
+      weights: adapterWeightsBytes(this.lora),
+    };
+  }
+}

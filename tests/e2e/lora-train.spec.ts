@@ -1,0 +1,57 @@
+import { expect, test } from '@playwright/test';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { collectErrors, SCREENSHOTS } from './support';
+
+// The shipped tiny chat model's files, as a user picks them.
+const DIR = 'public/models/hf/tiny-chat';
+const FILES = readdirSync(DIR).map((name) => join(DIR, name));
+
+test('trains the tiny chat model with LoRA-GRPO beside its control and downloads the adapter', async ({
+  page,
+}) => {
+  test.setTimeout(240_000);
+  const errors = collectErrors(page);
+  await page.goto('/?backend=cpu#/models');
+  await expect(page.getByRole('heading', { level: 1, name: 'Bring a model' })).toBeVisible({
+    timeout: 30_000,
+  });
+  await page.getByTestId('model-files').setInputFiles(FILES);
+  await page.getByRole('button', { name: 'Load the model' }).click();
+  await expect(page.getByTestId('loaded')).toContainText('Loaded on the CPU as f32');
+
+  const section = page.getByRole('region', { name: '4. Train it with LoRA-GRPO' });
+  await section.getByRole('spinbutton', { name: 'Updates' }).fill('10');
+  await section.getByRole('button', { name: 'Train with LoRA-GRPO' }).click();
+  const status = section.getByTestId('lora-status');
+  await expect(status).toContainText('19,456 adapter parameters (r = 8, alpha = 16');
+  await expect(status).toHaveAttribute('data-status', 'done', { timeout: 200_000 });
+  await expect(section.getByTestId('lora-chart')).toHaveAttribute('data-points', '10');
+
+  // Both runs start from the same held-out number (same model, prompts and sampler).
+  const rows = section.getByRole('table', { name: 'Held-out strict success' }).locator('tbody tr');
+  await expect(rows).toHaveCount(2);
+  const before = async (i: number) => (await rows.nth(i).locator('td').nth(1).textContent())!;
+  expect(await before(0)).toBe(await before(1));
+  await expect(rows.nth(1)).toContainText('control (lr 1e-9)');
+  await expect(section.getByTestId('lora-verdict')).toContainText(/LoRA-GRPO .*[+−]\d\.\d\d/);
+
+  const downloads: { name: string; path: string }[] = [];
+  page.on('download', async (d) =>
+    downloads.push({ name: d.suggestedFilename(), path: (await d.path())! }),
+  );
+  await section.getByTestId('lora-download').click();
+  await expect.poll(() => downloads.length).toBe(2);
+  expect(downloads.map((d) => d.name).sort()).toEqual([
+    'adapter_config.json',
+    'adapter_model.safetensors',
+  ]);
+  const config = JSON.parse(
+    readFileSync(downloads.find((d) => d.name === 'adapter_config.json')!.path, 'utf8'),
+  );
+  expect(config).toMatchObject({ peft_type: 'LORA', r: 8, lora_alpha: 16 });
+
+  await section.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${SCREENSHOTS}/lora-train-1280.png`, fullPage: true });
+  expect(errors).toEqual([]);
+});
