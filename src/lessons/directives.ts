@@ -43,6 +43,8 @@ export const DIRECTIVES = {
   'dpo-plot': { required: [], optional: [] },
   /** A rare right answer's probability over GRPO updates for ε_high choices, from the real ops. */
   'clip-higher-plot': { required: [], optional: [] },
+  /** LoRA-GRPO on the lab's own tiny chat model beside its lr 1e-9 control, in workers. */
+  'lora-run': { required: [], optional: [] },
 } as const satisfies Record<string, DirectiveSchema>;
 
 export type DirectiveName = keyof typeof DIRECTIVES;

@@ -70,6 +70,7 @@ export const PLOTS = [
   'kl-plot',
   'dpo-plot',
   'clip-higher-plot',
+  'lora-run',
 ] as const;
 export type PlotName = (typeof PLOTS)[number];
 
@@ -201,6 +202,7 @@ function directiveBlock(file: string, d: Directive): LessonBlock {
     case 'kl-plot':
     case 'dpo-plot':
     case 'clip-higher-plot':
+    case 'lora-run':
       return { kind: 'plot', plot: d.name, line: d.line };
   }
 }

@@ -47,6 +47,7 @@ import rewardModelTs from '../rl/reward-model.ts?raw';
 import curriculumTs from '../rl/curriculum.ts?raw';
 import policyStepTs from '../rl/policy-step.ts?raw';
 import policyStepRequestTs from '../models/policy-step-request.ts?raw';
+import loraTs from '../ops/nn/lora.ts?raw';
 
 export const SOURCE_VIEWS: Readonly<Record<string, string>> = {
   'src/ops/policy-loss.ts': policyLossTs,
@@ -76,6 +77,7 @@ export const SOURCE_VIEWS: Readonly<Record<string, string>> = {
   'src/rl/curriculum.ts': curriculumTs,
   'src/rl/policy-step.ts': policyStepTs,
   'src/models/policy-step-request.ts': policyStepRequestTs,
+  'src/ops/nn/lora.ts': loraTs,
 };
 
 /** One shown line, with its line number in the file. */

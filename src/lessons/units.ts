@@ -45,6 +45,11 @@ export const UNIT_TEXT: Readonly<Record<string, UnitText>> = {
     summary:
       'Reward, entropy, KL, clip fraction and length: what healthy and failing runs look like.',
   },
+  '08-real-models': {
+    title: 'From toy to real',
+    summary:
+      'A model in Hugging Face’s layout with its own tokenizer and chat template, trained with LoRA-GRPO.',
+  },
 };
 
 export interface CurriculumUnit extends UnitText {

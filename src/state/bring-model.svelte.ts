@@ -22,6 +22,7 @@ import { errorText } from '../util/error-text';
 import { answerRoom, generatedTokens, promptIds, type ChatTurn } from './chat-turns';
 import { chatContext, checkFit, type Backend, type Fit } from './model-fit';
 import { loadCpuModel, storedDtypes } from './model-load';
+import { fetchShippedChatFiles } from './shipped-chat';
 
 export interface Progress {
   label: string;
@@ -134,6 +135,20 @@ export class BringModelState {
     if (files.length === 0) return;
     const folder = files[0]!.webkitRelativePath.split('/')[0];
     await this.open(folder || `${files.length} files`, () => filesFromBlobs(files));
+  }
+
+  /** One of the lab's own chat models (public/models/hf/), fetched from the page's server. */
+  async openShipped(name: string): Promise<void> {
+    this.reset();
+    this.busy = 'reading';
+    try {
+      const files = await fetchShippedChatFiles(name);
+      this.busy = undefined;
+      await this.open(`${name} (the lab's own)`, () => filesFromBlobs(files));
+    } catch (error) {
+      this.error = errorText(error);
+      this.busy = undefined;
+    }
   }
 
   /** Downloads (or takes from the browser's cache) the Hub model `id`. */

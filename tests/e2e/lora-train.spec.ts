@@ -1,11 +1,6 @@
 import { expect, test } from '@playwright/test';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { collectErrors, SCREENSHOTS } from './support';
-
-// The shipped tiny chat model's files, as a user picks them.
-const DIR = 'public/models/hf/tiny-chat';
-const FILES = readdirSync(DIR).map((name) => join(DIR, name));
 
 test('trains the tiny chat model with LoRA-GRPO beside its control and downloads the adapter', async ({
   page,
@@ -16,7 +11,9 @@ test('trains the tiny chat model with LoRA-GRPO beside its control and downloads
   await expect(page.getByRole('heading', { level: 1, name: 'Bring a model' })).toBeVisible({
     timeout: 30_000,
   });
-  await page.getByTestId('model-files').setInputFiles(FILES);
+  // The lab's own chat model, fetched from the site (public/models/hf/tiny-chat/).
+  await page.getByTestId('shipped-tiny-chat').click();
+  await expect(page.getByRole('table', { name: 'Architecture' })).toContainText('125.4k (125,440)');
   await page.getByRole('button', { name: 'Load the model' }).click();
   await expect(page.getByTestId('loaded')).toContainText('Loaded on the CPU as f32');
 

@@ -42,6 +42,7 @@ describe('the lesson catalog', () => {
       '06-tool-use/01-calls-and-masks',
       '06-tool-use/02-curriculum-and-forgetting',
       '07-reading-a-run/01-reading-a-run',
+      '08-real-models/01-lora-grpo',
     ]);
   });
 

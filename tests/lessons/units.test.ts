@@ -27,6 +27,7 @@ describe('the curriculum units', () => {
       '05-reward-engineering',
       '06-tool-use',
       '07-reading-a-run',
+      '08-real-models',
     ]);
     expect(units.flatMap((unit) => unit.lessons.map((lesson) => lesson.id))).toEqual(
       LESSONS.map((lesson) => lesson.id),

@@ -140,8 +140,11 @@ export function loraForward<T extends Floats>(
 ): { out: T; u: T } {
   checkLoraForwardInput(x, a, b, y, shape, scale);
   const shapes = loraMatmulShapes(shape);
-  const u = scaleInPlace(matmul(x, a, shapes.down), scale);
-  const out = matmul(u, b, shapes.up, { accumulate: y });
+  // #region lora-forward
+  // The frozen layer's y = x·Wᵀ is given; the adapter adds s·(x·Aᵀ)·Bᵀ through rank r.
+  const u = scaleInPlace(matmul(x, a, shapes.down), scale); // (rows, r)
+  const out = matmul(u, b, shapes.up, { accumulate: y }); // (rows, outDim)
+  // #endregion lora-forward
   return { out, u };
 }
 
