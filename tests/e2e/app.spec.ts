@@ -19,6 +19,7 @@ test('home page lists the curriculum and names the WebGPU adapter', async ({ pag
     ['Reward engineering', '05-reward-engineering/01-reward-hacking'],
     ['Tool-using agents', '06-tool-use/01-calls-and-masks'],
     ['Reading a run', '07-reading-a-run/01-reading-a-run'],
+    ['From toy to real', '08-real-models/01-lora-grpo'],
   ];
   const headings = page.locator('.unit h3');
   await expect(headings).toHaveText(units.map(([title]) => title));
