@@ -3,7 +3,6 @@
  * parameters in one trainable group, 'base', the CPU ops for every layer, the same optimizer rule
  * as the GPU.
  */
-import { GRAD_STATS } from '../ops/nn/grad-norm';
 import { tokenLogprobs, tokenLogprobsBackward } from '../ops/token-logprobs';
 import type { SequenceBatch } from './sequence-batch';
 import { generateCpu, type GenerateRequest, type Generation } from './generate';
@@ -15,9 +14,10 @@ import {
   type TokenScores,
 } from './language-model';
 import {
+  cpuOptimizerFrom,
   CpuOptimizerState,
   optimizerStepCpu,
-  STATS_LENGTH,
+  skippedStep,
   type OptimizerConfig,
 } from './optimizer';
 import { fromTransformerConfig, type ModelSpec } from './model-spec';
@@ -69,16 +69,8 @@ export class CpuLanguageModel implements GptLanguageModel {
       batch.batch,
       batch.seq,
     );
-    const stats = this.optimizer.stats;
     if (!logits.every(Number.isFinite)) {
-      // The same outcome as a non-finite gradient norm on the GPU: no update, step not counted.
-      this.pending.push({
-        step: stats[GRAD_STATS.step]!,
-        loss: NaN,
-        gradNorm: NaN,
-        clipScale: 0,
-        applied: false,
-      });
+      this.pending.push(skippedStep(this.optimizer.stats));
       return Promise.resolve();
     }
     const { logp } = tokenLogprobs(logits, batch.targets, rows, config.vocab, {
@@ -182,16 +174,7 @@ export class CpuLanguageModel implements GptLanguageModel {
 
   writeOptimizer(snapshot: OptimizerSnapshot, group: ParamGroupName = 'base'): void {
     trainableGroupNamed(this.groups, group);
-    const state = new CpuOptimizerState(this.params);
-    state.m.set(checkedParams(snapshot.m, this.layout.total));
-    state.v.set(checkedParams(snapshot.v, this.layout.total));
-    if (snapshot.stats.length !== STATS_LENGTH) {
-      throw new Error(
-        `optimizer stats: expected ${STATS_LENGTH} floats, got ${snapshot.stats.length}`,
-      );
-    }
-    state.stats.set(snapshot.stats);
-    this.optimizer = state;
+    this.optimizer = cpuOptimizerFrom(this.params, snapshot, 'optimizer');
   }
 
   dispose(): void {}

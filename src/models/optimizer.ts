@@ -10,6 +10,7 @@
 import { adamwStep, checkAdamWOptions, type AdamWOptions } from '../ops/nn/adamw';
 import type { Floats } from '../ops/nn/floats';
 import { clipScale, GRAD_STATS, gradNorm } from '../ops/nn/grad-norm';
+import { OpInputError } from '../ops/errors';
 import { checkRange } from '../ops/validate';
 import type { ParamLayout } from './param-layout';
 
@@ -56,6 +57,38 @@ export class CpuOptimizerState<T extends Floats> {
     this.m = like.slice().fill(0) as T;
     this.v = like.slice().fill(0) as T;
   }
+}
+
+/**
+ * A CPU model's AdamW state from a snapshot of m, v (`total` floats each) and the stats; throws
+ * naming `what`'s field when a length is wrong.
+ */
+export function cpuOptimizerFrom<T extends Floats>(
+  params: T,
+  snapshot: { m: ArrayLike<number>; v: ArrayLike<number>; stats: ArrayLike<number> },
+  what: string,
+): CpuOptimizerState<T> {
+  for (const [key, want] of [
+    ['m', params.length],
+    ['v', params.length],
+    ['stats', STATS_LENGTH],
+  ] as const) {
+    const got = snapshot[key].length;
+    if (got !== want) throw new OpInputError(what, key, `must have ${want} floats, got ${got}`);
+  }
+  const state = new CpuOptimizerState(params);
+  state.m.set(snapshot.m);
+  state.v.set(snapshot.v);
+  state.stats.set(snapshot.stats);
+  return state;
+}
+
+/**
+ * The record of a step skipped before its backward because the logits were not finite: the same
+ * outcome as a non-finite gradient norm on the GPU (no update, the step not counted).
+ */
+export function skippedStep(stats: ArrayLike<number>): OptimizerStats & { loss: number } {
+  return { step: stats[STATS.step]!, loss: NaN, gradNorm: NaN, clipScale: 0, applied: false };
 }
 
 /** The CPU twin of encodeOptimizerStep(): same order, same skip rule. */

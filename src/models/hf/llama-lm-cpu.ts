@@ -13,7 +13,6 @@
  * src/ops/token-logprobs.ts, as for the tiny GPT.
  */
 import { OpInputError } from '../../ops/errors';
-import { GRAD_STATS } from '../../ops/nn/grad-norm';
 import { checkSampleOptions } from '../../ops/nn/sample';
 import { checkInt } from '../../ops/validate';
 import { tokenLogprobs, tokenLogprobsBackward } from '../../ops/token-logprobs';
@@ -27,9 +26,10 @@ import {
 } from '../language-model';
 import type { ModelSpec } from '../model-spec';
 import {
+  cpuOptimizerFrom,
   CpuOptimizerState,
   optimizerStepCpu,
-  STATS_LENGTH,
+  skippedStep,
   type OptimizerConfig,
 } from '../optimizer';
 import {
@@ -141,16 +141,8 @@ export class LlamaCpuLanguageModel implements LanguageModel {
     const { lora, optimizer: state } = this.trainable();
     const { forward, targets, temperature } = scored;
     const rows = forward.activations.batch * forward.activations.seq;
-    const stats = state.stats;
     if (!forward.logits.every(Number.isFinite)) {
-      // As a non-finite gradient norm: no update, the step not counted.
-      this.pending.push({
-        step: stats[GRAD_STATS.step]!,
-        loss: NaN,
-        gradNorm: NaN,
-        clipScale: 0,
-        applied: false,
-      });
+      this.pending.push(skippedStep(state.stats));
       return;
     }
     const dLogits = tokenLogprobsBackward(
@@ -260,24 +252,7 @@ export class LlamaCpuLanguageModel implements LanguageModel {
 
   writeOptimizer(snapshot: OptimizerSnapshot, group: ParamGroupName = 'lora'): void {
     const { lora } = this.trainable(group);
-    const total = lora.params.length;
-    for (const key of ['m', 'v'] as const) {
-      if (snapshot[key].length !== total) {
-        throw new OpInputError(OP, key, `must have ${total} floats, got ${snapshot[key].length}`);
-      }
-    }
-    if (snapshot.stats.length !== STATS_LENGTH) {
-      throw new OpInputError(
-        OP,
-        'stats',
-        `must have ${STATS_LENGTH} floats, got ${snapshot.stats.length}`,
-      );
-    }
-    const state = new CpuOptimizerState(lora.params);
-    state.m.set(snapshot.m);
-    state.v.set(snapshot.v);
-    state.stats.set(snapshot.stats);
-    this.optimizer = state;
+    this.optimizer = cpuOptimizerFrom(lora.params, snapshot, OP);
   }
 
   dispose(): void {}
