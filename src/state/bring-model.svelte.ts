@@ -7,9 +7,8 @@
  */
 import { acquireForChoice, type BackendChoice } from '../gpu/backend-choice';
 import type { GpuContext } from '../gpu/context';
-import { loadHfWeights, type CheckpointFiles } from '../models/hf/hf-checkpoint';
-import type { ModelSpec } from '../models/model-spec';
-import { HfTokenizer, type HfTokenizerFiles } from '../models/hf/hf-tokenizer';
+import type { CheckpointFiles } from '../models/hf/hf-checkpoint';
+import { HfTokenizer } from '../models/hf/hf-tokenizer';
 import { downloadModel } from '../models/hf/hub';
 import type { DownloadProgress } from '../models/hf/hub-download';
 import { llamaGenerate, type LlamaGenerated } from '../models/hf/llama-cpu-generate';
@@ -21,21 +20,19 @@ import { filesFromBlobs, readHfModelConfig, type HfModelConfig } from '../models
 import { errorText } from '../util/error-text';
 import { answerRoom, generatedTokens, promptIds, type ChatTurn } from './chat-turns';
 import { chatContext, checkFit, type Backend, type Fit } from './model-fit';
-import { loadCpuModel, storedDtypes } from './model-load';
+import {
+  loadCpuModel,
+  readTokenizerFiles,
+  storedDtypes,
+  trainingInputsFrom,
+  type TrainingInputs,
+} from './model-load';
 import { fetchShippedChatFiles } from './shipped-chat';
 
 export interface Progress {
   label: string;
   done: number;
   total: number | undefined;
-}
-
-/** A brought model's weights (f32) and tokenizer files, for a LoRA run. */
-export interface TrainingInputs {
-  source: string;
-  spec: ModelSpec;
-  base: Float32Array;
-  tokenizerFiles: HfTokenizerFiles;
 }
 
 export interface Sampling {
@@ -50,18 +47,6 @@ export interface Sampling {
 type Loaded =
   | { kind: 'cpu'; model: LlamaCpuModel }
   | { kind: 'webgpu'; gpu: GpuContext; weights: LlamaGpuWeights };
-
-/** The largest tokenizer file read whole (Qwen's tokenizer.json is about 7 MB). */
-const MAX_TOKENIZER_BYTES = 64_000_000;
-
-async function readText(files: CheckpointFiles, name: string): Promise<Uint8Array | undefined> {
-  const source = await files.open(name);
-  if (!source) return undefined;
-  if (source.size > MAX_TOKENIZER_BYTES) {
-    throw new Error(`${name} is ${source.size} bytes (at most ${MAX_TOKENIZER_BYTES})`);
-  }
-  return source.read(0, source.size);
-}
 
 export class BringModelState {
   /** Where the files came from: a folder name, "3 files" or a Hub id. */
@@ -88,8 +73,6 @@ export class BringModelState {
   });
 
   private files: CheckpointFiles | undefined;
-  /** The tokenizer's files as read, for a LoRA run's worker. */
-  private tokenizerFiles: HfTokenizerFiles | undefined;
   private tokenizer = $state.raw<HfTokenizer | undefined>(undefined);
   private loaded = $state.raw<Loaded | undefined>(undefined);
   private gpu: GpuContext | undefined;
@@ -180,7 +163,6 @@ export class BringModelState {
     this.progress = undefined;
     this.loadedNote = undefined;
     this.tokenizer = undefined;
-    this.tokenizerFiles = undefined;
   }
 
   /** Reads the config, the tensors' dtypes and the tokenizer, and judges the fit. */
@@ -200,20 +182,10 @@ export class BringModelState {
         backend: this.backend!,
         ...(this.gpu ? { limits: this.gpu.summary.limits } : {}),
       });
-      const tokenizerJson = await readText(files, 'tokenizer.json');
-      const tokenizerConfig = await readText(files, 'tokenizer_config.json');
-      if (!tokenizerJson || !tokenizerConfig) {
-        throw new Error('tokenizer.json and tokenizer_config.json are needed to chat: add them');
-      }
-      const generationConfig = await readText(files, 'generation_config.json');
-      const chatTemplateJinja = await readText(files, 'chat_template.jinja');
-      this.tokenizerFiles = {
-        tokenizerJson,
-        tokenizerConfig,
-        ...(generationConfig ? { generationConfig } : {}),
-        ...(chatTemplateJinja ? { chatTemplateJinja } : {}),
-      };
-      this.tokenizer = await HfTokenizer.load(source.slice(0, 300), this.tokenizerFiles);
+      this.tokenizer = await HfTokenizer.load(
+        source.slice(0, 300),
+        await readTokenizerFiles(files),
+      );
     } catch (error) {
       this.error = errorText(error);
     } finally {
@@ -307,10 +279,9 @@ export class BringModelState {
   async trainingInputs(
     onTensor: (done: number, total: number) => void,
   ): Promise<TrainingInputs | undefined> {
-    const { files, config, tokenizerFiles, source } = this;
-    if (!files || !config || !tokenizerFiles || !source) return undefined;
-    const loaded = await loadHfWeights(config.spec, files, { onTensor });
-    return { source: source.slice(0, 300), spec: config.spec, base: loaded.f32!, tokenizerFiles };
+    const { files, config, source } = this;
+    if (!files || !config || !source || !this.tokenizer) return undefined;
+    return trainingInputsFrom(source.slice(0, 300), config.spec, files, onTensor);
   }
 
   /** Frees the loaded weights (GPU buffers back to the pool). */

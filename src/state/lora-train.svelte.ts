@@ -6,11 +6,11 @@
  * for both and at every check, src/rl/lora-grpo-session.ts); the verdict compares the two gains.
  * The trained adapters download in PEFT's layout.
  */
-import type { Remote } from 'comlink';
+import { transfer, type Remote } from 'comlink';
 import { errorText } from '../util/error-text';
 import { startLoraWorker } from '../worker/client';
 import type { LoraRunReport, LoraWorkerApi } from '../worker/lora-protocol';
-import type { TrainingInputs } from './bring-model.svelte';
+import type { TrainingInputs } from './model-load';
 
 /** Tasks a chat model can be trained on here, with the options the page offers. */
 export const LORA_TASKS = [
@@ -122,23 +122,30 @@ export class LoraTrainState {
       this.progress = 'Starting the two workers';
       this.workers = [startLoraWorker(), startLoraWorker()];
       const lrs = [f.lr, CONTROL_LR];
+      // Each worker owns its weights: the run gets these, the control one copy; both are moved
+      // to the worker (transferred), not copied again.
+      const bases = [read.base, read.base.slice()];
       const opened = await Promise.all(
         this.workers.map(({ api }, i) =>
-          api.open({
-            source: read.source,
-            spec: read.spec,
-            // The control gets a copy: each worker owns its weights.
-            base: i === 0 ? read.base : read.base.slice(),
-            tokenizer: read.tokenizerFiles,
-            task: { name: task.name, options: { ...task.options } },
-            rank: f.rank,
-            alpha: 2 * f.rank,
-            lr: lrs[i]!,
-            promptsPerUpdate: f.promptsPerUpdate,
-            groupSize: 8,
-            maxNewTokens: 8,
-            seed: f.seed,
-          }),
+          api.open(
+            transfer(
+              {
+                source: read.source,
+                spec: read.spec,
+                base: bases[i]!,
+                tokenizer: read.tokenizerFiles,
+                task: { name: task.name, options: { ...task.options } },
+                rank: f.rank,
+                alpha: 2 * f.rank,
+                lr: lrs[i]!,
+                promptsPerUpdate: f.promptsPerUpdate,
+                groupSize: 8,
+                maxNewTokens: 8,
+                seed: f.seed,
+              },
+              [bases[i]!.buffer],
+            ),
+          ),
         ),
       );
       this.parameters = opened[0]!.parameters;

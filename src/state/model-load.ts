@@ -1,9 +1,10 @@
 /**
  * Plain helpers of "Bring a model" that build collections (kept out of the rune class, whose
- * collections would otherwise be taken for reactive state): the dtypes a checkpoint stores, and
- * the CPU model from its f32 weights.
+ * collections would otherwise be taken for reactive state): the dtypes a checkpoint stores, the
+ * CPU model from its f32 weights, the tokenizer's files, and a LoRA run's inputs.
  */
 import { loadHfWeights, locateTensors, type CheckpointFiles } from '../models/hf/hf-checkpoint';
+import type { HfTokenizerFiles } from '../models/hf/hf-tokenizer';
 import { llamaModelFromWeights, type LlamaCpuModel } from '../models/hf/llama-cpu-weights';
 import type { ModelSpec } from '../models/model-spec';
 
@@ -25,4 +26,55 @@ export async function loadCpuModel(
     loaded.layout.entries.map((e) => [e.name, loaded.layout.view(f32, e.name)]),
   );
   return llamaModelFromWeights(spec, weights);
+}
+
+/** The largest tokenizer file read whole (Qwen's tokenizer.json is about 7 MB). */
+const MAX_TOKENIZER_BYTES = 64_000_000;
+
+async function readSmallFile(
+  files: CheckpointFiles,
+  name: string,
+): Promise<Uint8Array | undefined> {
+  const source = await files.open(name);
+  if (!source) return undefined;
+  if (source.size > MAX_TOKENIZER_BYTES) {
+    throw new Error(`${name} is ${source.size} bytes (at most ${MAX_TOKENIZER_BYTES})`);
+  }
+  return source.read(0, source.size);
+}
+
+/** The checkpoint's tokenizer files; tokenizer.json and tokenizer_config.json are required. */
+export async function readTokenizerFiles(files: CheckpointFiles): Promise<HfTokenizerFiles> {
+  const tokenizerJson = await readSmallFile(files, 'tokenizer.json');
+  const tokenizerConfig = await readSmallFile(files, 'tokenizer_config.json');
+  if (!tokenizerJson || !tokenizerConfig) {
+    throw new Error('tokenizer.json and tokenizer_config.json are needed to chat: add them');
+  }
+  const generationConfig = await readSmallFile(files, 'generation_config.json');
+  const chatTemplateJinja = await readSmallFile(files, 'chat_template.jinja');
+  return {
+    tokenizerJson,
+    tokenizerConfig,
+    ...(generationConfig ? { generationConfig } : {}),
+    ...(chatTemplateJinja ? { chatTemplateJinja } : {}),
+  };
+}
+
+/** A brought model's weights (f32) and tokenizer files, for a LoRA run. */
+export interface TrainingInputs {
+  source: string;
+  spec: ModelSpec;
+  base: Float32Array;
+  tokenizerFiles: HfTokenizerFiles;
+}
+
+/** A LoRA run's inputs from a checkpoint: the weights read as f32, the tokenizer's files. */
+export async function trainingInputsFrom(
+  source: string,
+  spec: ModelSpec,
+  files: CheckpointFiles,
+  onTensor: (done: number, total: number) => void,
+): Promise<TrainingInputs> {
+  const loaded = await loadHfWeights(spec, files, { onTensor });
+  return { source, spec, base: loaded.f32!, tokenizerFiles: await readTokenizerFiles(files) };
 }

@@ -5,10 +5,9 @@
  * one without a download from the Hub or a file picker. Each file's size is checked against the
  * manifest, so a cut or stale copy is refused by name.
  */
-import { loadHfWeights } from '../models/hf/hf-checkpoint';
 import { filesFromBlobs, readHfModelConfig } from '../models/hf/picked-files';
 import manifest from '../models/shipped-manifest.json';
-import type { TrainingInputs } from './bring-model.svelte';
+import { trainingInputsFrom, type TrainingInputs } from './model-load';
 
 export interface ShippedChatModel {
   name: string;
@@ -57,26 +56,7 @@ export async function shippedTrainingInputs(
   name: string,
   onTensor: (done: number, total: number) => void,
 ): Promise<TrainingInputs> {
-  const files = await fetchShippedChatFiles(name);
-  const checkpoint = filesFromBlobs(files);
-  const config = await readHfModelConfig(checkpoint);
-  const loaded = await loadHfWeights(config.spec, checkpoint, { onTensor });
-  const bytes = async (file: string) => {
-    const found = files.find((f) => f.name === file);
-    return found ? new Uint8Array(await found.arrayBuffer()) : undefined;
-  };
-  const tokenizerJson = await bytes('tokenizer.json');
-  const tokenizerConfig = await bytes('tokenizer_config.json');
-  const generationConfig = await bytes('generation_config.json');
-  if (!tokenizerJson || !tokenizerConfig) throw new Error(`${name} has no tokenizer files`);
-  return {
-    source: name,
-    spec: config.spec,
-    base: loaded.f32!,
-    tokenizerFiles: {
-      tokenizerJson,
-      tokenizerConfig,
-      ...(generationConfig ? { generationConfig } : {}),
-    },
-  };
+  const files = filesFromBlobs(await fetchShippedChatFiles(name));
+  const { spec } = await readHfModelConfig(files);
+  return trainingInputsFrom(name, spec, files, onTensor);
 }
