@@ -5,6 +5,7 @@
  */
 import { own } from '../util/own';
 import { halveSeries } from './chart';
+import { keptInspection, keptUpdates } from './kept-inspection';
 import type { GoalStop, LessonGoal } from './lesson-goal';
 import type { RunPort } from './run-port';
 import { STORED_RUN_VERSION, type Series, type StoredRun } from './run-store';
@@ -202,6 +203,11 @@ export class LabRun {
         this.status = message.status;
         this.phase = undefined; // the next update says its own
         if (message.error !== undefined) this.error = message.error;
+        break;
+      case 'inspections':
+        // Bounded as every kept inspection is; saved with the run as it says 'paused'.
+        this.inspection = keptInspection(message.last);
+        this.kept = keptUpdates(this.kept, message.earlier);
         break;
       case 'phase':
         this.phase = { phase: message.phase, update: message.update };

@@ -107,6 +107,9 @@ export class RunManager {
       slots: options.slots,
       received: (run, message, before) => {
         if (message.type === 'status') this.checkpoints.follow(run);
+        // Stored the moment it says so (with the inspection sent just before): a reload right
+        // after a pause, the user's or a lesson goal's, finds the update the run showed.
+        if (message.type === 'status' && message.status === 'paused') void this.saves.saveNow(run);
         if (message.type === 'update' && message.points.length) {
           this.scheduleSave(run);
           this.goals.updated(run, before);

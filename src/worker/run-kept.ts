@@ -36,6 +36,17 @@ export class KeptUpdates {
     );
   }
 
+  /**
+   * The last update's inspection with the earlier kept ones, where this run keeps updates and its
+   * trainer reads one at once (between updates).
+   */
+  withLast(active: Trainer<Settings>): { last: Inspection; earlier: KeptInspection[] } | undefined {
+    if (!this.enabled || !active.inspect || active.step === 0) return undefined;
+    const last = active.inspect();
+    if (last instanceof Promise || !last) return undefined;
+    return { last, earlier: this.list() };
+  }
+
   list(): KeptInspection[] {
     return [...this.kept];
   }

@@ -177,6 +177,12 @@ export type RunMessage =
   | { type: 'update'; points: MetricPoint[]; events: RunEvent[]; config: Settings }
   | { type: 'status'; status: RunStatus; error?: string }
   /**
+   * A language-model run's last update and its earlier kept ones (worker/kept-updates.ts), sent
+   * as a pause ends, just before its 'paused': the page can store the run complete the moment it
+   * says "paused", so that a reload right after finds the update it showed.
+   */
+  | { type: 'inspections'; last: Inspection; earlier: KeptInspection[] }
+  /**
    * Which part of update `update` (1-based) is under way (language models), so that a slow update
    * is not a silence. Sent at once, while the metrics of the update before may still be batched.
    */

@@ -77,12 +77,17 @@ export class TrainingLoop {
       await this.boundary.drain();
     }
     // Paused (by pause() or by the goal) rather than failed or disposed: say so.
-    if (this.life.state === 'pausing') this.finishPause();
+    if (this.life.state === 'pausing') this.finishPause(active);
   }
 
-  /** The end of a pause, once the training loop has stopped: the last metrics, then 'paused'. */
-  private finishPause(): void {
+  /**
+   * The end of a pause, once the training loop has stopped: the last metrics, the last update's
+   * inspection (language models), then 'paused'.
+   */
+  private finishPause(active: Trainer<Settings>): void {
     this.messages.flush();
+    const inspections = this.kept.withLast(active);
+    if (inspections) this.messages.emit({ type: 'inspections', ...inspections });
     this.life.move('stopped');
     this.messages.emit({ type: 'status', status: 'paused' });
   }

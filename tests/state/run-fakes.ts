@@ -56,6 +56,9 @@ export function fakeWorker(
         calls.push('pause');
         // A dead worker never answers.
         if (options.pauseHangs) return new Promise<void>(() => {});
+        // As run-training.ts ends a pause: a language model's inspections, then 'paused'.
+        if (options.inspection)
+          send({ type: 'inspections', last: options.inspection, earlier: options.kept ?? [] });
         send({ type: 'status', status: 'paused' });
       },
       async step() {

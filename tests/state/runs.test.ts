@@ -470,6 +470,39 @@ describe('RunManager: keeping runs', () => {
     expect(runs.get(run.id)!.series['charts/episodic_return']!.y).toEqual([-80, -70]);
   });
 
+  it('stores a run with its last update’s inspection the moment it says paused', async () => {
+    const { store, runs } = memoryStore();
+    const last: Inspection = {
+      kind: 'grid',
+      algorithm: 'q-learning',
+      step: 2,
+      rows: 1,
+      cols: 2,
+      cells: ['floor', 'goal'],
+      start: 0,
+      values: [0.5, 0],
+      moves: [
+        [0, 1],
+        [0, 0],
+      ],
+    };
+    // A worker slow to answer inspect(): the page must not need to ask.
+    const { manager, workers } = setUp({ inspectMs: 1500 }, store, undefined, 60_000);
+    const run = await manager.create(spec);
+    await manager.start(run);
+    workers[0]!.send(oneUpdate(-80));
+    workers[0]!.send({
+      ...oneUpdate(-70),
+      points: [{ step: 2, metrics: { 'charts/episodic_return': -70 } }],
+    });
+    // A lesson goal pauses the run in its worker: no pause() from the page to wait on.
+    workers[0]!.send({ type: 'inspections', last, earlier: [] });
+    workers[0]!.send({ type: 'status', status: 'paused' });
+    expect(run.status).toBe('paused');
+    // A reload in the same breath finds the update it showed, and its samples.
+    expect(runs.get(run.id)).toMatchObject({ steps: 2, inspection: { step: 2 } });
+  });
+
   it('restores stored runs without workers, and replays one when it is started', async () => {
     const { store } = memoryStore([storedRun]);
     const { manager, workers } = setUp({}, store);

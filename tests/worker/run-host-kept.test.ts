@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createRunHost } from '../../src/worker/run-host';
 import type { RunMessage, Settings } from '../../src/worker/run-protocol';
 import { readShipped, shippedEntry } from '../onnx/shipped';
@@ -54,6 +54,42 @@ describe('run host: earlier updates kept for the inspector', () => {
       expect(mean).toBeCloseTo(means.get(k.step)!, 5);
     }
     expect(structuredClone(kept)).toEqual(kept);
+    await api.dispose();
+  }, 120_000);
+
+  it('ends a pause with the last update’s inspection, just before it says paused', async () => {
+    const messages: RunMessage[] = [];
+    const api = createRunHost({ flushMs: 0, lm: { readShipped: async (f) => readShipped(f) } });
+    const grpo = runCatalog().algorithms.find((a) => a.name === 'grpo')!;
+    await api.createRun(
+      {
+        algo: 'grpo',
+        task: 'reverse',
+        taskOptions: shippedEntry('reverse').taskOptions as Settings,
+        seed: 3,
+        config: { ...grpo.defaults, promptsPerUpdate: 2, groupSize: 4 },
+        backend: 'cpu',
+        sftSteps: 0,
+        init: { kind: 'shipped', model: 'reverse' },
+      },
+      (m) => messages.push(m),
+    );
+    await api.start();
+    await vi.waitFor(() => expect(messages.some((m) => m.type === 'update')).toBe(true), {
+      timeout: 60_000,
+    });
+    await api.pause();
+    const lastStep = Math.max(
+      ...messages.flatMap((m) => (m.type === 'update' ? m.points.map((p) => p.step) : [])),
+    );
+    const paused = messages.findIndex((m) => m.type === 'status' && m.status === 'paused');
+    const sent = messages.findIndex((m) => m.type === 'inspections');
+    expect(paused).toBeGreaterThan(0);
+    expect(sent).toBe(paused - 1);
+    const inspections = messages[sent] as Extract<RunMessage, { type: 'inspections' }>;
+    expect(inspections.last).toMatchObject({ kind: 'samples', step: lastStep });
+    expect(inspections.earlier).toEqual(await api.inspectKept());
+    expect(inspections.earlier[0]).toMatchObject({ role: 'first', step: 1 });
     await api.dispose();
   }, 120_000);
 
