@@ -74,15 +74,22 @@ export async function loadLmModel(dir: string): Promise<LmModel> {
   }
 }
 
-/** The folder's tokenizer (tokenizer.json, tokenizer_config.json, generation_config.json). */
+/**
+ * The folder's tokenizer (tokenizer.json, tokenizer_config.json, and generation_config.json and
+ * chat_template.jinja where present).
+ */
 export async function loadLmTokenizer(dir: string): Promise<HfTokenizer> {
   return forModel(dir, () => {
     const read = (file: string) => readFileSync(join(dir, file));
-    const generation = join(dir, 'generation_config.json');
+    const has = (file: string) => existsSync(join(dir, file));
     return HfTokenizer.load(dir.slice(-300), {
       tokenizerJson: read('tokenizer.json'),
       tokenizerConfig: read('tokenizer_config.json'),
-      ...(existsSync(generation) ? { generationConfig: read('generation_config.json') } : {}),
+      ...(has('generation_config.json')
+        ? { generationConfig: read('generation_config.json') }
+        : {}),
+      // Newer models keep their chat template beside tokenizer_config.json.
+      ...(has('chat_template.jinja') ? { chatTemplateJinja: read('chat_template.jinja') } : {}),
     });
   });
 }

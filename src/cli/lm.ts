@@ -1,19 +1,21 @@
 /**
- * `npm run lm -- score --model=DIR [--adapter=ADAPTER_DIR] --ids=1,2,3 [--backend=cpu|webgpu]
- *    [--storage=f16|f32]`
- * `npm run lm -- generate --model=DIR [--adapter=ADAPTER_DIR] --prompt=TEXT [--chat]
+ * `npm run lm -- score --model=DIR_OR_HUB_ID [--revision=REV] [--adapter=ADAPTER_DIR] --ids=1,2,3
+ *    [--backend=cpu|webgpu] [--storage=f16|f32]`
+ * `npm run lm -- generate --model=DIR_OR_HUB_ID [--revision=REV] [--adapter=ADAPTER_DIR]
+ *    --prompt=TEXT [--chat]
  *    [--max-new-tokens=N] [--temperature=0] [--top-k=0] [--top-p=1] [--seed=0]
  *    [--backend=cpu|webgpu] [--storage=f16|f32]`
  *
  * A Hugging Face model folder (config.json, safetensors, tokenizer files; Llama, Qwen2, Qwen3) on
  * the CPU (src/models/hf/llama-cpu*.ts), so that anyone can check the lab's numbers against
- * another implementation.
+ * another implementation. A Hub model id ("org/name") is downloaded once into a cache folder
+ * (model-source.ts says where, and which environment variables apply).
  *
  * --adapter applies a PEFT LoRA adapter folder (adapter_config.json, adapter_model.safetensors),
  * checked against the model's shapes.
  *
- * score prints one JSON line: {"model", "family", "ids", "logprobs"} (and "adapter", the folder,
- * when --adapter is given), where logprobs[i] is log p(ids[i + 1] | ids[0..i]) — one number per
+ * score prints one JSON line: {"model", "family", "ids", "logprobs"} ("model" as given: the folder,
+ * or the id with "@revision" when not main; "adapter", the folder, when --adapter is given), where logprobs[i] is log p(ids[i + 1] | ids[0..i]) — one number per
  * id after the first.
  * generate prints the completion's text (special tokens, and ids past the tokenizer's vocabulary
  * that a padded embedding allows, left out). --chat wraps the prompt as one
@@ -28,11 +30,12 @@ import type { ModelSpec } from '../models/model-spec';
 import { CliArgs, FlagError } from './args';
 import { LM_BACKENDS, LM_STORAGES, lmRunner, type LmRunner } from './lm-backend';
 import { loadLmAdapter, loadLmModel, loadLmTokenizer } from './lm-model';
+import { modelFolder, modelName, readModelSource, type ModelSource } from './model-source';
 
 const COMMANDS = ['score', 'generate'] as const;
 const DEFAULT_NEW_TOKENS = 64;
 const USAGE =
-  'usage: npm run lm -- score --model=DIR [--adapter=DIR] --ids=1,2,3 | generate --model=DIR [--adapter=DIR] --prompt=TEXT [--chat]';
+  'usage: npm run lm -- score --model=DIR_OR_HUB_ID [--adapter=DIR] --ids=1,2,3 | generate --model=DIR_OR_HUB_ID [--adapter=DIR] --prompt=TEXT [--chat]';
 
 /** --ids: a comma-separated list of at least two ids in [0, vocab − 1]. */
 function parseIds(text: string, vocab: number, context: number): Int32Array {
@@ -89,20 +92,27 @@ async function withRunner<T>(runner: LmRunner, work: (runner: LmRunner) => Promi
   }
 }
 
+/** --model (and --revision): required. */
+function modelFlag(args: CliArgs): ModelSource {
+  const source = readModelSource(args);
+  if (!source) throw new FlagError('model', '--model=DIR_OR_HUB_ID is required');
+  return source;
+}
+
 async function score(args: CliArgs): Promise<number> {
-  const dir = required(args, 'model', 'DIR');
+  const source = modelFlag(args);
   const adapterDir = args.optional('adapter');
   const idsText = required(args, 'ids', 'I0,I1,...');
   const { backend, storage } = backendFlags(args);
   args.checkAllUsed();
-  const { model } = await loadLmModel(dir);
+  const { model } = await loadLmModel(await modelFolder(source));
   const lora = await adapterOf(adapterDir, model.spec);
   const ids = parseIds(idsText, model.spec.vocab, model.spec.context);
   const runner = await lmRunner(backend, storage, model, lora);
   const logprobs = await withRunner(runner, (r) => r.score(ids));
   console.log(
     JSON.stringify({
-      model: dir,
+      model: modelName(source),
       ...(adapterDir === undefined ? {} : { adapter: adapterDir }),
       ...(runner.backend === 'cpu' ? {} : { backend: runner.backend, storage: runner.storage }),
       family: model.spec.family,
@@ -114,7 +124,7 @@ async function score(args: CliArgs): Promise<number> {
 }
 
 async function generate(args: CliArgs): Promise<number> {
-  const dir = required(args, 'model', 'DIR');
+  const source = modelFlag(args);
   const adapterDir = args.optional('adapter');
   const prompt = required(args, 'prompt', 'TEXT');
   const chat = args.flag('chat');
@@ -126,13 +136,14 @@ async function generate(args: CliArgs): Promise<number> {
   const seed = args.int('seed', 0, { min: 0, max: 2 ** 32 - 1 });
   const { backend, storage } = backendFlags(args);
   args.checkAllUsed();
+  const dir = await modelFolder(source);
   const { model } = await loadLmModel(dir);
   const lora = await adapterOf(adapterDir, model.spec);
   const tokenizer = await loadLmTokenizer(dir);
   let text = prompt;
   if (chat) {
     if (!tokenizer.applyChatTemplate) {
-      throw new FlagError('chat', `--chat: the model in ${dir} has no chat template`);
+      throw new FlagError('chat', `--chat: the model ${modelName(source)} has no chat template`);
     }
     text = tokenizer.applyChatTemplate([{ role: 'user', content: prompt }], {
       addGenerationPrompt: true,

@@ -2,7 +2,9 @@
  * The flags of a training run on a brought model (`npm run train -- --model=DIR …`): a Hugging
  * Face model folder trained through LoRA adapters, the base frozen. PEFT's names and defaults:
  *
- *   --model=DIR              config.json, model.safetensors (or shards) and the tokenizer files
+ *   --model=DIR_OR_HUB_ID    a folder with config.json, model.safetensors (or shards) and the
+ *                            tokenizer files, or a Hugging Face model id downloaded once
+ *                            (model-source.ts; --revision=REV picks a branch, tag or commit)
  *   --lora-r=16              the rank r, 1 … 1024 (TRL's LoRA recipes use 1–32)
  *   --lora-alpha=32          lora_alpha; the adapters are scaled by alpha / r (default 2·r)
  *   --lora-targets=all-linear  PEFT target_modules: all-linear, or a comma list of
@@ -24,11 +26,12 @@ import {
 } from '../models/hf/llama-lora';
 import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE } from '../models/hf/peft-adapter';
 import { FlagError, type CliArgs } from './args';
+import { readModelSource, type ModelSource } from './model-source';
 import { prepareOutput } from './output-file';
 
 export interface BroughtModelFlags {
-  /** The model folder. */
-  dir: string;
+  /** The model: a folder, or a Hub id to download (model-source.ts). */
+  source: ModelSource;
   lora: LoraSettings;
   /** The adapter folder to write, when asked. */
   adapterOut?: string;
@@ -51,19 +54,20 @@ const TINY_GPT_ONLY: readonly [string, string][] = [
 
 /** The brought-model flags, or undefined without --model. Marks every flag it reads as used. */
 export function broughtModelFlags(args: CliArgs): BroughtModelFlags | undefined {
-  const dir = args.optional('model');
+  const source = readModelSource(args);
   const given = args.all();
-  if (dir === undefined) {
+  if (source === undefined) {
     for (const flag of ['lora-r', 'lora-alpha', 'lora-targets', 'adapter-out']) {
-      if (given.has(flag)) throw new FlagError(flag, `--${flag} needs --model=DIR`);
+      if (given.has(flag)) throw new FlagError(flag, `--${flag} needs --model=DIR_OR_HUB_ID`);
     }
     return undefined;
   }
   for (const [flag, why] of TINY_GPT_ONLY) {
     if (given.has(flag)) throw new FlagError(flag, `--${flag} is not for --model: ${why}`);
   }
-  if (!existsSync(join(dir, 'config.json'))) {
-    throw new FlagError('model', `--model=${dir}: no config.json in this folder`);
+  // A folder is checked now; a Hub model's files are checked as they download.
+  if (source.kind === 'folder' && !existsSync(join(source.dir, 'config.json'))) {
+    throw new FlagError('model', `--model=${source.dir}: no config.json in this folder`);
   }
   const rank = args.int('lora-r', 16, { min: 1, max: LORA_MAX_RANK });
   const alpha = args.real('lora-alpha', 2 * rank, { min: 0, max: 1e6, minOpen: true });
@@ -80,7 +84,7 @@ export function broughtModelFlags(args: CliArgs): BroughtModelFlags | undefined 
   const adapterOut = args.optional('adapter-out');
   if (adapterOut !== undefined) prepareAdapterFolder(adapterOut);
   return {
-    dir,
+    source,
     lora: { rank, alpha, targets },
     ...(adapterOut === undefined ? {} : { adapterOut }),
   };

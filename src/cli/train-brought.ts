@@ -20,6 +20,7 @@ import {
 import { evaluateTask } from '../rl/evaluate';
 import { FlagError } from './args';
 import { loadLmModel, loadLmTokenizer } from './lm-model';
+import { modelFolder, modelName, type ModelSource } from './model-source';
 import { writeAtomically } from './output-file';
 import type { PreparedRun } from './prepared-run';
 import type { Config, LmFlags } from './train-flags';
@@ -44,13 +45,15 @@ export async function setUpBroughtRun(
         'use grpo (or its settings: Dr. GRPO, DAPO, RLOO, REINFORCE++) or dpo',
     );
   }
-  const { model, params } = await loadLmModel(brought.dir);
-  const tokenizer = await loadLmTokenizer(brought.dir);
+  const dir = await modelFolder(brought.source);
+  const name = modelName(brought.source);
+  const { model, params } = await loadLmModel(dir);
+  const tokenizer = await loadLmTokenizer(dir);
   let chat;
   try {
     chat = chatTokenizer(tokenizer);
   } catch (error) {
-    throw new FlagError('model', `--model=${brought.dir}: ${(error as Error).message}`);
+    throw new FlagError('model', `--model=${name}: ${(error as Error).message}`);
   }
   const lora = createLlamaLora(model.spec, brought.lora, flags.seed);
   const policy = new LlamaCpuLanguageModel(model.spec, params, lora);
@@ -65,7 +68,7 @@ export async function setUpBroughtRun(
   const parameters = lora.params.length;
   return {
     trainer,
-    label: `${flags.name} on ${task.name}, LoRA r = ${rank}, alpha = ${alpha} on ${targets.join(', ') || 'no module'} (${parameters} trainable parameters) of ${brought.dir}`,
+    label: `${flags.name} on ${task.name}, LoRA r = ${rank}, alpha = ${alpha} on ${targets.join(', ') || 'no module'} (${parameters} trainable parameters) of ${name}`,
     backend: 'CPU',
     finish: async () => {
       const final = await evaluateTask(policy, chat, task, { seed: flags.seed + 1, samples: 256 });
@@ -74,18 +77,21 @@ export async function setUpBroughtRun(
     dispose: () => policy.dispose(),
     recorded: {},
     ...(brought.adapterOut
-      ? { saveExtra: () => saveAdapter(brought.adapterOut!, lora, brought.dir) }
+      ? { saveExtra: () => saveAdapter(brought.adapterOut!, lora, brought.source) }
       : {}),
   };
 }
 
-/** Writes the adapters as PEFT saves them; returns what to print. */
-function saveAdapter(dir: string, lora: LlamaLora, baseModel: string): string {
+/**
+ * Writes the adapters as PEFT saves them, naming the base model as PEFT loads it (the folder, or
+ * the Hub id and its revision); returns what to print.
+ */
+function saveAdapter(dir: string, lora: LlamaLora, base: ModelSource): string {
   writeAtomically(join(dir, ADAPTER_WEIGHTS_FILE), adapterWeightsBytes(lora), 'adapter-out');
-  writeAtomically(
-    join(dir, ADAPTER_CONFIG_FILE),
-    adapterConfigText(lora.settings, baseModel),
-    'adapter-out',
-  );
+  const config =
+    base.kind === 'folder'
+      ? adapterConfigText(lora.settings, base.dir)
+      : adapterConfigText(lora.settings, base.id, base.revision === 'main' ? null : base.revision);
+  writeAtomically(join(dir, ADAPTER_CONFIG_FILE), config, 'adapter-out');
   return `wrote the adapter to ${dir} (${ADAPTER_CONFIG_FILE}, ${ADAPTER_WEIGHTS_FILE})`;
 }

@@ -173,7 +173,7 @@ describe('npm run lm -- generate', () => {
 describe('npm run lm flag errors', () => {
   it.each([
     [['rank'], /the first argument must be one of score, generate, got 'rank'/],
-    [['score', '--ids=1,2'], /--model=DIR is required/],
+    [['score', '--ids=1,2'], /--model=DIR_OR_HUB_ID is required/],
     [['score', `--model=${dir('qwen2-tiny')}`], /--ids=I0,I1,... is required/],
     [
       ['score', `--model=${dir('qwen2-tiny')}`, '--ids=1,x'],

@@ -81,7 +81,7 @@ describe('npm run train -- --model', () => {
   it('refuses LoRA flags without --model, and a file as --adapter-out', async () => {
     await expect(train(['--task=copy', '--lora-r=8'])).rejects.toMatchObject({
       flag: 'lora-r',
-      message: '--lora-r needs --model=DIR',
+      message: '--lora-r needs --model=DIR_OR_HUB_ID',
     });
     const file = join(mkdtempSync(join(tmpdir(), 'adapter-')), 'plain');
     writeFileSync(file, 'x');

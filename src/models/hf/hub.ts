@@ -40,6 +40,7 @@ const CONFIG_FILES = [
   'tokenizer.json',
   'tokenizer_config.json',
   'special_tokens_map.json',
+  'chat_template.jinja',
 ];
 
 /** "org/name" or "name": letters, digits, '-', '_', '.', no '..' (it becomes part of a URL path). */

@@ -136,8 +136,13 @@ export function readAdapterConfig(json: unknown, file = ADAPTER_CONFIG_FILE): Pe
 /**
  * adapter_config.json's text for `settings`, with the fields PEFT writes (sorted keys, indent 2,
  * trailing newline); target_modules is the explicit list, as PEFT saves "all-linear" expanded.
+ * `revision`: the base model's Hub revision, where it is not the default branch.
  */
-export function adapterConfigText(settings: LoraSettings, baseModel: string | null): string {
+export function adapterConfigText(
+  settings: LoraSettings,
+  baseModel: string | null,
+  revision: string | null = null,
+): string {
   const config: Record<string, unknown> = {
     alpha_pattern: {},
     auto_mapping: null,
@@ -161,7 +166,7 @@ export function adapterConfigText(settings: LoraSettings, baseModel: string | nu
     peft_type: 'LORA',
     r: settings.rank,
     rank_pattern: {},
-    revision: null,
+    revision,
     target_modules: [...settings.targets].sort(),
     task_type: 'CAUSAL_LM',
     use_dora: false,
