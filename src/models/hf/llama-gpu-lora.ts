@@ -14,6 +14,7 @@ import type { GpuContext } from '../../gpu/context';
 import { OpInputError } from '../../ops/errors';
 import type { Floats } from '../../ops/nn/floats';
 import type { ModelSpec } from '../model-spec';
+import type { ParamLayout } from '../param-layout';
 import {
   type LlamaLora,
   type LoraModule,
@@ -38,6 +39,8 @@ export interface LlamaGpuLora {
   scale: number;
   /** The 'lora' group: (group.layout.total) f32. */
   params: GPUBuffer;
+  /** The group's layout: where each tensor of params (and of a gradient buffer) lies. */
+  layout: ParamLayout;
   /** layers[l][module]: the adapter, undefined where the module is not targeted. */
   layers: GpuLoraLayer[];
   /** Writes new values of the whole group (the layout's total f32), e.g. after a CPU step. */
@@ -97,6 +100,7 @@ export function uploadLlamaLora(
     settings: { ...lora.settings, targets: [...lora.settings.targets] },
     scale: lora.scale,
     params,
+    layout,
     layers,
     write,
     release: () => gpu.pool.release(params),

@@ -1,13 +1,18 @@
 /**
- * The few calls the Llama GPU forward and generator make that depend on how a weight is stored or
- * on the rotary table's upload: one place that picks the f32 or f16 linear kernel, so the model's
+ * The few calls the Llama GPU forward, generator and backward make that depend on how a weight is
+ * stored or on the rotary table's upload: one place that picks the f32 or f16 linear kernel, so the model's
  * composition (llama-gpu.ts, llama-gpu-generate.ts) reads the same for both storages.
  */
 import type { BufferRef, CommandBatch } from '../../gpu/batch';
 import type { GpuContext } from '../../gpu/context';
 import { encodeGqaAttentionForward, type GqaGpuShape } from '../../gpu/kernels/nn/attention-gqa';
 import { encodeLinearForward } from '../../gpu/kernels/nn/linear';
-import { encodeLinearF16Forward } from '../../gpu/kernels/nn/linear-f16';
+import {
+  encodeLinearF16BackwardInput,
+  encodeLinearF16Forward,
+} from '../../gpu/kernels/nn/linear-f16';
+import { encodeMatmul } from '../../gpu/kernels/nn/matmul';
+import { linearMatmulShapes } from '../../ops/nn/linear';
 import { encodeLoraForward } from '../../gpu/kernels/nn/lora';
 import { rotaryTableF32 } from '../../gpu/kernels/nn/rotary';
 import { encodeRotaryHeads } from '../../gpu/kernels/nn/rotary-heads';
@@ -41,7 +46,8 @@ export function uploadRotaryTable(gpu: GpuContext, table: RotaryTable): GpuRotar
 
 /**
  * Records y (rows, out) = x (rows, in)·Wᵀ (+ b) with W in its storage dtype, then, when `lora`
- * holds an adapter for `lora.module`, y += (alpha/r)·(x·Aᵀ)·Bᵀ (the scratch's u is overwritten).
+ * holds an adapter for `lora.module`, y += (alpha/r)·(x·Aᵀ)·Bᵀ, its u (rows, r) written to
+ * `lora.u` when given (kept for a backward), else to the scratch's (overwritten).
  */
 export async function recordLinear(
   gpu: GpuContext,
@@ -50,7 +56,7 @@ export async function recordLinear(
   x: BufferRef,
   y: BufferRef,
   rows: number,
-  lora?: { block: BlockLoraGpu | undefined; module: LoraModule },
+  lora?: { block: BlockLoraGpu | undefined; module: LoraModule; u?: GPUBuffer },
 ): Promise<void> {
   const shape = { rows, inDim: linear.w.cols, outDim: linear.w.rows };
   const buffers = { x, w: linear.w.buffer, y, ...(linear.b ? { b: linear.b } : {}) };
@@ -62,10 +68,33 @@ export async function recordLinear(
   await encodeLoraForward(
     gpu,
     batch,
-    { x, a: adapter.a, b: adapter.b, y, u: scratch.u, t: scratch.t },
+    { x, a: adapter.a, b: adapter.b, y, u: lora.u ?? scratch.u, t: scratch.t },
     { ...shape, rank },
     scale,
   );
+}
+
+/**
+ * Records dx (rows, in) = dy (rows, out)·W for a frozen W in its storage dtype (no dW: the base
+ * does not train), or dx += … with `accumulate` (another projection's share of the same input).
+ */
+export async function recordLinearInputGrad(
+  gpu: GpuContext,
+  batch: CommandBatch,
+  linear: GpuLinearWeights,
+  dy: BufferRef,
+  dx: BufferRef,
+  rows: number,
+  accumulate: boolean,
+): Promise<void> {
+  const shape = { rows, inDim: linear.w.cols, outDim: linear.w.rows };
+  if (linear.w.storage === 'f16') {
+    const buffers = { dy, w: linear.w.buffer, dx };
+    await encodeLinearF16BackwardInput(gpu, batch, buffers, shape, { accumulate });
+  } else {
+    const buffers = { a: dy, b: linear.w.buffer, out: dx };
+    await encodeMatmul(gpu, batch, buffers, linearMatmulShapes(shape).dx, { accumulate });
+  }
 }
 
 /** Records out = x rotated to each row's position (rows, heads·hs); out apart from x. */

@@ -37,7 +37,13 @@ import {
   uploadRotaryTable,
 } from './llama-gpu-ops';
 import { type BlockLoraGpu, type LlamaGpuLora, LoraScratch, blockLoraGpu } from './llama-gpu-lora';
-import type { GpuMatrix, LlamaGpuLayer, LlamaGpuWeights } from './llama-gpu-weights';
+import type {
+  GpuLinearWeights,
+  GpuMatrix,
+  LlamaGpuLayer,
+  LlamaGpuWeights,
+} from './llama-gpu-weights';
+import type { LoraModule } from './llama-lora';
 
 const OP = 'llamaForwardGpu';
 
@@ -102,6 +108,37 @@ export class LlamaWorkspace {
     this.logp = f32(N, 'logp');
   }
 
+  /** The block's buffers over this workspace: the residual in place, one norm and rstd reused. */
+  blockBuffers(): BlockBuffers {
+    const { x, xn, rstd, q, k, v, qNormed, kNormed, qRot, kRot, attn, branch, gate, up, h } = this;
+    return {
+      batch: this.batch,
+      seq: this.seq,
+      positions: this.positions,
+      x,
+      xMid: x,
+      out: x,
+      xn,
+      rstdIn: rstd,
+      xn2: xn,
+      rstdPost: rstd,
+      q,
+      k,
+      v,
+      qNormed,
+      kNormed,
+      qNormRstd: rstd,
+      kNormRstd: rstd,
+      qRot,
+      kRot,
+      attn,
+      branch,
+      gate,
+      up,
+      h,
+    };
+  }
+
   release(): void {
     for (const buffer of this.owned.splice(0)) this.gpu.pool.release(buffer);
   }
@@ -112,7 +149,7 @@ export async function recordEmbed(
   gpu: GpuContext,
   batch: CommandBatch,
   embed: GpuMatrix,
-  ws: LlamaWorkspace,
+  ws: Pick<LlamaWorkspace, 'tokens' | 'x' | 'rows'>,
 ): Promise<void> {
   const [V, C] = [embed.rows, embed.cols];
   if (embed.storage === 'f16') {
@@ -143,6 +180,43 @@ export interface BlockCache {
 }
 
 /**
+ * Where one block reads and writes, on N = B·T rows. A pass that keeps nothing (scoring,
+ * generation: LlamaWorkspace.blockBuffers) aliases x, xMid and out (the residual updated in
+ * place), xn and xn2, and the rstds; a training pass (llama-gpu-train.ts) gives every one its own
+ * buffer per layer, and probs and each adapter's u, so that the backward can read them.
+ */
+export interface BlockBuffers {
+  batch: number;
+  seq: number;
+  positions: GPUBuffer; // (N) u32
+  x: GPUBuffer; // (N, C) the block's input
+  xMid: GPUBuffer; // (N, C) x + attention; may be x (in place)
+  out: GPUBuffer; // (N, C) xMid + MLP; may be xMid (in place)
+  xn: GPUBuffer; // (N, C) input norm
+  rstdIn: GPUBuffer; // (N)
+  xn2: GPUBuffer; // (N, C) post-attention norm
+  rstdPost: GPUBuffer; // (N)
+  q: GPUBuffer; // (N, NH·hs)
+  k: GPUBuffer; // (N, NKV·hs)
+  v: GPUBuffer; // (N, NKV·hs)
+  qNormed: GPUBuffer; // (N, NH·hs) Qwen3's per-head norm output
+  kNormed: GPUBuffer; // (N, NKV·hs)
+  qNormRstd: GPUBuffer; // (N·NH)
+  kNormRstd: GPUBuffer; // (N·NKV)
+  qRot: GPUBuffer; // (N, NH·hs)
+  kRot: GPUBuffer; // (N, NKV·hs)
+  attn: GPUBuffer; // (N, NH·hs)
+  /** (B, NH, T, T) attention probabilities, kept for a backward; left out: not written. */
+  probs?: GPUBuffer;
+  branch: GPUBuffer; // (N, C) a branch's output before the residual add
+  gate: GPUBuffer; // (N, F)
+  up: GPUBuffer; // (N, F)
+  h: GPUBuffer; // (N, F)
+  /** Each adapted projection's u (N, r), kept for a backward; left out: the scratch's, reused. */
+  loraU?: Partial<Record<LoraModule, GPUBuffer>>;
+}
+
+/**
  * Records one block on ws.x in place (ws.x ← block(ws.x)). Without a cache the rows attend to
  * their own sequence (the teacher-forced pass); with one, k and v are appended to it and the rows
  * attend over everything cached (prefill and decoding). With `lora`, each projection the block's
@@ -158,61 +232,82 @@ export async function recordBlock(
   cache?: BlockCache,
   lora?: BlockLoraGpu,
 ): Promise<void> {
+  await recordBlockInto(gpu, batch, spec, layer, ws.blockBuffers(), table, cache, lora);
+}
+
+/** Records one block from buffers.x to buffers.out (recordBlock's composition, any buffers). */
+export async function recordBlockInto(
+  gpu: GpuContext,
+  batch: CommandBatch,
+  spec: ModelSpec,
+  layer: LlamaGpuLayer,
+  b: BlockBuffers,
+  table: GpuRotaryTable,
+  cache?: BlockCache,
+  lora?: BlockLoraGpu,
+): Promise<void> {
   const { width: C, heads: NH, kvHeads: NKV, headDim: hs, mlpWidth: F, normEps: eps } = spec;
-  const N = ws.rows;
+  const N = b.batch * b.seq;
   const norm = { rows: N, cols: C, eps };
-  const rms = (x: GPUBuffer, w: GPUBuffer, out: GPUBuffer, shape: typeof norm) =>
-    encodeRmsNormForward(gpu, batch, { x, w, out, rstd: ws.rstd }, shape);
-  await rms(ws.x, layer.inputNorm, ws.xn, norm);
-  await recordLinear(gpu, batch, layer.q, ws.xn, ws.q, N, { block: lora, module: 'q_proj' });
-  await recordLinear(gpu, batch, layer.k, ws.xn, ws.k, N, { block: lora, module: 'k_proj' });
-  await recordLinear(gpu, batch, layer.v, ws.xn, ws.v, N, { block: lora, module: 'v_proj' });
-  let q = ws.q;
-  let k = ws.k;
+  const rms = (x: GPUBuffer, w: GPUBuffer, out: GPUBuffer, rstd: GPUBuffer, shape: typeof norm) =>
+    encodeRmsNormForward(gpu, batch, { x, w, out, rstd }, shape);
+  const linear = (
+    weights: GpuLinearWeights,
+    x: GPUBuffer,
+    y: GPUBuffer,
+    module: LoraModule,
+  ): Promise<void> => {
+    const u = b.loraU?.[module];
+    return recordLinear(gpu, batch, weights, x, y, N, { block: lora, module, ...(u ? { u } : {}) });
+  };
+  /** residual ← from + branch: in place when they are one buffer. */
+  const residual = async (from: GPUBuffer, to: GPUBuffer) => {
+    if (to !== from) batch.copy(from, to, N * C * 4);
+    await encodeAddInto(gpu, batch, { acc: to, x: b.branch }, N * C);
+  };
+  await rms(b.x, layer.inputNorm, b.xn, b.rstdIn, norm);
+  await linear(layer.q, b.xn, b.q, 'q_proj');
+  await linear(layer.k, b.xn, b.k, 'k_proj');
+  await linear(layer.v, b.xn, b.v, 'v_proj');
+  let q = b.q;
+  let k = b.k;
   if (layer.qNorm && layer.kNorm) {
     // (N, H·hs) is (N·H, hs): one RMSNorm row per head.
-    await rms(ws.q, layer.qNorm, ws.qNormed, { rows: N * NH, cols: hs, eps });
-    await rms(ws.k, layer.kNorm, ws.kNormed, { rows: N * NKV, cols: hs, eps });
-    q = ws.qNormed;
-    k = ws.kNormed;
+    await rms(b.q, layer.qNorm, b.qNormed, b.qNormRstd, { rows: N * NH, cols: hs, eps });
+    await rms(b.k, layer.kNorm, b.kNormed, b.kNormRstd, { rows: N * NKV, cols: hs, eps });
+    q = b.qNormed;
+    k = b.kNormed;
   }
-  await recordRotary(gpu, batch, { x: q, out: ws.qRot, positions: ws.positions, table }, N, NH, hs);
-  await recordRotary(
-    gpu,
-    batch,
-    { x: k, out: ws.kRot, positions: ws.positions, table },
-    N,
-    NKV,
-    hs,
-  );
-  const heads = { batch: ws.batch, seq: ws.seq, heads: NH, kvHeads: NKV, headSize: hs };
+  await recordRotary(gpu, batch, { x: q, out: b.qRot, positions: b.positions, table }, N, NH, hs);
+  await recordRotary(gpu, batch, { x: k, out: b.kRot, positions: b.positions, table }, N, NKV, hs);
+  const heads = { batch: b.batch, seq: b.seq, heads: NH, kvHeads: NKV, headSize: hs };
   if (cache) {
     const { past, capacity } = cache;
     await encodeKvCacheAppend(
       gpu,
       batch,
-      { kNew: ws.kRot, vNew: ws.v, kCache: cache.k, vCache: cache.v },
-      { batch: ws.batch, seq: ws.seq, width: NKV * hs, capacity, past },
+      { kNew: b.kRot, vNew: b.v, kCache: cache.k, vCache: cache.v },
+      { batch: b.batch, seq: b.seq, width: NKV * hs, capacity, past },
     );
-    const buffers = { q: ws.qRot, k: cache.k, v: cache.v, out: ws.attn };
+    const buffers = { q: b.qRot, k: cache.k, v: cache.v, out: b.attn };
     await recordAttention(gpu, batch, buffers, { ...heads, past, kvCapacity: capacity });
   } else {
-    await recordAttention(gpu, batch, { q: ws.qRot, k: ws.kRot, v: ws.v, out: ws.attn }, heads);
+    const probs = b.probs ? { probs: b.probs } : {};
+    await recordAttention(
+      gpu,
+      batch,
+      { q: b.qRot, k: b.kRot, v: b.v, out: b.attn, ...probs },
+      heads,
+    );
   }
-  await recordLinear(gpu, batch, layer.o, ws.attn, ws.branch, N, { block: lora, module: 'o_proj' });
-  await encodeAddInto(gpu, batch, { acc: ws.x, x: ws.branch }, N * C);
-  await rms(ws.x, layer.postNorm, ws.xn, norm);
-  await recordLinear(gpu, batch, layer.gate, ws.xn, ws.gate, N, {
-    block: lora,
-    module: 'gate_proj',
-  });
-  await recordLinear(gpu, batch, layer.up, ws.xn, ws.up, N, { block: lora, module: 'up_proj' });
-  await encodeSwigluForward(gpu, batch, { g: ws.gate, u: ws.up, h: ws.h }, N * F);
-  await recordLinear(gpu, batch, layer.down, ws.h, ws.branch, N, {
-    block: lora,
-    module: 'down_proj',
-  });
-  await encodeAddInto(gpu, batch, { acc: ws.x, x: ws.branch }, N * C);
+  await linear(layer.o, b.attn, b.branch, 'o_proj');
+  await residual(b.x, b.xMid);
+  await rms(b.xMid, layer.postNorm, b.xn2, b.rstdPost, norm);
+  await linear(layer.gate, b.xn2, b.gate, 'gate_proj');
+  await linear(layer.up, b.xn2, b.up, 'up_proj');
+  await encodeSwigluForward(gpu, batch, { g: b.gate, u: b.up, h: b.h }, N * F);
+  await linear(layer.down, b.h, b.branch, 'down_proj');
+  await residual(b.xMid, b.out);
 }
 
 /** Per-layer KV caches (one k and one v buffer per block), each holding `past` rows per sequence. */
@@ -266,12 +361,12 @@ export async function recordLlamaForward(
   await recordHead(gpu, batch, weights, ws);
 }
 
-/** Records ws.logits (N, V) = LM head of the final norm of ws.x. */
+/** Records ws.logits (N, V) = LM head of the final norm of ws.x (ws.xn, ws.rstd: the norm's). */
 export async function recordHead(
   gpu: GpuContext,
   batch: CommandBatch,
   weights: LlamaGpuWeights,
-  ws: LlamaWorkspace,
+  ws: Pick<LlamaWorkspace, 'x' | 'xn' | 'rstd' | 'logits' | 'rows'>,
 ): Promise<void> {
   const { spec } = weights;
   const norm = { rows: ws.rows, cols: spec.width, eps: spec.normEps };
