@@ -70,7 +70,7 @@ export class LlamaLoraPass {
   private readonly xnFinal: GPUBuffer;
   private readonly rstdFinal: GPUBuffer;
   private readonly branch: GPUBuffer;
-  private readonly scratch: LoraScratch;
+  private readonly scratch: LoraScratch | undefined;
   private readonly grad: BackwardScratch;
   private readonly table: GpuRotaryTable;
   private readonly owned: GPUBuffer[] = [];
@@ -78,14 +78,15 @@ export class LlamaLoraPass {
   constructor(
     private readonly gpu: GpuContext,
     readonly weights: LlamaGpuWeights,
-    readonly adapters: LlamaGpuLora,
+    /** The adapters to train; none: the base alone (a KL reference's scoring), no backward. */
+    readonly adapters: LlamaGpuLora | undefined,
     readonly batch: number,
     readonly seq: number,
   ) {
     const { spec } = weights;
     checkInt(OP, 'batch', batch, 1, 2 ** 16);
     checkInt(OP, 'seq', seq, 1, spec.context);
-    if (adapters.layers.length !== spec.layers) {
+    if (adapters && adapters.layers.length !== spec.layers) {
       throw new OpInputError(
         OP,
         'adapters',
@@ -109,10 +110,9 @@ export class LlamaLoraPass {
     this.rstdFinal = f32(N, 'final rstd');
     this.xs.push(f32(N * C, 'x 0'));
     for (let l = 0; l < spec.layers; l++) {
-      const adapted = adapters.layers[l]!;
       const loraU: Partial<Record<LoraModule, GPUBuffer>> = {};
-      for (const module of Object.keys(adapted) as LoraModule[]) {
-        loraU[module] = f32(N * adapters.settings.rank, `${l} ${module} u`);
+      for (const module of Object.keys(adapters?.layers[l] ?? {}) as LoraModule[]) {
+        loraU[module] = f32(N * adapters!.settings.rank, `${l} ${module} u`);
       }
       this.xs.push(f32(N * C, `x ${l + 1}`));
       this.blocks.push({
@@ -159,7 +159,7 @@ export class LlamaLoraPass {
       dkPre: f32(qkNorm ? N * NKV * hs : 1, 'dk before norm'),
       dscores: f32(batch * NH * seq * seq, 'dscores'),
     };
-    this.scratch = new LoraScratch(gpu, N, adapters.settings.rank);
+    this.scratch = adapters && new LoraScratch(gpu, N, adapters.settings.rank);
     this.table = uploadRotaryTable(gpu, rotaryTable(seq, hs, spec.rotaryBase));
     const positions = new Uint32Array(N);
     for (let r = 0; r < N; r++) positions[r] = r % seq;
@@ -214,7 +214,10 @@ export class LlamaLoraPass {
     dLogits: BufferRef,
     grads: GPUBuffer,
   ): Promise<void> {
-    const { gpu, weights, adapters, grad: s } = this;
+    const { gpu, weights, adapters, scratch, grad: s } = this;
+    if (!adapters || !scratch) {
+      throw new OpInputError(OP, 'adapters', 'none: a pass of the base alone has no backward');
+    }
     const { spec } = weights;
     const { width: C, heads: NH, kvHeads: NKV, headDim: hs, mlpWidth: F } = spec;
     const N = this.rows;
@@ -268,8 +271,8 @@ export class LlamaLoraPass {
           dA: adapters.layout.slice(grads, loraTensorName(l, module, 'A')),
           dB: adapters.layout.slice(grads, loraTensorName(l, module, 'B')),
           dx: dInput,
-          du: this.scratch.u,
-          t: this.scratch.t,
+          du: scratch.u,
+          t: scratch.t,
         };
         const shape = { rows: N, inDim: adapter.inDim, outDim: adapter.outDim, rank };
         await encodeLoraBackward(gpu, commands, buffers, shape, adapters.scale, {
@@ -355,7 +358,7 @@ export class LlamaLoraPass {
   }
 
   release(): void {
-    this.scratch.release();
+    this.scratch?.release();
     this.table.release();
     for (const buffer of this.owned.splice(0)) this.gpu.pool.release(buffer);
   }

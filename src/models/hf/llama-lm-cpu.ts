@@ -13,8 +13,6 @@
  * src/ops/token-logprobs.ts, as for the tiny GPT.
  */
 import { OpInputError } from '../../ops/errors';
-import { checkSampleOptions } from '../../ops/nn/sample';
-import { checkInt } from '../../ops/validate';
 import { tokenLogprobs, tokenLogprobsBackward } from '../../ops/token-logprobs';
 import type { GenerateRequest, Generation } from '../generate';
 import {
@@ -45,6 +43,7 @@ import { hfBaseGroup } from './hf-weights';
 import { llamaLoraBackward } from './llama-cpu-backward';
 import { llamaForward, type LlamaForward } from './llama-cpu';
 import { llamaGenerate } from './llama-cpu-generate';
+import { generateByBudget } from './llama-generate-request';
 import { llamaModelFromWeights, type LlamaCpuModel } from './llama-cpu-weights';
 import type { LlamaLora } from './llama-lora';
 
@@ -169,54 +168,11 @@ export class LlamaCpuLanguageModel implements LanguageModel {
     return llamaForward(this.model, tokens, batch, seq, { lora: this.lora }).logits;
   }
 
-  /**
-   * The lab's generation request on the family's KV-cached sampler: rows of length L (prompt,
-   * generated ids, padding), each row's budget min(maxNewTokens, L − its prompt). Rows of equal
-   * budget are generated as one batch, seeded by (seed, budget).
-   */
-  async generate(request: GenerateRequest): Promise<Generation> {
-    const { prompts, maxLength: L } = request;
-    const B = prompts.length;
-    checkInt(OP, 'prompts.length', B, 1, 4096);
-    checkInt(OP, 'maxLength', L, 2, this.spec.context);
-    checkInt(OP, 'maxNewTokens', request.maxNewTokens, 1, L - 1);
-    checkInt(OP, 'padToken', request.padToken, 0, this.spec.vocab - 1);
-    checkInt(OP, 'seed', request.seed, 0, 2 ** 32 - 1);
-    const sampling = checkSampleOptions(request.sampling);
-    const budgets = prompts.map((prompt, b) => {
-      checkInt(OP, `prompts[${b}].length`, prompt.length, 1, L - 1);
-      return Math.min(request.maxNewTokens, L - prompt.length);
-    });
-    const tokens = new Int32Array(B * L).fill(request.padToken);
-    const logprobs = new Float32Array(B * L);
-    const mask = new Float32Array(B * L);
-    const promptLengths = Int32Array.from(prompts, (p) => p.length);
-    for (const budget of new Set(budgets)) {
-      const rows = budgets.flatMap((n, b) => (n === budget ? [b] : []));
-      const out = llamaGenerate(
-        this.model,
-        rows.map((b) => prompts[b]!),
-        {
-          maxNewTokens: budget,
-          temperature: sampling.temperature,
-          topK: sampling.topK,
-          topP: sampling.topP,
-          stopIds: request.stopTokens,
-          seed: (request.seed + budget) >>> 0,
-          lora: this.lora,
-        },
-      );
-      rows.forEach((b, i) => {
-        const start = b * L;
-        const prompt = prompts[b]!;
-        const generated = out.tokens[i]!;
-        tokens.set(prompt, start);
-        tokens.set(generated, start + prompt.length);
-        logprobs.set(out.logprobs[i]!, start + prompt.length);
-        mask.fill(1, start + prompt.length, start + prompt.length + generated.length);
-      });
-    }
-    return { batch: B, maxLength: L, tokens, logprobs, mask, promptLengths };
+  /** The lab's generation contract on the family's KV-cached sampler (llama-generate-request.ts). */
+  generate(request: GenerateRequest): Promise<Generation> {
+    return generateByBudget(OP, this.spec, request, (prompts, options) =>
+      llamaGenerate(this.model, prompts, { ...options, lora: this.lora }),
+    );
   }
 
   async readParams(group: ParamGroupName = 'base'): Promise<Float32Array> {
