@@ -16,5 +16,5 @@ export interface PreparedRun {
     'taskOptions' | 'curriculum' | 'rewardModel' | 'retained' | 'sftSteps' | 'init' | 'model'
   >;
   /** What else a run writes at every ending (a brought model's adapters); returns a line to print. */
-  saveExtra?: () => string;
+  saveExtra?: () => Promise<string>;
 }

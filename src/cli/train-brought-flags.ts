@@ -11,6 +11,8 @@
  *                            q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj
  *   --adapter-out=DIR        where adapter_config.json and adapter_model.safetensors are written,
  *                            as PEFT saves them (checked before training, written at every ending)
+ *   --storage=f16            the frozen base's storage on the GPU: f16 (half the memory) or f32
+ *                            (the CPU's numbers); for --backend=webgpu or auto
  *
  * What belongs to the lab's own tiny GPT is refused beside --model, naming the flag: a new model's
  * shape and positions, --init, the SFT warm-up, run files (--out), the ONNX reference, a learned
@@ -24,8 +26,10 @@ import {
   resolveLoraTargets,
   type LoraSettings,
 } from '../models/hf/llama-lora';
+import type { GpuWeightStorage } from '../models/hf/llama-gpu-weights';
 import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE } from '../models/hf/peft-adapter';
 import { FlagError, type CliArgs } from './args';
+import { LM_STORAGES } from './lm-backend';
 import { readModelSource, type ModelSource } from './model-source';
 import { prepareOutput } from './output-file';
 
@@ -35,6 +39,8 @@ export interface BroughtModelFlags {
   lora: LoraSettings;
   /** The adapter folder to write, when asked. */
   adapterOut?: string;
+  /** The base's storage on the GPU. */
+  storage: GpuWeightStorage;
 }
 
 /** Flags of the lab's own model, and why each has no meaning for a brought one. */
@@ -57,7 +63,7 @@ export function broughtModelFlags(args: CliArgs): BroughtModelFlags | undefined 
   const source = readModelSource(args);
   const given = args.all();
   if (source === undefined) {
-    for (const flag of ['lora-r', 'lora-alpha', 'lora-targets', 'adapter-out']) {
+    for (const flag of ['lora-r', 'lora-alpha', 'lora-targets', 'adapter-out', 'storage']) {
       if (given.has(flag)) throw new FlagError(flag, `--${flag} needs --model=DIR_OR_HUB_ID`);
     }
     return undefined;
@@ -83,8 +89,16 @@ export function broughtModelFlags(args: CliArgs): BroughtModelFlags | undefined 
   }
   const adapterOut = args.optional('adapter-out');
   if (adapterOut !== undefined) prepareAdapterFolder(adapterOut);
+  const storage = args.choice('storage', LM_STORAGES, 'f16');
+  if (given.has('storage') && args.optional('backend') === 'cpu') {
+    throw new FlagError(
+      'storage',
+      '--storage is the GPU weights’ storage; --backend=cpu holds f32',
+    );
+  }
   return {
     source,
+    storage,
     lora: { rank, alpha, targets },
     ...(adapterOut === undefined ? {} : { adapterOut }),
   };

@@ -3,14 +3,18 @@
  * the frozen base, fresh LoRA adapters (PEFT's initialisation, seeded by --seed) as the only
  * trainable group, the folder's tokenizer with its chat template framing the task's prompts, and
  * the KL reference (when an algorithm needs one) the same model with its adapters off — no second
- * copy of the weights. It trains on the CPU (src/models/hf/llama-lm-cpu.ts) until the adapters'
- * backward runs in WGSL. At every ending the adapters are written to --adapter-out in PEFT's
+ * copy of the weights. It trains on the GPU (src/models/hf/llama-lm-gpu.ts, the base in f16 or f32
+ * storage) or on the CPU (llama-lm-cpu.ts), as --backend picks. At every ending the adapters are written to --adapter-out in PEFT's
  * layout, which `npm run lm -- score --adapter=DIR` and PEFT read.
  */
 import { join } from 'node:path';
 import { chatTokenizer } from '../agents/chat-task';
+import { acquireForChoice, describeAdapter, type BackendChoice } from '../gpu';
+import type { LlamaCpuModel } from '../models/hf/llama-cpu-weights';
+import { type GpuWeightStorage, llamaGpuWeightsFromCpu } from '../models/hf/llama-gpu-weights';
 import { LlamaCpuLanguageModel } from '../models/hf/llama-lm-cpu';
-import { createLlamaLora, type LlamaLora } from '../models/hf/llama-lora';
+import { LlamaGpuLanguageModel } from '../models/hf/llama-lm-gpu';
+import { createLlamaLora, llamaLoraFromParams, type LlamaLora } from '../models/hf/llama-lora';
 import {
   ADAPTER_CONFIG_FILE,
   ADAPTER_WEIGHTS_FILE,
@@ -31,13 +35,6 @@ export async function setUpBroughtRun(
   run: LmFlags,
   brought: BroughtModelFlags,
 ): Promise<PreparedRun> {
-  if (run.backend === 'webgpu') {
-    throw new FlagError(
-      'backend',
-      '--backend=webgpu: LoRA training of a brought model runs on the CPU so far ' +
-        '(its adapters’ backward is not in WGSL yet); use --backend=cpu or auto',
-    );
-  }
   if (run.algo.valueHead) {
     throw new FlagError(
       'algo',
@@ -56,7 +53,13 @@ export async function setUpBroughtRun(
     throw new FlagError('model', `--model=${name}: ${(error as Error).message}`);
   }
   const lora = createLlamaLora(model.spec, brought.lora, flags.seed);
-  const policy = new LlamaCpuLanguageModel(model.spec, params, lora);
+  const { policy, backend, adapters, release } = await broughtPolicy(
+    run.backend,
+    brought.storage,
+    model,
+    params,
+    lora,
+  );
   const needsReference = run.algo.reference === 'always' || Number(flags.config.klCoef ?? 0) > 0;
   const reference = needsReference ? policy.withoutAdapters() : undefined;
   const task = run.tasks.first;
@@ -69,16 +72,70 @@ export async function setUpBroughtRun(
   return {
     trainer,
     label: `${flags.name} on ${task.name}, LoRA r = ${rank}, alpha = ${alpha} on ${targets.join(', ') || 'no module'} (${parameters} trainable parameters) of ${name}`,
-    backend: 'CPU',
+    backend,
     finish: async () => {
       const final = await evaluateTask(policy, chat, task, { seed: flags.seed + 1, samples: 256 });
       return { successRate: final.successRate };
     },
-    dispose: () => policy.dispose(),
+    dispose: () => {
+      reference?.dispose();
+      release();
+    },
     recorded: {},
     ...(brought.adapterOut
-      ? { saveExtra: () => saveAdapter(brought.adapterOut!, lora, brought.source) }
+      ? {
+          saveExtra: async () => saveAdapter(brought.adapterOut!, await adapters(), brought.source),
+        }
       : {}),
+  };
+}
+
+/**
+ * The model to train: on the GPU (Dawn) where --backend asks for it or, with auto, where a hardware
+ * adapter exists — the base stored as `storage` — else on the CPU (f32). `adapters()` reads the
+ * trained adapters back; `release()` frees the model and its device.
+ */
+async function broughtPolicy(
+  choice: BackendChoice,
+  storage: GpuWeightStorage,
+  model: LlamaCpuModel,
+  params: Float32Array,
+  lora: LlamaLora,
+): Promise<{
+  policy: LlamaCpuLanguageModel | LlamaGpuLanguageModel;
+  backend: string;
+  adapters: () => Promise<LlamaLora>;
+  release: () => void;
+}> {
+  const onCpu = (why: string) => {
+    const policy = new LlamaCpuLanguageModel(model.spec, params, lora);
+    return {
+      policy,
+      backend: `CPU (${why})`,
+      adapters: async () => lora, // trained in place
+      release: () => policy.dispose(),
+    };
+  };
+  if (choice === 'cpu') return onCpu('requested');
+  const found = await acquireForChoice(choice, '--backend=webgpu');
+  if (!found.ok) {
+    if (choice === 'webgpu') {
+      throw new FlagError('backend', `--backend=webgpu, but no adapter: ${found.reason.message}`);
+    }
+    const why = found.reason.code === 'fallback-adapter' ? '' : 'no WebGPU adapter: ';
+    return onCpu(`${why}${found.reason.message}`);
+  }
+  const { gpu } = found;
+  const policy = new LlamaGpuLanguageModel(gpu, llamaGpuWeightsFromCpu(gpu, model, storage), lora);
+  return {
+    policy,
+    backend: `${describeAdapter(gpu.summary)}, base stored as ${storage}`,
+    adapters: async () =>
+      llamaLoraFromParams(model.spec, lora.settings, await policy.readParams('lora')),
+    release: () => {
+      policy.dispose();
+      gpu.destroy();
+    },
   };
 }
 

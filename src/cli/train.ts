@@ -229,7 +229,7 @@ async function train(flags: TrainFlags, run: PreparedRun): Promise<number> {
     console.log(`wrote ${flags.out}`);
     warnIfLabRefuses(flags.out, text);
   }
-  if (run.saveExtra) console.log(run.saveExtra());
+  if (run.saveExtra) console.log(await run.saveExtra());
   if (failure !== undefined) throw failure;
   if (ending.status === 'done') return 0;
   // The shell's codes for a process ended by SIGINT (128 + 2) and SIGTERM (128 + 15).

@@ -65,7 +65,8 @@ describe('npm run train -- --model', () => {
     ['--width=32', 'width'],
     ['--out=run.json', 'out'],
     ['--reference=ort', 'reference'],
-    ['--backend=webgpu', 'backend'],
+    ['--storage=f8', 'storage'],
+    ['--backend=cpu --storage=f32', 'storage'],
     ['--algo=ppo', 'algo'],
     ['--lora-targets=q_proj,lm_head', 'lora-targets'],
     ['--lora-r=0', 'lora-r'],
@@ -74,7 +75,7 @@ describe('npm run train -- --model', () => {
     const kept = RUN.filter(
       (a) => !a.startsWith(`--${name}=`) && !(name === 'algo' && a.startsWith('--group-size')),
     );
-    const argv = [...kept, flag];
+    const argv = [...kept, ...flag.split(' ')];
     await expect(train(argv)).rejects.toMatchObject({ name: 'FlagError', flag: name });
   });
 
