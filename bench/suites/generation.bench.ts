@@ -12,7 +12,7 @@ import type { TransformerConfig } from '../../src/models/transformer-config';
 import { TransformerGpu } from '../../src/models/transformer-gpu';
 import { transformerLayout } from '../../src/models/transformer-params';
 import { reverseTask } from '../../src/envs/token-tasks/reverse';
-import { promptTokens } from '../../src/rl/evaluate';
+import { promptTokens } from '../../src/agents/prompt-tokens';
 import { seededRandom } from '../../src/util/random';
 import { measure, settleQuietly, type RepPolicy, type Runner } from '../core/measure';
 import { SOFTWARE_LABEL } from '../core/report';

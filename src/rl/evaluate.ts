@@ -11,7 +11,7 @@ import type { LanguageModel } from '../models/language-model';
 import type { SampleOptions } from '../ops/nn/sample';
 import { CharTokenizer } from '../models/tokenizer';
 import type { Tokenizer } from '../models/tokenizer-api';
-import { chatPromptIds, chatTokenizer } from '../agents/chat-task';
+import { promptLengthBound, promptTokens } from '../agents/prompt-tokens';
 import { OpInputError } from '../ops/errors';
 import { checkInt } from '../ops/validate';
 import { seededRandom } from '../util/random';
@@ -53,28 +53,6 @@ export function completionText(tokenizer: Tokenizer, generation: Generation, row
     ids.push(id);
   }
   return tokenizer.decode(ids, { skipSpecial: true });
-}
-
-/**
- * The ids a model is given for `sample`: with a chat template (a brought model), the user's turn
- * in that template ending where the assistant writes (src/agents/chat-task.ts); otherwise <bos>
- * and the prompt's characters (the tiny GPT's plain-text tasks).
- */
-export function promptTokens(tokenizer: Tokenizer, sample: TokenTaskSample): Int32Array {
-  if (tokenizer.applyChatTemplate) return chatPromptIds(chatTokenizer(tokenizer), sample);
-  const ids = tokenizer.encode(sample.prompt);
-  return tokenizer.bos === undefined ? ids : Int32Array.from([tokenizer.bos, ...ids]);
-}
-
-/**
- * The most prompt ids a sample of `task` can take: <bos> and one id per character, or, in a chat
- * template, the template's own ids (measured on an empty prompt) and one id per character (a BPE
- * token covers at least one character of the ASCII prompts the tasks write).
- */
-export function promptLengthBound(tokenizer: Tokenizer, task: TokenTask): number {
-  if (!tokenizer.applyChatTemplate) return (tokenizer.bos === undefined ? 0 : 1) + task.maxChars;
-  const framing = chatPromptIds(chatTokenizer(tokenizer), { prompt: '', answer: '' }).length;
-  return framing + task.maxChars;
 }
 
 /**

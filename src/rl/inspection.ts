@@ -7,7 +7,7 @@
  */
 import type { Tokenizer } from '../models/tokenizer-api';
 import { tokenClipState, type PolicyLossOptions } from '../ops/policy-loss';
-import { promptTokens } from './evaluate';
+import { promptTokens } from '../agents/prompt-tokens';
 import type { RolloutRow } from './token-rollout';
 
 export interface InspectedToken {

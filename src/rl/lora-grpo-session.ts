@@ -1,6 +1,7 @@
 /**
  * One LoRA-GRPO run on a brought model, as the lab's page, its benchmark and its tests run it: the
- * model's f32 weights as the frozen base, fresh adapters (PEFT's initialisation, seeded), the
+ * model's weights as the frozen base (f32 on the CPU, or on the GPU through `policy`), fresh
+ * adapters (PEFT's initialisation, seeded), the
  * task's prompts in the model's chat template, the lab's GRPO trainer (src/rl/grpo.ts) unchanged,
  * and a held-out measure — strict success of sampled answers on fixed prompts, the same prompts and
  * sampler seed at every call and in every run, so that two runs differ only in what training did.
@@ -8,7 +9,13 @@
 import type { ChatTokenizer } from '../agents/chat-task';
 import type { TokenTask } from '../envs/token-tasks/types';
 import { LlamaCpuLanguageModel } from '../models/hf/llama-lm-cpu';
-import { createLlamaLora, type LlamaLora, type LoraSettings } from '../models/hf/llama-lora';
+import type { LlamaGpuLanguageModel } from '../models/hf/llama-lm-gpu';
+import {
+  createLlamaLora,
+  llamaLoraFromParams,
+  type LlamaLora,
+  type LoraSettings,
+} from '../models/hf/llama-lora';
 import { adapterConfigText, adapterWeightsBytes } from '../models/hf/peft-adapter';
 import type { ModelSpec } from '../models/model-spec';
 import { evaluateTask } from './evaluate';
@@ -19,10 +26,17 @@ import type { Metrics } from './trainer';
 /** The held-out measure: 64 prompts × 2 sampled answers at the rollout temperature. */
 export const HELD_OUT = { samples: 64, repeats: 2, seed: 1234 } as const;
 
+/** A brought model with adapters, on the CPU or the GPU. */
+export type LoraPolicy = LlamaCpuLanguageModel | LlamaGpuLanguageModel;
+
 export interface LoraGrpoSessionOptions {
   spec: ModelSpec;
-  /** Every base weight in the 'base' group's f32 layout (used in place, never written). */
-  base: Float32Array;
+  /**
+   * The model to train, given its fresh adapters; default: on the CPU over `base`, every base
+   * weight in the 'base' group's f32 layout (used in place, never written).
+   */
+  policy?: (lora: LlamaLora) => LoraPolicy;
+  base?: Float32Array;
   tokenizer: ChatTokenizer;
   task: TokenTask;
   lora: LoraSettings;
@@ -31,13 +45,15 @@ export interface LoraGrpoSessionOptions {
 }
 
 export class LoraGrpoSession {
-  readonly policy: LlamaCpuLanguageModel;
+  readonly policy: LoraPolicy;
   readonly trainer: GrpoTrainer;
   private readonly lora: LlamaLora;
 
   constructor(private readonly options: LoraGrpoSessionOptions) {
     this.lora = createLlamaLora(options.spec, options.lora, options.seed);
-    this.policy = new LlamaCpuLanguageModel(options.spec, options.base, this.lora);
+    const { policy, base, spec } = options;
+    if (!policy && !base) throw new Error('LoraGrpoSession: give the base weights or a policy');
+    this.policy = policy ? policy(this.lora) : new LlamaCpuLanguageModel(spec, base!, this.lora);
     const { tokenizer, task, seed } = options;
     this.trainer = createGrpoTrainer({ policy: this.policy, tokenizer, task, seed }, options.grpo);
   }
@@ -62,10 +78,20 @@ export class LoraGrpoSession {
   }
 
   /** The adapters as PEFT saves them: adapter_config.json and adapter_model.safetensors. */
-  adapterFiles(baseModel: string): { config: string; weights: Uint8Array } {
+  async adapterFiles(baseModel: string): Promise<{ config: string; weights: Uint8Array }> {
+    const { spec } = this.options;
+    const trained = llamaLoraFromParams(
+      spec,
+      this.lora.settings,
+      await this.policy.readParams('lora'),
+    );
     return {
-      config: adapterConfigText(this.lora.settings, baseModel),
-      weights: adapterWeightsBytes(this.lora),
+      config: adapterConfigText(trained.settings, baseModel),
+      weights: adapterWeightsBytes(trained),
     };
+  }
+
+  dispose(): void {
+    this.policy.dispose();
   }
 }

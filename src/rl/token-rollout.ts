@@ -29,7 +29,8 @@ import { episodeTranscript, runEpisodes, type Episode } from '../agents/episode'
 import type { LanguageModel } from '../models/language-model';
 import type { Tokenizer } from '../models/tokenizer-api';
 import type { SampleOptions } from '../ops/nn/sample';
-import { charTokenizerFor, promptLengthBound, promptTokens } from './evaluate';
+import { promptLengthBound, promptTokens } from '../agents/prompt-tokens';
+import { charTokenizerFor } from './evaluate';
 import type { CompletionScorer } from './reward-model';
 
 export interface RolloutRow {

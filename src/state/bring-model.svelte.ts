@@ -19,6 +19,7 @@ import { openCacheStorage } from '../models/hf/model-cache';
 import { filesFromBlobs, readHfModelConfig, type HfModelConfig } from '../models/hf/picked-files';
 import { errorText } from '../util/error-text';
 import { answerRoom, generatedTokens, promptIds, type ChatTurn } from './chat-turns';
+import type { BufferLimits } from '../models/hf/memory-plan';
 import { chatContext, checkFit, type Backend, type Fit } from './model-fit';
 import {
   loadCpuModel,
@@ -84,6 +85,16 @@ export class BringModelState {
 
   get ready(): boolean {
     return this.loaded !== undefined && this.tokenizer !== undefined;
+  }
+
+  /** The loaded tokenizer (the LoRA panel sizes a training step's prompts with it). */
+  get loadedTokenizer(): HfTokenizer | undefined {
+    return this.tokenizer;
+  }
+
+  /** The WebGPU device's buffer limits, where the model runs on one. */
+  get gpuLimits(): BufferLimits | undefined {
+    return this.gpu?.summary.limits;
   }
 
   /** The tokenizer has a chat template and an end-of-turn token: tasks can be asked as chats. */

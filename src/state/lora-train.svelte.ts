@@ -10,6 +10,8 @@ import { transfer, type Remote } from 'comlink';
 import { errorText } from '../util/error-text';
 import { startLoraWorker } from '../worker/client';
 import type { LoraRunReport, LoraWorkerApi } from '../worker/lora-protocol';
+import { LORA_GROUP_SIZE, LORA_MAX_NEW_TOKENS } from './lora-plan';
+import type { Backend } from './model-fit';
 import type { TrainingInputs } from './model-load';
 
 /** Tasks a chat model can be trained on here, with the options the page offers. */
@@ -82,6 +84,8 @@ export class LoraTrainState {
   error = $state<string | undefined>(undefined);
   progress = $state<string | undefined>(undefined);
   parameters = $state<number | undefined>(undefined);
+  /** Where the runs train, as the worker says it (the CPU, or the GPU adapter). */
+  device = $state<string | undefined>(undefined);
   /** The run, then its control. */
   lines = $state.raw<LoraLine[]>([]);
   private workers: { api: Remote<LoraWorkerApi>; terminate: () => void }[] = [];
@@ -105,6 +109,7 @@ export class LoraTrainState {
     inputs: (
       onTensor: (done: number, total: number) => void,
     ) => Promise<TrainingInputs | undefined>,
+    backend: Backend,
   ): Promise<void> {
     if (this.busy) return;
     this.dispose();
@@ -139,9 +144,10 @@ export class LoraTrainState {
                 alpha: 2 * f.rank,
                 lr: lrs[i]!,
                 promptsPerUpdate: f.promptsPerUpdate,
-                groupSize: 8,
-                maxNewTokens: 8,
+                groupSize: LORA_GROUP_SIZE,
+                maxNewTokens: LORA_MAX_NEW_TOKENS,
                 seed: f.seed,
+                backend,
               },
               [bases[i]!.buffer],
             ),
@@ -149,6 +155,7 @@ export class LoraTrainState {
         ),
       );
       this.parameters = opened[0]!.parameters;
+      this.device = opened[0]!.device;
       this.progress = 'Measuring held-out success before training';
       const starts = await Promise.all(this.workers.map(({ api }) => api.heldOut()));
       this.lines = ['LoRA-GRPO', `control (lr ${CONTROL_LR})`].map((label, i) => ({

@@ -21,6 +21,11 @@ export interface LoraRunRequest {
   groupSize: number;
   maxNewTokens: number;
   seed: number;
+  /**
+   * Where it trains: 'webgpu' (the worker opens its own device, the base stored as f16; a plan
+   * over the device's limits is refused with the numbers) or 'cpu' (f32).
+   */
+  backend: 'webgpu' | 'cpu';
 }
 
 /** What the worker reports after each update, and at the held-out checks. */
@@ -35,8 +40,11 @@ export interface LoraRunReport {
 }
 
 export interface LoraWorkerApi {
-  /** Builds the run; returns the number of adapter parameters. Throws on bad input, naming it. */
-  open(request: LoraRunRequest): Promise<{ parameters: number }>;
+  /**
+   * Builds the run; returns the number of adapter parameters and where it runs (for people).
+   * Throws on bad input, naming it.
+   */
+  open(request: LoraRunRequest): Promise<{ parameters: number; device: string }>;
   /** Held-out strict success before any update (the starting point both runs share). */
   heldOut(): Promise<number>;
   /** One update; with `heldOut`, the held-out measure after it too. */

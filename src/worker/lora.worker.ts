@@ -6,7 +6,9 @@ import { createTokenTask } from '../agents/token-task-registry';
 import { HfTokenizer } from '../models/hf/hf-tokenizer';
 import { DEFAULT_GRPO_CONFIG } from '../rl/grpo-config';
 import { LoraGrpoSession } from '../rl/lora-grpo-session';
+import { loraGpuPolicy } from './lora-gpu';
 import { LORA_MODULES } from '../models/hf/llama-lora';
+import { promptLengthBound } from '../agents/prompt-tokens';
 import type { LoraRunReport, LoraRunRequest, LoraWorkerApi } from './lora-protocol';
 
 let session: LoraGrpoSession | undefined;
@@ -23,12 +25,24 @@ const api: LoraWorkerApi = {
   async open(request: LoraRunRequest) {
     const tokenizer = chatTokenizer(await HfTokenizer.load(request.source, request.tokenizer));
     source = request.source;
+    session?.dispose();
+    session = undefined;
+    const task = createTokenTask(request.task.name, request.task.options);
+    const lora = { rank: request.rank, alpha: request.alpha, targets: [...LORA_MODULES] };
+    const { policy, device } =
+      request.backend === 'webgpu'
+        ? await loraGpuPolicy(
+            request,
+            lora,
+            promptLengthBound(tokenizer, task) + request.maxNewTokens,
+          )
+        : { policy: undefined, device: 'CPU' };
     session = new LoraGrpoSession({
       spec: request.spec,
-      base: request.base,
+      ...(policy ? { policy } : { base: request.base }),
       tokenizer,
-      task: createTokenTask(request.task.name, request.task.options),
-      lora: { rank: request.rank, alpha: request.alpha, targets: [...LORA_MODULES] },
+      task,
+      lora,
       grpo: {
         ...DEFAULT_GRPO_CONFIG,
         lr: request.lr,
@@ -40,7 +54,7 @@ const api: LoraWorkerApi = {
     });
     updates = 0;
     seconds = 0;
-    return { parameters: session.parameters };
+    return { parameters: session.parameters, device };
   },
   heldOut: () => opened().heldOut(),
   async update(heldOut: boolean): Promise<LoraRunReport> {
@@ -57,7 +71,7 @@ const api: LoraWorkerApi = {
     };
   },
   async adapter() {
-    const files = opened().adapterFiles(source);
+    const files = await opened().adapterFiles(source);
     return transfer(files, [files.weights.buffer]);
   },
 };

@@ -52,3 +52,30 @@ test('trains the tiny chat model with LoRA-GRPO beside its control and downloads
   await page.screenshot({ path: `${SCREENSHOTS}/lora-train-1280.png`, fullPage: true });
   expect(errors).toEqual([]);
 });
+
+test('with ?backend=webgpu the panel states the GPU plan and trains on the GPU', async ({
+  page,
+}) => {
+  test.setTimeout(300_000);
+  const errors = collectErrors(page);
+  await page.goto('/?backend=webgpu#/models');
+  await page.getByTestId('shipped-tiny-chat').click();
+  await page.getByRole('button', { name: 'Load the model' }).click();
+  await expect(page.getByTestId('loaded')).toContainText('on the GPU as f16', { timeout: 60_000 });
+
+  const section = page.getByRole('region', { name: '4. Train it with LoRA-GRPO' });
+  await section.getByRole('spinbutton', { name: 'Prompts per update' }).fill('2');
+  // Before a run: where it trains and what one step needs, from the batch and the template.
+  await expect(section.getByTestId('lora-plan')).toContainText(
+    /Trains on the GPU, each run on a device of its own: [\d.]+ [kMG]B per run .*activations kept for 16 answers × \d+ tokens/,
+  );
+  await section.getByRole('spinbutton', { name: 'Updates' }).fill('1');
+  await section.getByRole('button', { name: 'Train with LoRA-GRPO' }).click();
+  const status = section.getByTestId('lora-status');
+  await expect(section.getByTestId('lora-device')).toContainText('on WebGPU', { timeout: 120_000 });
+  await expect(status).toHaveAttribute('data-status', 'done', { timeout: 240_000 });
+  await expect(section.getByTestId('lora-chart')).toHaveAttribute('data-points', '1');
+  await section.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${SCREENSHOTS}/lora-train-webgpu.png`, fullPage: true });
+  expect(errors).toEqual([]);
+});

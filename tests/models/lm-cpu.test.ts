@@ -7,7 +7,7 @@ import type { OptimizerConfig } from '../../src/models/optimizer';
 import { CharTokenizer } from '../../src/models/tokenizer';
 import type { TransformerConfig } from '../../src/models/transformer-config';
 import { transformerLayout } from '../../src/models/transformer-params';
-import { promptTokens } from '../../src/rl/evaluate';
+import { promptTokens } from '../../src/agents/prompt-tokens';
 import { packSequences } from '../../src/models/sequence-batch';
 import { seededRandom } from '../support/random';
 

@@ -19,7 +19,7 @@ import { nodeOrtOptions } from '../../src/onnx/ort-node';
 import { createOrtSession, ortForward } from '../../src/onnx/ort-reference';
 import { createGrpoTrainer } from '../../src/rl/grpo';
 import { DEFAULT_GRPO_CONFIG } from '../../src/rl/grpo-config';
-import { promptTokens } from '../../src/rl/evaluate';
+import { promptTokens } from '../../src/agents/prompt-tokens';
 import { seededRandom } from '../../src/util/random';
 import { maxAbsDiff } from '../support/random';
 import { maxAbs, randomTokens, warmUpOrt } from './helpers';

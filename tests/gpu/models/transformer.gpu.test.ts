@@ -23,7 +23,7 @@ import type { TransformerConfig } from '../../../src/models/transformer-config';
 import { transformerBackward, transformerForward } from '../../../src/models/transformer-cpu';
 import { TransformerGpu } from '../../../src/models/transformer-gpu';
 import { transformerLayout } from '../../../src/models/transformer-params';
-import { promptTokens } from '../../../src/rl/evaluate';
+import { promptTokens } from '../../../src/agents/prompt-tokens';
 import { createGrpoTrainer } from '../../../src/rl/grpo';
 import { DEFAULT_GRPO_CONFIG } from '../../../src/rl/grpo-config';
 import { packSequences } from '../../../src/models/sequence-batch';

@@ -1,0 +1,70 @@
+/**
+ * Where the page's LoRA-GRPO run trains and whether it fits, said before it starts: on the GPU
+ * (where the model was loaded on one) with the step's memory plan (lora-train-plan.ts) against
+ * the device's buffer limits, or on the CPU up to CPU_MAX_PARAMETERS. Each of the two runs (the
+ * run and its control) trains in a worker, and on the GPU on a device, of its own.
+ */
+import { promptLengthBound } from '../agents/prompt-tokens';
+import { createTokenTask } from '../agents/token-task-registry';
+import { LORA_MODULES } from '../models/hf/llama-lora';
+import { planLoraTraining } from '../models/hf/lora-train-plan';
+import { type BufferLimits, formatBytes, MemoryPlanError } from '../models/hf/memory-plan';
+import { parameterCount, type ModelSpec } from '../models/model-spec';
+import type { Tokenizer } from '../models/tokenizer-api';
+import { CPU_MAX_PARAMETERS, formatCount, type Backend } from './model-fit';
+
+/** Answers sampled per prompt (GRPO's group) and tokens per answer, as the page trains. */
+export const LORA_GROUP_SIZE = 8;
+export const LORA_MAX_NEW_TOKENS = 8;
+
+export interface LoraFitInput {
+  spec: ModelSpec;
+  tokenizer: Tokenizer;
+  task: { name: string; options: Record<string, unknown> };
+  rank: number;
+  promptsPerUpdate: number;
+  backend: Backend;
+  /** The device's limits (webgpu). */
+  limits?: BufferLimits;
+}
+
+export interface LoraFit {
+  ok: boolean;
+  /** One sentence: where it trains and what it needs, or why not (with the numbers). */
+  text: string;
+}
+
+export function loraTrainFit(input: LoraFitInput): LoraFit {
+  const { spec, backend } = input;
+  const params = parameterCount(spec);
+  if (backend === 'cpu') {
+    if (params > CPU_MAX_PARAMETERS) {
+      return {
+        ok: false,
+        text: `Training runs on the CPU here (no WebGPU), which takes models up to ${formatCount(CPU_MAX_PARAMETERS)} parameters; this one has ${formatCount(params)}.`,
+      };
+    }
+    return { ok: true, text: 'Trains on the CPU (f32 weights), each run in a worker of its own.' };
+  }
+  const task = createTokenTask(input.task.name, input.task.options);
+  const batch = input.promptsPerUpdate * LORA_GROUP_SIZE;
+  const seq = Math.min(
+    spec.context,
+    promptLengthBound(input.tokenizer, task) + LORA_MAX_NEW_TOKENS,
+  );
+  const lora = { rank: input.rank, alpha: 2 * input.rank, targets: [...LORA_MODULES] };
+  const limits = input.limits ?? {
+    maxBufferSize: Number.MAX_SAFE_INTEGER,
+    maxStorageBufferBindingSize: Number.MAX_SAFE_INTEGER,
+  };
+  try {
+    const plan = planLoraTraining(spec, { storage: 'f16', lora, batch, seq, limits });
+    return {
+      ok: true,
+      text: `Trains on the GPU, each run on a device of its own: ${formatBytes(plan.totalBytes)} per run (weights ${formatBytes(plan.weightBytes)} as f16, adapters and AdamW ${formatBytes(plan.adapterBytes)}, activations kept for ${batch} answers × ${seq} tokens ${formatBytes(plan.activationBytes)}, logits ${formatBytes(plan.logitBytes)}).`,
+    };
+  } catch (error) {
+    if (!(error instanceof MemoryPlanError)) throw error;
+    return { ok: false, text: `Refused: ${error.message}.` };
+  }
+}
