@@ -6,7 +6,7 @@
  * values as Python / Hydra.
  */
 import { FLAVOR_RELEASES } from '../ops/flavor-releases';
-import type { Collected } from './framework-export';
+import type { Collected, ExportLora } from './framework-export';
 import type { RewardCode } from './framework-export-reward-code';
 import { TRL_CLASSES, type Line, type TrlClass } from './framework-export-table';
 import { pythonString } from './python-literal';
@@ -23,6 +23,39 @@ interface Context {
   task: string;
   config: Settings;
   reward: RewardCode;
+  lora?: ExportLora;
+}
+
+/** MODEL_PATH's line: the model where the run names it, else a marked placeholder. */
+function modelPathLine(lora: ExportLora | undefined, python: boolean): string {
+  if (lora?.model !== undefined) {
+    return python
+      ? `MODEL_PATH = ${pythonString(lora.model)}  # the model the adapters were trained on`
+      : `MODEL_PATH="\${MODEL_PATH:-${lora.model.replace(/[^\w./-]/g, '')}}"`;
+  }
+  return python
+    ? 'MODEL_PATH = "MODEL_PATH"  # placeholder: a Hugging Face causal LM (name or local path)'
+    : 'MODEL_PATH="${MODEL_PATH:?placeholder: a Hugging Face causal LM (name or local path)}"';
+}
+
+/** PEFT's LoraConfig for TRL's trainer (peft_config), as the lab's adapters are set. */
+function peftConfigLines(lora: ExportLora): string[] {
+  const targets =
+    lora.targets === 'all-linear'
+      ? pythonString('all-linear')
+      : `[${lora.targets.map((t) => pythonString(t)).join(', ')}]`;
+  return [
+    '',
+    '# The adapters as the lab trains them: PEFT LoRA, B zero at init, scaled by lora_alpha / r.',
+    'peft_config = LoraConfig(',
+    `    r=${lora.rank},`,
+    `    lora_alpha=${lora.alpha},`,
+    `    target_modules=${targets},`,
+    '    lora_dropout=0.0,',
+    '    bias="none",',
+    '    task_type="CAUSAL_LM",',
+    ')',
+  ];
 }
 
 const TRL = FLAVOR_RELEASES.trl;
@@ -129,7 +162,7 @@ export function trlScript(
     lines.push({ name: 'reward_weights', value: `[${list}]`, raw: true });
   }
   const placeholders = [
-    `MODEL_PATH = "MODEL_PATH"  # placeholder: a Hugging Face causal LM (name or local path)`,
+    modelPathLine(context.lora, true),
     ...(cls === 'PPOConfig'
       ? [
           'REWARD_MODEL_PATH = "REWARD_MODEL_PATH"  # placeholder: a sequence classifier (num_labels=1) trained on lab_reward scores',
@@ -139,13 +172,17 @@ export function trlScript(
       ? 'SAMPLES_FILE = "SAMPLES_FILE.jsonl"  # placeholder: see below'
       : `DATA_FILES = "DATA_FILES.jsonl"  # placeholder: ${DATA_NOTE}`,
   ];
+  const { lora } = context;
+  // The trainer call gets the adapters' config as its last argument.
+  const code = lora ? withPeftConfig(call.code) : call.code;
   const text = [
-    `# Agent RL Lab: a ${oneLine(context.algo)} run on the '${oneLine(context.task)}' task for TRL ${TRL.release} (${short(TRL.commit)}).`,
+    `# Agent RL Lab: a ${oneLine(context.algo)} run${lora ? ' with LoRA adapters' : ''} on the '${oneLine(context.task)}' task for TRL ${TRL.release} (${short(TRL.commit)}).`,
     '# Placeholders to fill in before running: the upper-case paths below.',
     ...context.reward.imports,
     'from datasets import load_dataset',
     `from ${module} import ${cls}, ${trainer}`,
     ...call.imports,
+    ...(lora ? ['from peft import LoraConfig'] : []),
     '',
     ...placeholders,
     '',
@@ -157,11 +194,28 @@ export function trlScript(
     ')',
     ...trl.none,
     ...[...context.notes, ...trl.notes].map((n) => `# note: ${n}`),
-    ...call.code,
+    ...(lora ? peftConfigLines(lora) : []),
+    ...code,
     'trainer.train()',
     '',
   ];
   return { name: `train_trl_${context.algo}.py`, text: text.join('\n') };
+}
+
+/** The trainer call with `peft_config=peft_config` before its closing parenthesis. */
+function withPeftConfig(code: readonly string[]): string[] {
+  const out = [...code];
+  const open = out.findIndex((line) => /^trainer = \w+\($/.test(line));
+  const close = out.indexOf(')', open);
+  if (open >= 0 && close > open) {
+    out.splice(close, 0, '    peft_config=peft_config,');
+    return out;
+  }
+  // A one-line call: the argument goes before its last parenthesis.
+  const one = out.findIndex((line) => /^trainer = \w+\(.*\)$/.test(line));
+  if (one < 0) throw new Error('framework-export: no trainer call to give peft_config');
+  out[one] = `${out[one]!.slice(0, -1)}, peft_config=peft_config)`;
+  return out;
 }
 
 // ——— verl ———
@@ -192,6 +246,17 @@ function verlRequired(context: Context & { critic: boolean }, trainLines: readon
     { name: 'actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu', value: micro },
     { name: 'actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu', value: micro },
   ];
+  if (context.lora) {
+    const { rank, alpha, targets } = context.lora;
+    lines.push(
+      { name: 'actor_rollout_ref.model.lora_rank', value: rank },
+      { name: 'actor_rollout_ref.model.lora_alpha', value: alpha },
+      {
+        name: 'actor_rollout_ref.model.target_modules',
+        value: targets === 'all-linear' ? 'all-linear' : `[${targets.join(',')}]`,
+      },
+    );
+  }
   if (context.critic) {
     lines.push(
       { name: 'critic.model.path', value: '$MODEL_PATH' },
@@ -229,12 +294,12 @@ export function verlFiles(
   ];
   const text = [
     '#!/usr/bin/env bash',
-    `# Agent RL Lab: a ${oneLine(context.algo)} run on the '${oneLine(context.task)}' task for verl ${VERL.release} (${short(VERL.commit)}).`,
+    `# Agent RL Lab: a ${oneLine(context.algo)} run${context.lora ? ' with LoRA adapters' : ''} on the '${oneLine(context.task)}' task for verl ${VERL.release} (${short(VERL.commit)}).`,
     ...verl.none,
     ...[...context.notes, ...verl.notes].map((n) => `# note: ${n}`),
     'set -euo pipefail',
     '# Placeholders: set these before running.',
-    'MODEL_PATH="${MODEL_PATH:?placeholder: a Hugging Face causal LM (name or local path)}"',
+    modelPathLine(context.lora, false),
     'TRAIN_FILES="${TRAIN_FILES:?placeholder: parquet with prompt, reward_model.ground_truth (the answer), extra_info.prompt (the lab prompt)}"',
     'VAL_FILES="${VAL_FILES:-$TRAIN_FILES}"',
     ...(Number(context.config.rewardModelWeight ?? 0) > 0

@@ -2,7 +2,8 @@
  * "Take it further": a run as files a learner can run in TRL and verl, at the releases named in
  * src/ops/flavor-releases.ts — a TRL Python script (config, trainer and the task's reward
  * function) and a verl launch script (every required setting, placeholders marked) with the
- * task's reward module.
+ * task's reward module. A LoRA run's files carry its adapters' settings (TRL's peft_config,
+ * verl's lora_rank, lora_alpha and target_modules).
  *
  * The mapping is one explicit table per algorithm (framework-export-{grpo,ppo,dpo}.ts): our field
  * → TRL argument / verl key / why there is none, in the spec's field order. Every setting with no
@@ -43,6 +44,19 @@ export interface ExportTask {
   options?: Record<string, unknown>;
 }
 
+/**
+ * A run that trains LoRA adapters on a brought model (PEFT's settings): TRL gets a LoraConfig as
+ * the trainer's peft_config, verl its LoRA keys; `model` (a Hub id or a path) replaces the
+ * MODEL_PATH placeholder where it is known.
+ */
+export interface ExportLora {
+  rank: number;
+  alpha: number;
+  /** PEFT target_modules: the projection names, or every linear layer. */
+  targets: readonly string[] | 'all-linear';
+  model?: string;
+}
+
 /** What one framework's rows gave: lines to set, "no equivalent" comments, notes. */
 export interface Collected {
   lines: Line[];
@@ -59,12 +73,19 @@ export function frameworkExport(
   algo: AlgorithmInfo,
   config: Settings,
   task: ExportTask = { name: 'reverse' },
+  lora?: ExportLora,
 ): FrameworkExport {
   const table = FRAMEWORK_TABLES[algo.name];
   if (!table) return { ok: false, reason: unsupportedReason(algo) };
   const valid = expectSettings(config, 'config', algo, true);
   const reward = rewardCode(task.name, createTokenTask(task.name, task.options).answerChars, valid);
-  const context = { algo: algo.name, task: task.name, config: valid, reward };
+  const context = {
+    algo: algo.name,
+    task: task.name,
+    config: valid,
+    reward,
+    ...(lora ? { lora } : {}),
+  };
 
   const target = table.trl(valid);
   const trl: FrameworkArtifact =

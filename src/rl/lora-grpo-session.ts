@@ -20,8 +20,19 @@ import { adapterConfigText, adapterWeightsBytes } from '../models/hf/peft-adapte
 import type { ModelSpec } from '../models/model-spec';
 import { evaluateTask } from './evaluate';
 import { createGrpoTrainer, type GrpoTrainer } from './grpo';
-import type { GrpoConfig } from './grpo-config';
+import { DEFAULT_GRPO_CONFIG, type GrpoConfig } from './grpo-config';
 import type { Metrics } from './trainer';
+
+/** The GRPO settings of a LoRA run: the trainer's defaults with what the page and bench set. */
+export function loraGrpoConfig(settings: {
+  lr: number;
+  promptsPerUpdate: number;
+  groupSize: number;
+  maxNewTokens: number;
+}): GrpoConfig {
+  const { lr, promptsPerUpdate, groupSize, maxNewTokens } = settings;
+  return { ...DEFAULT_GRPO_CONFIG, lr, promptsPerUpdate, groupSize, maxNewTokens };
+}
 
 /** The held-out measure: 64 prompts × 2 sampled answers at the rollout temperature. */
 export const HELD_OUT = { samples: 64, repeats: 2, seed: 1234 } as const;

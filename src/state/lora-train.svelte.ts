@@ -7,6 +7,8 @@
  * The trained adapters download in PEFT's layout.
  */
 import { transfer, type Remote } from 'comlink';
+import type { ExportFile } from '../compare/framework-export';
+import { loraRunExport } from '../compare/lora-run-export';
 import { errorText } from '../util/error-text';
 import { startLoraWorker } from '../worker/client';
 import type { LoraRunReport, LoraWorkerApi } from '../worker/lora-protocol';
@@ -89,6 +91,8 @@ export class LoraTrainState {
   /** The run, then its control. */
   lines = $state.raw<LoraLine[]>([]);
   private workers: { api: Remote<LoraWorkerApi>; terminate: () => void }[] = [];
+  /** The started run's settings and model, for its framework export. */
+  private started: { form: LoraForm; source: string } | undefined;
   private stopAsked = false;
 
   get busy(): boolean {
@@ -123,6 +127,7 @@ export class LoraTrainState {
         (done, total) => (this.progress = `Reading weights ${done}/${total}`),
       );
       if (!read) throw new Error('load a model with its tokenizer first');
+      this.started = { form: f, source: read.source };
       const task = LORA_TASKS.find((t) => t.id === f.task)!;
       this.progress = 'Starting the two workers';
       this.workers = [startLoraWorker(), startLoraWorker()];
@@ -189,6 +194,33 @@ export class LoraTrainState {
   /** The trained adapters as PEFT's two files. */
   async adapter(): Promise<{ config: string; weights: Uint8Array } | undefined> {
     return this.workers[0]?.api.adapter();
+  }
+
+  /**
+   * The run as files for TRL and verl (its GRPO settings, task reward and the adapters' LoRA
+   * settings; the model named where its source is a Hub id), or undefined before a run.
+   */
+  frameworkFiles(): ExportFile[] | undefined {
+    if (!this.started) return undefined;
+    const { form, source } = this.started;
+    const task = LORA_TASKS.find((t) => t.id === form.task)!;
+    const out = loraRunExport(
+      {
+        lr: form.lr,
+        promptsPerUpdate: form.promptsPerUpdate,
+        groupSize: LORA_GROUP_SIZE,
+        maxNewTokens: LORA_MAX_NEW_TOKENS,
+        task: { name: task.name, options: { ...task.options } },
+      },
+      {
+        rank: form.rank,
+        alpha: 2 * form.rank,
+        targets: 'all-linear',
+        ...(/^[\w.-]+\/[\w.-]+$/.test(source) ? { model: source } : {}),
+      },
+    );
+    if (!out.ok) return undefined;
+    return [out.trl, out.verl].flatMap((artifact) => (artifact.ok ? artifact.files : []));
   }
 
   dispose(): void {

@@ -4,8 +4,7 @@ import { expose, transfer } from 'comlink';
 import { chatTokenizer } from '../agents/chat-task';
 import { createTokenTask } from '../agents/token-task-registry';
 import { HfTokenizer } from '../models/hf/hf-tokenizer';
-import { DEFAULT_GRPO_CONFIG } from '../rl/grpo-config';
-import { LoraGrpoSession } from '../rl/lora-grpo-session';
+import { LoraGrpoSession, loraGrpoConfig } from '../rl/lora-grpo-session';
 import { loraGpuPolicy } from './lora-gpu';
 import { LORA_MODULES } from '../models/hf/llama-lora';
 import { promptLengthBound } from '../agents/prompt-tokens';
@@ -43,13 +42,7 @@ const api: LoraWorkerApi = {
       tokenizer,
       task,
       lora,
-      grpo: {
-        ...DEFAULT_GRPO_CONFIG,
-        lr: request.lr,
-        promptsPerUpdate: request.promptsPerUpdate,
-        groupSize: request.groupSize,
-        maxNewTokens: request.maxNewTokens,
-      },
+      grpo: loraGrpoConfig(request),
       seed: request.seed,
     });
     updates = 0;

@@ -48,6 +48,16 @@ test('trains the tiny chat model with LoRA-GRPO beside its control and downloads
   );
   expect(config).toMatchObject({ peft_type: 'LORA', r: 8, lora_alpha: 16 });
 
+  // The same run for TRL and verl, its adapters as peft_config and verl's LoRA keys.
+  await section.getByTestId('lora-framework').click();
+  await expect.poll(() => downloads.length).toBe(5);
+  const script = readFileSync(downloads.find((d) => d.name === 'train_trl_grpo.py')!.path, 'utf8');
+  expect(script).toContain('peft_config = LoraConfig(');
+  expect(script).toContain('    peft_config=peft_config,');
+  const verl = readFileSync(downloads.find((d) => d.name === 'run_verl_grpo.sh')!.path, 'utf8');
+  expect(verl).toContain('actor_rollout_ref.model.lora_rank=8');
+  expect(downloads.map((d) => d.name)).toContain('lab_reward.py');
+
   await section.scrollIntoViewIfNeeded();
   await page.screenshot({ path: `${SCREENSHOTS}/lora-train-1280.png`, fullPage: true });
   expect(errors).toEqual([]);

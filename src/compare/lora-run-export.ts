@@ -1,0 +1,23 @@
+/**
+ * The page's LoRA-GRPO run (src/worker/lora.worker.ts) as files for TRL and verl: its GRPO settings
+ * (the trainer's defaults with the run's learning rate, batch and answer length), its task's
+ * reward, and its adapters' settings — TRL's peft_config, verl's LoRA keys — with the model it
+ * trained named where a Hub id or path is known.
+ */
+import { loraGrpoConfig } from '../rl/lora-grpo-session';
+import { runCatalog } from '../worker/run-spec';
+import { frameworkExport, type ExportLora, type FrameworkExport } from './framework-export';
+
+export interface LoraRunSettings {
+  lr: number;
+  promptsPerUpdate: number;
+  groupSize: number;
+  maxNewTokens: number;
+  task: { name: string; options: Record<string, unknown> };
+}
+
+export function loraRunExport(run: LoraRunSettings, lora: ExportLora): FrameworkExport {
+  const grpo = runCatalog().algorithms.find((a) => a.name === 'grpo')!;
+  const config = { ...loraGrpoConfig(run) } as Record<string, number | boolean | string>;
+  return frameworkExport(grpo, config, run.task, lora);
+}
