@@ -419,3 +419,46 @@ export class GpuLmSteps<W extends GpuPassWorkspace> {
     this.lossBuffers = undefined;
   }
 }
+
+/**
+ * A language model whose steps are GpuLmSteps': the calls that only pass through to them, so that
+ * each model (the tiny GPT, the Llama family with LoRA) writes only what is its own.
+ */
+export abstract class GpuStepsModel<W extends GpuPassWorkspace> {
+  protected abstract readonly steps: GpuLmSteps<W>;
+
+  trainCrossEntropy(batch: SequenceBatch, optimizer: OptimizerConfig): Promise<void> {
+    return this.steps.trainCrossEntropy(batch, optimizer);
+  }
+
+  scoreTokens(
+    tokens: Int32Array,
+    targets: Int32Array,
+    batch: number,
+    seq: number,
+    temperature: number,
+  ): Promise<TokenScores> {
+    return this.steps.scoreTokens(tokens, targets, batch, seq, temperature);
+  }
+
+  backwardFromLogp(
+    dLogp: Float32Array,
+    dEntropy: Float32Array | undefined,
+    optimizer: OptimizerConfig,
+    dValues?: Float32Array,
+  ): Promise<void> {
+    return this.steps.backwardFromLogp(dLogp, dEntropy, optimizer, dValues);
+  }
+
+  policyStep(request: PolicyStepRequest): Promise<PolicyStepResult> {
+    return this.steps.policyStep(request);
+  }
+
+  takeMetrics(): Promise<StepMetrics[]> {
+    return this.steps.takeMetrics();
+  }
+
+  logits(tokens: Int32Array, batch: number, seq: number): Promise<Float32Array> {
+    return this.steps.logits(tokens, batch, seq);
+  }
+}

@@ -7,41 +7,37 @@
 import type { GpuContext } from '../gpu/context';
 import type { GenerateRequest, Generation } from './generate';
 import { generateGpu } from './generate-gpu';
-import type {
-  GptLanguageModel,
-  OptimizerSnapshot,
-  StepMetrics,
-  TokenScores,
-} from './language-model';
-import { GpuLmSteps } from './lm-gpu-steps';
+import type { GptLanguageModel, OptimizerSnapshot } from './language-model';
+import { GpuLmSteps, GpuStepsModel } from './lm-gpu-steps';
 import { fromTransformerConfig, type ModelSpec } from './model-spec';
-import type { OptimizerConfig } from './optimizer';
 import {
   groupNamed,
   trainableGroupNamed,
   type ParamGroup,
   type ParamGroupName,
 } from './param-groups';
-import type { PolicyStepRequest, PolicyStepResult } from './policy-step-request';
-import type { SequenceBatch } from './sequence-batch';
 import type { TransformerConfig } from './transformer-config';
 import { TransformerGpu, type TransformerWorkspace } from './transformer-gpu';
 import { transformerParamGroups } from './transformer-params';
 
 export { METRICS_CAPACITY } from './lm-gpu-steps';
 
-export class GpuLanguageModel implements GptLanguageModel {
+export class GpuLanguageModel
+  extends GpuStepsModel<TransformerWorkspace>
+  implements GptLanguageModel
+{
   readonly backend = 'webgpu';
   readonly spec: ModelSpec;
   readonly groups: readonly ParamGroup[];
   readonly model: TransformerGpu;
-  private readonly steps: GpuLmSteps<TransformerWorkspace>;
+  protected readonly steps: GpuLmSteps<TransformerWorkspace>;
 
   constructor(
     readonly gpu: GpuContext,
     readonly config: TransformerConfig,
     params: Float32Array,
   ) {
+    super();
     this.spec = fromTransformerConfig(config);
     this.groups = transformerParamGroups(config);
     const model = new TransformerGpu(gpu, config, params);
@@ -53,41 +49,6 @@ export class GpuLanguageModel implements GptLanguageModel {
   /** The 'base' group's layout: the whole model. */
   get layout() {
     return this.model.layout;
-  }
-
-  trainCrossEntropy(batch: SequenceBatch, optimizer: OptimizerConfig): Promise<void> {
-    return this.steps.trainCrossEntropy(batch, optimizer);
-  }
-
-  scoreTokens(
-    tokens: Int32Array,
-    targets: Int32Array,
-    batch: number,
-    seq: number,
-    temperature: number,
-  ): Promise<TokenScores> {
-    return this.steps.scoreTokens(tokens, targets, batch, seq, temperature);
-  }
-
-  backwardFromLogp(
-    dLogp: Float32Array,
-    dEntropy: Float32Array | undefined,
-    optimizer: OptimizerConfig,
-    dValues?: Float32Array,
-  ): Promise<void> {
-    return this.steps.backwardFromLogp(dLogp, dEntropy, optimizer, dValues);
-  }
-
-  policyStep(request: PolicyStepRequest): Promise<PolicyStepResult> {
-    return this.steps.policyStep(request);
-  }
-
-  takeMetrics(): Promise<StepMetrics[]> {
-    return this.steps.takeMetrics();
-  }
-
-  logits(tokens: Int32Array, batch: number, seq: number): Promise<Float32Array> {
-    return this.steps.logits(tokens, batch, seq);
   }
 
   generate(request: GenerateRequest): Promise<Generation> {

@@ -20,3 +20,11 @@ export function expectClose(
   }
   expect(worst, `${label}: index ${at}: ${actual[at]} vs ${expected[at]}`).toBeLessThanOrEqual(abs);
 }
+
+/** The largest |a[i] − b[i]|; the lengths must agree. */
+export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  expect(a.length).toBe(b.length);
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i]! - b[i]!));
+  return m;
+}

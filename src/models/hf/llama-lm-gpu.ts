@@ -14,8 +14,8 @@ import type { CommandBatch } from '../../gpu/batch';
 import type { GpuContext } from '../../gpu/context';
 import { OpInputError } from '../../ops/errors';
 import type { GenerateRequest, Generation } from '../generate';
-import type { LanguageModel, OptimizerSnapshot, StepMetrics, TokenScores } from '../language-model';
-import { GpuLmSteps, type GpuNetwork } from '../lm-gpu-steps';
+import type { LanguageModel, OptimizerSnapshot } from '../language-model';
+import { GpuLmSteps, GpuStepsModel, type GpuNetwork } from '../lm-gpu-steps';
 import type { ModelSpec } from '../model-spec';
 import type { OptimizerConfig } from '../optimizer';
 import {
@@ -26,7 +26,6 @@ import {
   type ParamGroupName,
 } from '../param-groups';
 import type { PolicyStepRequest, PolicyStepResult } from '../policy-step-request';
-import type { SequenceBatch } from '../sequence-batch';
 import { hfBaseGroup } from './hf-weights';
 import { generateByBudget } from './llama-generate-request';
 import { llamaGenerateGpu } from './llama-gpu-generate';
@@ -80,14 +79,14 @@ class LlamaGpuNetwork implements GpuNetwork<LlamaLoraPass> {
   }
 }
 
-export class LlamaGpuLanguageModel implements LanguageModel {
+export class LlamaGpuLanguageModel extends GpuStepsModel<LlamaLoraPass> implements LanguageModel {
   readonly backend = 'webgpu';
   readonly spec: ModelSpec;
   readonly groups: readonly ParamGroup[];
   private readonly adapters: LlamaGpuLora | undefined;
   private readonly grads: GPUBuffer | undefined;
   private readonly network: LlamaGpuNetwork;
-  private readonly steps: GpuLmSteps<LlamaLoraPass>;
+  protected readonly steps: GpuLmSteps<LlamaLoraPass>;
 
   /**
    * `weights`: the base on the GPU (released with this model when `ownsWeights`). `lora`:
@@ -99,6 +98,7 @@ export class LlamaGpuLanguageModel implements LanguageModel {
     lora?: LlamaLora,
     private readonly ownsWeights = true,
   ) {
+    super();
     this.spec = weights.spec;
     const baseGroup = hfBaseGroup(weights.spec, weights.storage);
     this.groups = lora ? paramGroups([baseGroup, lora.group]) : Object.freeze([baseGroup]);
@@ -118,43 +118,22 @@ export class LlamaGpuLanguageModel implements LanguageModel {
     return new LlamaGpuLanguageModel(this.gpu, this.weights, undefined, false);
   }
 
-  trainCrossEntropy(batch: SequenceBatch, optimizer: OptimizerConfig): Promise<void> {
-    return this.steps.trainCrossEntropy(batch, optimizer);
-  }
-
-  scoreTokens(
-    tokens: Int32Array,
-    targets: Int32Array,
-    batch: number,
-    seq: number,
-    temperature: number,
-  ): Promise<TokenScores> {
-    return this.steps.scoreTokens(tokens, targets, batch, seq, temperature);
-  }
-
-  backwardFromLogp(
+  /** No value head: ∂L/∂V is refused by name. */
+  override backwardFromLogp(
     dLogp: Float32Array,
     dEntropy: Float32Array | undefined,
     optimizer: OptimizerConfig,
     dValues?: Float32Array,
   ): Promise<void> {
     if (dValues) throw new OpInputError(OP, 'dValues', 'given, but this model has no value head');
-    return this.steps.backwardFromLogp(dLogp, dEntropy, optimizer);
+    return super.backwardFromLogp(dLogp, dEntropy, optimizer);
   }
 
-  policyStep(request: PolicyStepRequest): Promise<PolicyStepResult> {
+  override policyStep(request: PolicyStepRequest): Promise<PolicyStepResult> {
     if (request.value) {
       throw new OpInputError(OP, 'value', 'given, but this model has no value head');
     }
-    return this.steps.policyStep(request);
-  }
-
-  takeMetrics(): Promise<StepMetrics[]> {
-    return this.steps.takeMetrics();
-  }
-
-  logits(tokens: Int32Array, batch: number, seq: number): Promise<Float32Array> {
-    return this.steps.logits(tokens, batch, seq);
+    return super.policyStep(request);
   }
 
   /** The lab's generation contract on the GPU's KV-cached sampler (llama-generate-request.ts). */

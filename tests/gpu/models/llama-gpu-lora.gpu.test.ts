@@ -35,6 +35,7 @@ import {
   loadBrowserAdapter,
   loadBrowserFixture,
 } from '../../support/hf-fixture-browser';
+import { maxAbsDiff } from '../../support/expect-close';
 
 const gpu = await testGpu();
 
@@ -42,13 +43,6 @@ const TOLERANCE: Record<GpuWeightStorage, number> = { f32: 5e-5, f16: 1e-4 };
 
 interface LoraScoreGolden {
   score: { ids: number[]; logprobs: number[]; base_logprobs: number[] }[];
-}
-
-function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  expect(a.length).toBe(b.length);
-  let m = 0;
-  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i]! - b[i]!));
-  return m;
 }
 
 const measured: Record<string, number> = {};

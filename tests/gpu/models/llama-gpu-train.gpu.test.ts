@@ -31,6 +31,7 @@ import type { ModelSpec } from '../../../src/models/model-spec';
 import { roundToF16 } from '../../../src/util/half-float';
 import { testGpu } from '../../support/gpu';
 import { loadBrowserFixture } from '../../support/hf-fixture-browser';
+import { maxAbsDiff } from '../../support/expect-close';
 
 const gpu = await testGpu();
 const FAMILIES = ['llama-tiny', 'qwen2-tiny', 'qwen3-tiny'] as const;
@@ -53,13 +54,6 @@ const ids = (vocab: number) => Int32Array.from({ length: B * T }, (_, i) => (i *
 function maxAbs(a: ArrayLike<number>): number {
   let m = 0;
   for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i]!));
-  return m;
-}
-
-function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  expect(a.length).toBe(b.length);
-  let m = 0;
-  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i]! - b[i]!));
   return m;
 }
 

@@ -21,36 +21,10 @@ import type { ModelSpec } from '../../../src/models/model-spec';
 import { policyStep, policyStepOnHost } from '../../../src/rl/policy-step';
 import { testGpu } from '../../support/gpu';
 import { loadBrowserAdapter, loadBrowserFixture } from '../../support/hf-fixture-browser';
+import { maxAbsDiff } from '../../support/expect-close';
+import { type LoraGolden, shifted } from '../../support/lora-golden';
 
 const gpu = await testGpu();
-
-interface LoraGolden {
-  score: { ids: number[]; logprobs: number[]; base_logprobs: number[] }[];
-  grpo: {
-    ids: number[][];
-    mask: number[][];
-    advantages: number[];
-    loss: number;
-    adamw: { lr: number; betas: [number, number]; eps: number; weight_decay: number };
-    updated: Record<string, number[]>;
-    logprobs_after: number[][];
-  };
-}
-
-function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  expect(a.length).toBe(b.length);
-  let m = 0;
-  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i]! - b[i]!));
-  return m;
-}
-
-/** (B, T) rows → inputs (B, T − 1) and next-token targets (B, T − 1). */
-function shifted(rows: number[][]): { tokens: Int32Array; targets: Int32Array } {
-  return {
-    tokens: Int32Array.from(rows.flatMap((r) => r.slice(0, -1))),
-    targets: Int32Array.from(rows.flatMap((r) => r.slice(1))),
-  };
-}
 
 describe.skipIf(!gpu)('LlamaGpuLanguageModel against the reference fixture', () => {
   const device = gpu!;
