@@ -45,9 +45,26 @@ export interface GpuNetwork<W extends GpuPassWorkspace> {
   encodeForward(pass: CommandBatch, ws: W): Promise<void>;
   /**
    * Records the backward pass from dLogits (B·T, V) (and dValues) into the trained parameters'
-   * gradient buffer; the forward of the same workspace was recorded before it.
+   * gradient buffer; the forward of the same workspace was recorded before it. With `accumulate`
+   * (micro-batches after the first) the gradients are added to what the buffer holds.
    */
-  encodeBackward(step: CommandBatch, ws: W, dLogits: GPUBuffer, dValues?: GPUBuffer): Promise<void>;
+  encodeBackward(
+    step: CommandBatch,
+    ws: W,
+    dLogits: GPUBuffer,
+    dValues?: GPUBuffer,
+    accumulate?: boolean,
+  ): Promise<void>;
+}
+
+/**
+ * Micro-batches: the most sequences one forward and backward take at once. A step over more rows
+ * runs them in slices — scoring each, then (the loss computed over the whole batch) recomputing
+ * each slice's forward for its backward, the gradients accumulated — with one optimizer step at
+ * the end: the same update, with the activations and logits of one slice alive at a time.
+ */
+export interface MicroBatching {
+  sequences: number;
 }
 
 /** The parameters a step updates: one buffer, its gradient, their layout. */
@@ -55,6 +72,29 @@ export interface GpuTrained {
   params: GPUBuffer;
   grads: GPUBuffer;
   layout: ParamLayout;
+}
+
+/** What a scoring pass leaves for the backward: its workspace, or (micro-batched) its rows. */
+type Scored<W> =
+  | { ws: W; rows: number; temperature: number }
+  | { sliced: Slicing; rows: number; temperature: number };
+
+/** A micro-batched step's rows: the tokens, and each slice's first and end sequence. */
+interface Slicing {
+  tokens: Int32Array;
+  seq: number;
+  slices: [number, number][];
+}
+
+/** One slice's buffers: its targets, log-probs, entropies, their gradients and dLogits. */
+interface SliceBuffers {
+  rows: number;
+  targets: GPUBuffer;
+  logp: GPUBuffer;
+  entropy: GPUBuffer;
+  dLogp: GPUBuffer;
+  dEntropy: GPUBuffer;
+  dLogits: GPUBuffer;
 }
 
 /** Per-(B, T) buffers of the steps' losses. */
@@ -81,7 +121,9 @@ export class GpuLmSteps<W extends GpuPassWorkspace> {
   /** Per ring slot: whether its step computed the loss on the GPU (SFT) or left it to the caller. */
   private slotHasLoss: boolean[] = [];
   /** What scoreTokens() left on the GPU for backwardFromLogp(). */
-  private scored: { ws: W; rows: number; temperature: number } | undefined;
+  private scored: Scored<W> | undefined;
+  /** Per-slice buffers of micro-batched steps. */
+  private sliceBuffers: SliceBuffers | undefined;
 
   constructor(
     private readonly gpu: GpuContext,
@@ -90,6 +132,8 @@ export class GpuLmSteps<W extends GpuPassWorkspace> {
     private readonly trained: GpuTrained | undefined,
     /** Names the model in errors. */
     private readonly name: string,
+    /** Slices a step's rows (a network whose backward accumulates); none: one pass. */
+    private readonly micro?: MicroBatching,
   ) {
     this.optimizer = trained && new GpuOptimizerState(gpu, trained.layout);
     this.metrics = gpu.storage(METRICS_CAPACITY * SLOT * 4, 'step metrics');
@@ -144,6 +188,15 @@ export class GpuLmSteps<W extends GpuPassWorkspace> {
     temperature: number,
   ): Promise<TokenScores> {
     const { gpu } = this;
+    if (this.slices(batch)) {
+      const { lb, rows, sliced } = await this.scoreSlices(tokens, targets, batch, seq, temperature);
+      this.scored = { sliced, rows, temperature };
+      const [logp, entropy] = await Promise.all([
+        gpu.readF32(lb.logp, rows),
+        gpu.readF32(lb.entropy, rows),
+      ]);
+      return { logp, entropy };
+    }
     const pass = gpu.beginBatch('score tokens');
     const { ws, lb, rows } = await this.encodeScoring(
       pass,
@@ -175,11 +228,18 @@ export class GpuLmSteps<W extends GpuPassWorkspace> {
     this.scored = undefined;
     this.trainable();
     if (this.slots === METRICS_CAPACITY) this.pending.push(...(await this.flush()));
-    const { ws, rows, temperature } = scored;
+    const { rows, temperature } = scored;
     const lb = this.lossBuffersFor(rows);
     const queue = this.gpu.device.queue;
     queue.writeBuffer(lb.dLogp, 0, dLogp.buffer, dLogp.byteOffset, rows * 4);
     if (dEntropy) queue.writeBuffer(lb.dEntropy, 0, dEntropy.buffer, dEntropy.byteOffset, rows * 4);
+    if ('sliced' in scored) {
+      if (dValues) throw new Error(`${this.name}: micro-batched steps take no value gradient`);
+      const uses = { entropy: dEntropy !== undefined };
+      await this.backwardSlices(scored.sliced, rows, temperature, optimizer, uses);
+      return;
+    }
+    const { ws } = scored;
     if (dValues) queue.writeBuffer(lb.dValues, 0, dValues.buffer, dValues.byteOffset, rows * 4);
     const step = this.gpu.beginBatch('policy-gradient step');
     await this.encodeBackwardStep(step, ws, rows, temperature, optimizer, {
@@ -201,6 +261,7 @@ export class GpuLmSteps<W extends GpuPassWorkspace> {
     if (this.slots === METRICS_CAPACITY) this.pending.push(...(await this.flush()));
     const { gpu } = this;
     const { tokens, targets, seq, temperature } = request;
+    if (this.slices(batchRows(request))) return this.policyStepSliced(request);
     const pass = gpu.beginBatch('policy step: forward and loss');
     const scoring = await this.encodeScoring(
       pass,
@@ -276,8 +337,153 @@ export class GpuLmSteps<W extends GpuPassWorkspace> {
 
   release(): void {
     this.releaseLossBuffers();
+    this.releaseSliceBuffers();
     this.optimizer?.release();
     this.gpu.pool.release(this.metrics);
+  }
+
+  /** Whether a step over `batch` sequences runs in micro-batches. */
+  private slices(batch: number): boolean {
+    return this.micro !== undefined && batch > this.micro.sequences;
+  }
+
+  /** `batch` sequences in slices of at most micro.sequences: [first, end) of each. */
+  private slicing(tokens: Int32Array, batch: number, seq: number): Slicing {
+    const size = this.micro!.sequences;
+    const slices: [number, number][] = [];
+    for (let a = 0; a < batch; a += size) slices.push([a, Math.min(batch, a + size)]);
+    return { tokens, seq, slices };
+  }
+
+  /**
+   * Scores `batch` sequences slice by slice into lb.logp and lb.entropy (one submit per slice: a
+   * slice's tokens are written to the workspace the one before used).
+   */
+  private async scoreSlices(
+    tokens: Int32Array,
+    targets: Int32Array,
+    batch: number,
+    seq: number,
+    temperature: number,
+  ): Promise<{ lb: LossBuffers; rows: number; sliced: Slicing }> {
+    const { gpu, network } = this;
+    const rows = batch * seq;
+    const lb = this.lossBuffersFor(rows);
+    gpu.device.queue.writeBuffer(lb.targets, 0, targets.buffer, targets.byteOffset, rows * 4);
+    const sliced = this.slicing(tokens, batch, seq);
+    const sb = this.sliceBuffersFor(this.micro!.sequences * seq);
+    for (const [a, b] of sliced.slices) {
+      const n = (b - a) * seq;
+      const at = a * seq * 4;
+      const ws = network.writeTokens(tokens.subarray(a * seq, b * seq), b - a, seq);
+      const pass = gpu.beginBatch('score tokens: micro-batch');
+      pass.copyRange(lb.targets, at, sb.targets, 0, n * 4);
+      await network.encodeForward(pass, ws);
+      await encodeTokenLogprobs(
+        gpu,
+        pass,
+        { logits: ws.logits, targets: sb.targets, logp: sb.logp, entropy: sb.entropy },
+        n,
+        this.vocab,
+        { temperature },
+      );
+      pass.copyRange(sb.logp, 0, lb.logp, at, n * 4);
+      pass.copyRange(sb.entropy, 0, lb.entropy, at, n * 4);
+      pass.submit();
+    }
+    return { lb, rows, sliced };
+  }
+
+  /**
+   * The backward of a micro-batched step from lb.dLogp (and lb.dEntropy): each slice's forward
+   * recomputed, its gradient accumulated, then one clip and AdamW and the step's stats.
+   */
+  private async backwardSlices(
+    sliced: Slicing,
+    rows: number,
+    temperature: number,
+    optimizer: OptimizerConfig,
+    uses: { entropy: boolean },
+  ): Promise<void> {
+    const { gpu, network } = this;
+    const { tokens, seq } = sliced;
+    const lb = this.lossBuffersFor(rows);
+    const sb = this.sliceBuffersFor(this.micro!.sequences * seq);
+    for (const [i, [a, b]] of sliced.slices.entries()) {
+      const n = (b - a) * seq;
+      const at = a * seq * 4;
+      const ws = network.writeTokens(tokens.subarray(a * seq, b * seq), b - a, seq);
+      const step = gpu.beginBatch('policy-gradient step: micro-batch');
+      step.copyRange(lb.targets, at, sb.targets, 0, n * 4);
+      step.copyRange(lb.dLogp, at, sb.dLogp, 0, n * 4);
+      if (uses.entropy) step.copyRange(lb.dEntropy, at, sb.dEntropy, 0, n * 4);
+      await network.encodeForward(step, ws);
+      await encodeTokenLogprobsBackward(
+        gpu,
+        step,
+        {
+          logits: ws.logits,
+          targets: sb.targets,
+          dLogp: sb.dLogp,
+          ...(uses.entropy ? { dEntropy: sb.dEntropy } : {}),
+          dLogits: sb.dLogits,
+        },
+        n,
+        this.vocab,
+        { temperature },
+      );
+      await network.encodeBackward(step, ws, sb.dLogits, undefined, i > 0);
+      step.submit();
+    }
+    const step = gpu.beginBatch('policy-gradient step: optimizer');
+    await this.encodeOptimizer(step, optimizer);
+    this.recordStats(step, undefined);
+    step.submit();
+  }
+
+  /** policyStep in micro-batches: scored slice by slice, the loss over all rows, then the backward. */
+  private async policyStepSliced(request: PolicyStepRequest): Promise<PolicyStepResult> {
+    if (request.value) throw new Error(`${this.name}: micro-batched steps take no value loss`);
+    const { tokens, targets, seq, temperature } = request;
+    const batch = batchRows(request);
+    const { lb, rows, sliced } = await this.scoreSlices(tokens, targets, batch, seq, temperature);
+    const pass = this.gpu.beginBatch('policy step: loss');
+    const loss = await encodePolicyStepLoss(this.gpu, pass, lb, request);
+    try {
+      pass.submit();
+      const result = await loss.read();
+      if (result.skipped) return result;
+      const uses = { entropy: request.entropyCoef > 0 };
+      await this.backwardSlices(sliced, rows, temperature, request.optimizer, uses);
+      return result;
+    } finally {
+      loss.release();
+    }
+  }
+
+  private sliceBuffersFor(rows: number): SliceBuffers {
+    if (this.sliceBuffers?.rows === rows) return this.sliceBuffers;
+    this.releaseSliceBuffers();
+    const f32 = (n: number, label: string) => this.gpu.storage(n * 4, label);
+    this.sliceBuffers = {
+      rows,
+      targets: f32(rows, 'micro-batch targets'),
+      logp: f32(rows, 'micro-batch logp'),
+      entropy: f32(rows, 'micro-batch entropy'),
+      dLogp: f32(rows, 'micro-batch d logp'),
+      dEntropy: f32(rows, 'micro-batch d entropy'),
+      dLogits: f32(rows * this.vocab, 'micro-batch d logits'),
+    };
+    return this.sliceBuffers;
+  }
+
+  private releaseSliceBuffers(): void {
+    const sb = this.sliceBuffers;
+    if (!sb) return;
+    for (const buffer of [sb.targets, sb.logp, sb.entropy, sb.dLogp, sb.dEntropy, sb.dLogits]) {
+      this.gpu.pool.release(buffer);
+    }
+    this.sliceBuffers = undefined;
   }
 
   /** The trained parameters and their optimizer; a frozen network throws. */

@@ -7,7 +7,7 @@
 import { promptLengthBound } from '../agents/prompt-tokens';
 import { createTokenTask } from '../agents/token-task-registry';
 import { LORA_MODULES } from '../models/hf/llama-lora';
-import { planLoraTraining } from '../models/hf/lora-train-plan';
+import { LORA_RUN_BUDGET_BYTES, planLoraMicroBatches } from '../models/hf/lora-train-plan';
 import { type BufferLimits, formatBytes, MemoryPlanError } from '../models/hf/memory-plan';
 import { parameterCount, type ModelSpec } from '../models/model-spec';
 import type { Tokenizer } from '../models/tokenizer-api';
@@ -58,10 +58,23 @@ export function loraTrainFit(input: LoraFitInput): LoraFit {
     maxStorageBufferBindingSize: Number.MAX_SAFE_INTEGER,
   };
   try {
-    const plan = planLoraTraining(spec, { storage: 'f16', lora, batch, seq, limits });
+    const budgetBytes = LORA_RUN_BUDGET_BYTES;
+    const plan = planLoraMicroBatches(spec, {
+      storage: 'f16',
+      lora,
+      batch,
+      seq,
+      limits,
+      budgetBytes,
+    });
+    const micro = plan.microBatch;
+    const slices =
+      micro < batch
+        ? ` Each step runs in micro-batches of ${micro} answers (its ${batch} do not fit ${formatBytes(budgetBytes)} at once): the same update, slower.`
+        : '';
     return {
       ok: true,
-      text: `Trains on the GPU, each run on a device of its own: ${formatBytes(plan.totalBytes)} per run (weights ${formatBytes(plan.weightBytes)} as f16, adapters and AdamW ${formatBytes(plan.adapterBytes)}, activations kept for ${batch} answers × ${seq} tokens ${formatBytes(plan.activationBytes)}, logits ${formatBytes(plan.logitBytes)}).`,
+      text: `Trains on the GPU, each run on a device of its own: ${formatBytes(plan.totalBytes)} per run (weights ${formatBytes(plan.weightBytes)} as f16, adapters and AdamW ${formatBytes(plan.adapterBytes)}, activations kept for ${micro} answers × ${seq} tokens ${formatBytes(plan.activationBytes)}, logits ${formatBytes(plan.logitBytes)}).${slices}`,
     };
   } catch (error) {
     if (!(error instanceof MemoryPlanError)) throw error;

@@ -42,26 +42,37 @@ describe('loraTrainFit', () => {
     expect(large.text).toMatch(/up to 50\.0M parameters; this one has 134\.5M/);
   });
 
-  it('on the GPU: the memory per run for the batch and the prompt length in the template', () => {
+  it('on the GPU: the memory per run, in micro-batches where the batch does not fit', () => {
     const limits = { maxBufferSize: 4 * GB, maxStorageBufferBindingSize: 2 * GB };
-    const fit = loraTrainFit({
-      spec: SMOLLM2_135M,
-      tokenizer,
-      task,
-      rank: 8,
-      promptsPerUpdate: 4,
-      backend: 'webgpu',
-      limits,
-    });
-    expect(fit.ok).toBe(true);
-    // 4 prompts × 8 answers; the template's framing + 5 characters + 8 new tokens.
-    expect(fit.text).toMatch(
-      /^Trains on the GPU, each run on a device of its own: [\d.]+ [GM]B per run \(weights 269 MB as f16, .*activations kept for 32 answers × \d+ tokens/,
+    const fit = (promptsPerUpdate: number) =>
+      loraTrainFit({
+        spec: SMOLLM2_135M,
+        tokenizer,
+        task,
+        rank: 8,
+        promptsPerUpdate,
+        backend: 'webgpu',
+        limits,
+      });
+    // 1 prompt × 8 answers: the whole batch at once (the template's framing + 5 characters + 8).
+    const one = fit(1);
+    expect(one.ok).toBe(true);
+    expect(one.text).toMatch(
+      /^Trains on the GPU, each run on a device of its own: [\d.]+ MB per run \(weights 269 MB as f16, .*activations kept for 8 answers × 25 tokens/,
+    );
+    expect(one.text).not.toContain('micro-batches');
+    // 4 prompts × 8 answers pass 1.5 GB at this shape: micro-batches of 16 fit.
+    const four = fit(4);
+    expect(four.ok).toBe(true);
+    expect(four.text).toMatch(/activations kept for 16 answers × 25 tokens/);
+    expect(four.text).toContain(
+      'Each step runs in micro-batches of 16 answers (its 32 do not fit 1.50 GB at once)',
     );
   });
 
-  it('on the GPU: a step over the device’s binding is refused, naming the setting', () => {
-    const limits = { maxBufferSize: 256e6, maxStorageBufferBindingSize: 128e6 };
+  it('on the GPU: a step that fits in no micro-batch is refused, naming the setting', () => {
+    // One answer's logits (25 × 151,936 f32, 15 MB) are more than a 4 MB binding holds.
+    const limits = { maxBufferSize: 4e6, maxStorageBufferBindingSize: 4e6 };
     const fit = loraTrainFit({
       spec: QWEN25_05B,
       tokenizer,
@@ -73,7 +84,7 @@ describe('loraTrainFit', () => {
     });
     expect(fit.ok).toBe(false);
     expect(fit.text).toMatch(
-      /^Refused: one training step's logits for 128 answers × \d+ tokens take .* more than the 128 MB .*fewer prompts per update/,
+      /^Refused: one training step's logits for 1 answers × 25 tokens take [\d.]+ MB, more than the 4\.0 MB .*fewer tokens per answer/,
     );
   });
 });

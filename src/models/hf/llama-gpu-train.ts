@@ -206,13 +206,15 @@ export class LlamaLoraPass {
 
   /**
    * Records the adapters' gradients into `grads` ((adapters.layout.total) f32, the 'lora' group's
-   * layout; every tensor overwritten, the alignment padding zeroed) from dLogits (N, V) = ∂L/∂logits
-   * of the forward recorded last.
+   * layout; every tensor overwritten, the alignment padding zeroed — or, with `accumulate`, added
+   * to what it holds: a micro-batch after the first) from dLogits (N, V) = ∂L/∂logits of the
+   * forward recorded last.
    */
   async recordBackward(
     commands: CommandBatch,
     dLogits: BufferRef,
     grads: GPUBuffer,
+    accumulate = false,
   ): Promise<void> {
     const { gpu, weights, adapters, scratch, grad: s } = this;
     if (!adapters || !scratch) {
@@ -229,7 +231,7 @@ export class LlamaLoraPass {
         `must hold ${total} f32 (${total * 4} bytes), got ${grads.size}`,
       );
     }
-    if (total > 0) commands.clear(grads, total * 4);
+    if (total > 0 && !accumulate) commands.clear(grads, total * 4);
     const rank = adapters.settings.rank;
     const norm = { rows: N, cols: C };
 
@@ -249,16 +251,19 @@ export class LlamaLoraPass {
     for (let l = spec.layers - 1; l >= 0; l--) {
       const layer = weights.layers[l]!;
       const b = this.blocks[l]!;
-      /** dInput (=, or += with `accumulate`) ∂L/∂input of one projection, and its adapter's dA, dB. */
+      /**
+       * dInput (=, or += with `addToInput`: another projection of the same input) ∂L/∂input of
+       * one projection, and its adapter's dA, dB (added to the buffer's with `accumulate`).
+       */
       const project = async (
         module: LoraModule,
         linear: GpuLinearWeights,
         dy: GPUBuffer,
         input: GPUBuffer,
         dInput: GPUBuffer,
-        accumulate: boolean,
+        addToInput: boolean,
       ) => {
-        await recordLinearInputGrad(gpu, commands, linear, dy, dInput, N, accumulate);
+        await recordLinearInputGrad(gpu, commands, linear, dy, dInput, N, addToInput);
         const adapter = adapters.layers[l]![module];
         const u = b.loraU?.[module];
         if (!adapter || !u) return;
@@ -277,6 +282,7 @@ export class LlamaLoraPass {
         const shape = { rows: N, inDim: adapter.inDim, outDim: adapter.outDim, rank };
         await encodeLoraBackward(gpu, commands, buffers, shape, adapters.scale, {
           accumulateDx: true,
+          accumulateGrads: accumulate,
         });
       };
 

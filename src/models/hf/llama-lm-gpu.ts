@@ -13,6 +13,7 @@
 import type { CommandBatch } from '../../gpu/batch';
 import type { GpuContext } from '../../gpu/context';
 import { OpInputError } from '../../ops/errors';
+import { checkInt } from '../../ops/validate';
 import type { GenerateRequest, Generation } from '../generate';
 import type { LanguageModel, OptimizerSnapshot } from '../language-model';
 import { GpuLmSteps, GpuStepsModel, type GpuNetwork } from '../lm-gpu-steps';
@@ -36,9 +37,12 @@ import type { LlamaLora } from './llama-lora';
 
 const OP = 'llamaLmGpu';
 
-/** The network the steps train: one LlamaLoraPass, kept for the last (B, T) it was given. */
+/** Passes kept at once: a micro-batched step alternates between its slices' size and the last's. */
+const KEPT_PASSES = 2;
+
+/** The network the steps train: a LlamaLoraPass per (B, T), the most recent KEPT_PASSES kept. */
 class LlamaGpuNetwork implements GpuNetwork<LlamaLoraPass> {
-  private pass: LlamaLoraPass | undefined;
+  private passes: LlamaLoraPass[] = [];
 
   constructor(
     private readonly gpu: GpuContext,
@@ -49,13 +53,14 @@ class LlamaGpuNetwork implements GpuNetwork<LlamaLoraPass> {
   ) {}
 
   writeTokens(tokens: Int32Array, batch: number, seq: number): LlamaLoraPass {
-    if (this.pass?.batch !== batch || this.pass.seq !== seq) {
-      this.pass?.release();
-      this.pass = undefined; // a failed build must not leave a released pass behind
-      this.pass = new LlamaLoraPass(this.gpu, this.weights, this.adapters, batch, seq);
+    let pass = this.passes.find((p) => p.batch === batch && p.seq === seq);
+    if (!pass) {
+      if (this.passes.length >= KEPT_PASSES) this.passes.shift()!.release();
+      pass = new LlamaLoraPass(this.gpu, this.weights, this.adapters, batch, seq);
+      this.passes.push(pass);
     }
-    this.pass.writeTokens(tokens);
-    return this.pass;
+    pass.writeTokens(tokens);
+    return pass;
   }
 
   encodeForward(pass: CommandBatch, ws: LlamaLoraPass): Promise<void> {
@@ -67,15 +72,15 @@ class LlamaGpuNetwork implements GpuNetwork<LlamaLoraPass> {
     ws: LlamaLoraPass,
     dLogits: GPUBuffer,
     dValues?: GPUBuffer,
+    accumulate = false,
   ): Promise<void> {
     if (dValues) throw new OpInputError(OP, 'dValues', 'given, but this model has no value head');
     if (!this.grads) throw new OpInputError(OP, 'adapters', 'none: this model is frozen');
-    return ws.recordBackward(step, dLogits, this.grads);
+    return ws.recordBackward(step, dLogits, this.grads, accumulate);
   }
 
   release(): void {
-    this.pass?.release();
-    this.pass = undefined;
+    for (const pass of this.passes.splice(0)) pass.release();
   }
 }
 
@@ -89,14 +94,16 @@ export class LlamaGpuLanguageModel extends GpuStepsModel<LlamaLoraPass> implemen
   protected readonly steps: GpuLmSteps<LlamaLoraPass>;
 
   /**
-   * `weights`: the base on the GPU (released with this model when `ownsWeights`). `lora`:
-   * adapters to train (uploaded; the CPU object is not kept), or none (a frozen model).
+   * `weights`: the base on the GPU (released with this model unless `ownsWeights` is false).
+   * `lora`: adapters to train (uploaded; the CPU object is not kept), or none (a frozen model).
+   * `microBatch`: the most sequences a forward and backward take at once (lm-gpu-steps.ts's
+   * MicroBatching); none: a step's whole batch at once.
    */
   constructor(
     readonly gpu: GpuContext,
     private readonly weights: LlamaGpuWeights,
     lora?: LlamaLora,
-    private readonly ownsWeights = true,
+    private readonly options: { ownsWeights?: boolean; microBatch?: number } = {},
   ) {
     super();
     this.spec = weights.spec;
@@ -110,12 +117,18 @@ export class LlamaGpuLanguageModel extends GpuStepsModel<LlamaLoraPass> implemen
       this.adapters && this.grads
         ? { params: this.adapters.params, grads: this.grads, layout: lora!.group.layout }
         : undefined;
-    this.steps = new GpuLmSteps(gpu, weights.spec.vocab, this.network, trained, OP);
+    const { microBatch } = options;
+    if (microBatch !== undefined) checkInt(OP, 'microBatch', microBatch, 1, 65_536);
+    const micro = microBatch === undefined ? undefined : { sequences: microBatch };
+    this.steps = new GpuLmSteps(gpu, weights.spec.vocab, this.network, trained, OP, micro);
   }
 
   /** The same weights with the adapters off: the KL reference, sharing the base (frozen). */
   withoutAdapters(): LlamaGpuLanguageModel {
-    return new LlamaGpuLanguageModel(this.gpu, this.weights, undefined, false);
+    return new LlamaGpuLanguageModel(this.gpu, this.weights, undefined, {
+      ...this.options,
+      ownsWeights: false,
+    });
   }
 
   /** No value head: ∂L/∂V is refused by name. */
@@ -189,6 +202,6 @@ export class LlamaGpuLanguageModel extends GpuStepsModel<LlamaLoraPass> implemen
     this.network.release();
     this.adapters?.release();
     if (this.grads) this.gpu.pool.release(this.grads);
-    if (this.ownsWeights) this.weights.release();
+    if (this.options.ownsWeights !== false) this.weights.release();
   }
 }

@@ -26,6 +26,12 @@ export interface LoraTrainRequest {
   lora: LoraSettings;
   /** Sequences in one step (GRPO: prompts per update × group size). */
   batch: number;
+  /**
+   * The most sequences one forward and backward take at once (lm-gpu-steps.ts's micro-batches);
+   * default: the whole batch. Activations, scratch and logits are a micro-batch's; the per-token
+   * rows of the loss stay the whole batch's.
+   */
+  microBatch?: number;
   /** Positions per sequence (prompt + answer). */
   seq: number;
   limits: BufferLimits;
@@ -34,6 +40,8 @@ export interface LoraTrainRequest {
 }
 
 export interface LoraTrainPlan {
+  /** Sequences per forward and backward. */
+  microBatch: number;
   weightBytes: number;
   /** Adapters, their gradient and AdamW's m and v. */
   adapterBytes: number;
@@ -49,6 +57,13 @@ export interface LoraTrainPlan {
 }
 
 const F32 = 4;
+
+/**
+ * What one of the page's LoRA runs plans to use at most: WebGPU says nothing of a device's free
+ * memory, and the page runs two (the run and its control) beside the chat's copy of the model, so
+ * that 1.5 GB each keeps the three within a 4 GB GPU. Micro-batches shrink a step to fit it.
+ */
+export const LORA_RUN_BUDGET_BYTES = 1.5e9;
 
 /**
  * f32 values of one step, as [name, count]: what a LlamaLoraPass allocates (kept, scratch and the
@@ -104,9 +119,11 @@ const sum = (rows: [string, number][]) => rows.reduce((a, [, n]) => a + n, 0) * 
 /** The plan for training `spec`'s adapters; throws MemoryPlanError, with the numbers, if it cannot. */
 export function planLoraTraining(spec: ModelSpec, request: LoraTrainRequest): LoraTrainPlan {
   const { batch, seq, limits } = request;
+  const micro = request.microBatch ?? batch;
   for (const [name, value, max] of [
     ['batch', batch, 65_536],
     ['seq', seq, spec.context],
+    ['microBatch', micro, batch],
   ] as const) {
     if (!Number.isInteger(value) || value < 1 || value > max) {
       throw new MemoryPlanError(
@@ -114,19 +131,22 @@ export function planLoraTraining(spec: ModelSpec, request: LoraTrainRequest): Lo
       );
     }
   }
-  const floats = loraPassFloats(spec, request.lora, batch, seq);
+  const floats = loraPassFloats(spec, request.lora, micro, seq);
+  // The loss's per-token rows (targets, log-probs, their gradients) span the whole batch.
+  const perTokenRows = micro < batch ? 6 * (batch - micro) * seq * F32 : 0;
   const adapters = loraParamLayout(spec, request.lora).total;
   const weightBytes = parameterCount(spec) * (request.storage === 'f32' ? 4 : 2);
   const plan: LoraTrainPlan = {
+    microBatch: micro,
     weightBytes,
     adapterBytes: 4 * adapters * F32,
     activationBytes: sum(floats.kept),
     scratchBytes: sum(floats.scratch),
-    logitBytes: sum(floats.logits),
-    largest: { name: 'logits', bytes: batch * seq * spec.vocab * F32 },
+    logitBytes: sum(floats.logits) + perTokenRows,
+    largest: { name: 'logits', bytes: micro * seq * spec.vocab * F32 },
     totalBytes: 0,
   };
-  const probs = batch * spec.heads * seq * seq * F32;
+  const probs = micro * spec.heads * seq * seq * F32;
   if (probs > plan.largest.bytes) plan.largest = { name: 'attention probabilities', bytes: probs };
   plan.totalBytes =
     plan.weightBytes +
@@ -135,8 +155,11 @@ export function planLoraTraining(spec: ModelSpec, request: LoraTrainRequest): Lo
     plan.scratchBytes +
     plan.logitBytes;
   const binding = Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize);
-  const shape = `${batch} answers × ${seq} tokens`;
-  const change = 'fewer prompts per update, a smaller group or fewer tokens per answer';
+  const shape = `${micro} answers × ${seq} tokens`;
+  const change =
+    micro > 1
+      ? 'smaller micro-batches, or fewer prompts per update, a smaller group or fewer tokens per answer'
+      : 'fewer tokens per answer (one answer per micro-batch already)';
   if (plan.largest.bytes > binding) {
     throw new MemoryPlanError(
       `one training step's ${plan.largest.name} for ${shape} take ${formatBytes(plan.largest.bytes)}, more than the ${formatBytes(binding)} one GPU buffer may hold on this device; choose ${change}`,
@@ -148,4 +171,27 @@ export function planLoraTraining(spec: ModelSpec, request: LoraTrainRequest): Lo
     );
   }
   return plan;
+}
+
+/**
+ * The plan with the largest micro-batch (sequences per forward and backward, at most `batch`)
+ * whose buffers fit the device's binding and whose total fits `budgetBytes`: the whole batch where
+ * it fits, else slices as large as memory allows. Throws, with the numbers, where not even one
+ * sequence at a time fits.
+ */
+export function planLoraMicroBatches(
+  spec: ModelSpec,
+  request: Omit<LoraTrainRequest, 'microBatch'> & { budgetBytes: number },
+): LoraTrainPlan {
+  let lastError: unknown;
+  for (let micro = request.batch; micro >= 1; micro = micro > 1 ? Math.ceil(micro / 2) : 0) {
+    try {
+      return planLoraTraining(spec, { ...request, microBatch: micro });
+    } catch (error) {
+      if (!(error instanceof MemoryPlanError)) throw error;
+      lastError = error;
+      if (micro === 1) break;
+    }
+  }
+  throw lastError;
 }

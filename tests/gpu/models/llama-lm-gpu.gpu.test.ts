@@ -34,10 +34,12 @@ describe.skipIf(!gpu)('LlamaGpuLanguageModel against the reference fixture', () 
   let fixtureLora: LlamaLora;
 
   /** A fresh GPU model (f32 storage) with a copy of the fixture's adapters. */
-  const adapted = () => {
+  const adapted = (microBatch?: number) => {
     const gpuWeights = llamaGpuWeightsFromCpu(device, llamaModelFromWeights(spec, weights), 'f32');
     const lora = llamaLoraFromParams(spec, fixtureLora.settings, fixtureLora.params.slice());
-    return new LlamaGpuLanguageModel(device, gpuWeights, lora);
+    return new LlamaGpuLanguageModel(device, gpuWeights, lora, {
+      ...(microBatch === undefined ? {} : { microBatch }),
+    });
   };
 
   beforeAll(async () => {
@@ -77,13 +79,23 @@ describe.skipIf(!gpu)('LlamaGpuLanguageModel against the reference fixture', () 
     lm.dispose();
   });
 
-  for (const path of ['the GPU loss (policyStep)', 'the host loss (backwardFromLogp)'] as const) {
-    it(`one LoRA-GRPO step through ${path}: the reference's loss, adapters and log-probs after`, async () => {
+  const PATHS = ['the GPU loss (policyStep)', 'the host loss (backwardFromLogp)'] as const;
+  const CASES = PATHS.flatMap(
+    (path) =>
+      [
+        [path, undefined],
+        [path, 1],
+      ] as const,
+  );
+  for (const [path, microBatch] of CASES) {
+    const how = microBatch === undefined ? '' : `, in micro-batches of ${microBatch} sequence`;
+    it(`one LoRA-GRPO step through ${path}${how}: the reference's loss, adapters and log-probs after`, async () => {
       const { ids, mask, advantages, adamw } = golden.grpo;
       const B = ids.length;
       const T = ids[0]!.length - 1;
       const { tokens, targets } = shifted(ids);
-      const lm = adapted();
+      expect(B).toBeGreaterThan(1); // so that micro-batches of one are a real split
+      const lm = adapted(microBatch);
       const request = {
         tokens,
         targets,

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { resolveLoraTargets } from '../../../src/models/hf/llama-lora';
-import { planLoraTraining } from '../../../src/models/hf/lora-train-plan';
+import { planLoraMicroBatches, planLoraTraining } from '../../../src/models/hf/lora-train-plan';
 import { MemoryPlanError } from '../../../src/models/hf/memory-plan';
 import { parameterCount } from '../../../src/models/model-spec';
 import { SMOLLM2_135M } from '../../support/published-specs';
@@ -69,5 +69,59 @@ describe('planLoraTraining', () => {
       /training needs [\d.]+ GB \(weights 269 MB, adapters and AdamW [\d.]+ MB, activations kept for 8 answers × 128 tokens [\d.]+ GB.*more than the 1\.00 GB available/,
     );
     expect(() => planLoraTraining(SMOLLM2_135M, { ...request, batch: 0 })).toThrow(/batch must be/);
+  });
+
+  it('micro-batches hold one slice’s activations and logits, the per-token rows of all', () => {
+    const whole = planLoraTraining(SMOLLM2_135M, {
+      storage: 'f16',
+      lora,
+      batch: 32,
+      seq: 128,
+      limits,
+    });
+    const sliced = planLoraTraining(SMOLLM2_135M, {
+      storage: 'f16',
+      lora,
+      batch: 32,
+      seq: 128,
+      microBatch: 4,
+      limits,
+    });
+    expect(sliced.microBatch).toBe(4);
+    expect(sliced.activationBytes / whole.activationBytes).toBeCloseTo(4 / 32, 2);
+    expect(sliced.largest.bytes).toBe(4 * 128 * SMOLLM2_135M.vocab * 4);
+    expect(sliced.weightBytes).toBe(whole.weightBytes);
+    expect(() =>
+      planLoraTraining(SMOLLM2_135M, {
+        storage: 'f16',
+        lora,
+        batch: 4,
+        seq: 8,
+        microBatch: 5,
+        limits,
+      }),
+    ).toThrow(/microBatch must be an integer in \[1, 4\]/);
+  });
+
+  it('picks the largest micro-batch that fits the budget, or refuses with the numbers', () => {
+    const request = {
+      storage: 'f16' as const,
+      lora,
+      batch: 32,
+      seq: 128,
+      limits,
+      budgetBytes: 1.5 * GB,
+    };
+    const plan = planLoraMicroBatches(SMOLLM2_135M, request);
+    expect(plan.totalBytes).toBeLessThanOrEqual(1.5 * GB);
+    expect(plan.microBatch).toBeLessThan(32);
+    // Twice as large would not have fit.
+    expect(() =>
+      planLoraTraining(SMOLLM2_135M, { ...request, microBatch: plan.microBatch * 2 }),
+    ).toThrow(MemoryPlanError);
+    expect(planLoraMicroBatches(SMOLLM2_135M, { ...request, batch: 2 }).microBatch).toBe(2);
+    expect(() => planLoraMicroBatches(SMOLLM2_135M, { ...request, budgetBytes: 0.2 * GB })).toThrow(
+      /training needs .* more than the 200 MB available/,
+    );
   });
 });
