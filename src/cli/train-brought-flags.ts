@@ -13,6 +13,8 @@
  *                            as PEFT saves them (checked before training, written at every ending)
  *   --storage=f16            the frozen base's storage on the GPU: f16 (half the memory) or f32
  *                            (the CPU's numbers); for --backend=webgpu or auto
+ *   --micro-batch=N          on the GPU, the most sequences a forward and backward take at once
+ *                            (the same update, less memory); default: the most that fit
  *
  * What belongs to the lab's own tiny GPT is refused beside --model, naming the flag: a new model's
  * shape and positions, --init, the SFT warm-up, run files (--out), the ONNX reference, a learned
@@ -41,6 +43,8 @@ export interface BroughtModelFlags {
   adapterOut?: string;
   /** The base's storage on the GPU. */
   storage: GpuWeightStorage;
+  /** Sequences per forward and backward on the GPU; undefined: the most that fit. */
+  microBatch: number | undefined;
 }
 
 /** Flags of the lab's own model, and why each has no meaning for a brought one. */
@@ -63,7 +67,14 @@ export function broughtModelFlags(args: CliArgs): BroughtModelFlags | undefined 
   const source = readModelSource(args);
   const given = args.all();
   if (source === undefined) {
-    for (const flag of ['lora-r', 'lora-alpha', 'lora-targets', 'adapter-out', 'storage']) {
+    for (const flag of [
+      'lora-r',
+      'lora-alpha',
+      'lora-targets',
+      'adapter-out',
+      'storage',
+      'micro-batch',
+    ]) {
       if (given.has(flag)) throw new FlagError(flag, `--${flag} needs --model=DIR_OR_HUB_ID`);
     }
     return undefined;
@@ -90,15 +101,21 @@ export function broughtModelFlags(args: CliArgs): BroughtModelFlags | undefined 
   const adapterOut = args.optional('adapter-out');
   if (adapterOut !== undefined) prepareAdapterFolder(adapterOut);
   const storage = args.choice('storage', LM_STORAGES, 'f16');
-  if (given.has('storage') && args.optional('backend') === 'cpu') {
-    throw new FlagError(
-      'storage',
-      '--storage is the GPU weights’ storage; --backend=cpu holds f32',
-    );
+  const microBatch = given.has('micro-batch')
+    ? args.int('micro-batch', 1, { min: 1, max: 65_536 })
+    : undefined;
+  for (const flag of ['storage', 'micro-batch']) {
+    if (given.has(flag) && args.optional('backend') === 'cpu') {
+      throw new FlagError(
+        flag,
+        `--${flag} is for the GPU; --backend=cpu takes the whole batch, as f32`,
+      );
+    }
   }
   return {
     source,
     storage,
+    microBatch,
     lora: { rank, alpha, targets },
     ...(adapterOut === undefined ? {} : { adapterOut }),
   };

@@ -12,6 +12,10 @@ import { chatTokenizer } from '../agents/chat-task';
 import { acquireForChoice, describeAdapter, type BackendChoice } from '../gpu';
 import type { LlamaCpuModel } from '../models/hf/llama-cpu-weights';
 import { type GpuWeightStorage, llamaGpuWeightsFromCpu } from '../models/hf/llama-gpu-weights';
+import { planLoraMicroBatches, planLoraTraining } from '../models/hf/lora-train-plan';
+import { formatBytes } from '../models/hf/memory-plan';
+import { promptLengthBound } from '../agents/prompt-tokens';
+import { errorText } from '../util/error-text';
 import { LlamaCpuLanguageModel } from '../models/hf/llama-lm-cpu';
 import { LlamaGpuLanguageModel } from '../models/hf/llama-lm-gpu';
 import { createLlamaLora, llamaLoraFromParams, type LlamaLora } from '../models/hf/llama-lora';
@@ -53,16 +57,26 @@ export async function setUpBroughtRun(
     throw new FlagError('model', `--model=${name}: ${(error as Error).message}`);
   }
   const lora = createLlamaLora(model.spec, brought.lora, flags.seed);
+  const task = run.tasks.first;
+  // One step's rows: the prompts and their answers, at most the template's prompt and the answer.
+  const step = {
+    batch:
+      Number(flags.config.promptsPerUpdate ?? 1) *
+      Number(flags.config.groupSize ?? flags.config.samplesPerPrompt ?? 1),
+    seq: Math.min(
+      model.spec.context,
+      promptLengthBound(chat, task) + Number(flags.config.maxNewTokens ?? 0),
+    ),
+  };
   const { policy, backend, adapters, release } = await broughtPolicy(
     run.backend,
-    brought.storage,
+    { storage: brought.storage, microBatch: brought.microBatch, step },
     model,
     params,
     lora,
   );
   const needsReference = run.algo.reference === 'always' || Number(flags.config.klCoef ?? 0) > 0;
   const reference = needsReference ? policy.withoutAdapters() : undefined;
-  const task = run.tasks.first;
   const trainer = run.algo.create(
     { policy, tokenizer: chat, task, seed: flags.seed, ...(reference ? { reference } : {}) },
     flags.config,
@@ -92,12 +106,18 @@ export async function setUpBroughtRun(
 
 /**
  * The model to train: on the GPU (Dawn) where --backend asks for it or, with auto, where a hardware
- * adapter exists — the base stored as `storage` — else on the CPU (f32). `adapters()` reads the
- * trained adapters back; `release()` frees the model and its device.
+ * adapter exists — the base stored as `storage`, a step in micro-batches of --micro-batch
+ * sequences, or of the most whose buffers fit the device's binding (the plan is printed) — else on
+ * the CPU (f32). `adapters()` reads the trained adapters back; `release()` frees the model and its
+ * device.
  */
 async function broughtPolicy(
   choice: BackendChoice,
-  storage: GpuWeightStorage,
+  gpuOptions: {
+    storage: GpuWeightStorage;
+    microBatch: number | undefined;
+    step: { batch: number; seq: number };
+  },
   model: LlamaCpuModel,
   params: Float32Array,
   lora: LlamaLora,
@@ -126,10 +146,31 @@ async function broughtPolicy(
     return onCpu(`${why}${found.reason.message}`);
   }
   const { gpu } = found;
-  const policy = new LlamaGpuLanguageModel(gpu, llamaGpuWeightsFromCpu(gpu, model, storage), lora);
+  const { storage, step } = gpuOptions;
+  let plan;
+  try {
+    const request = { storage, lora: lora.settings, ...step, limits: gpu.summary.limits };
+    plan =
+      gpuOptions.microBatch === undefined
+        ? planLoraMicroBatches(model.spec, { ...request, budgetBytes: Number.MAX_SAFE_INTEGER })
+        : planLoraTraining(model.spec, {
+            ...request,
+            microBatch: Math.min(gpuOptions.microBatch, step.batch),
+          });
+  } catch (error) {
+    gpu.destroy();
+    throw new FlagError(
+      'micro-batch',
+      `a training step does not fit this GPU: ${errorText(error)}`,
+    );
+  }
+  const micro = plan.microBatch < step.batch ? { microBatch: plan.microBatch } : {};
+  const weights = llamaGpuWeightsFromCpu(gpu, model, storage);
+  const policy = new LlamaGpuLanguageModel(gpu, weights, lora, micro);
+  const slices = plan.microBatch < step.batch ? `, ${plan.microBatch} sequences at a time` : '';
   return {
     policy,
-    backend: `${describeAdapter(gpu.summary)}, base stored as ${storage}`,
+    backend: `${describeAdapter(gpu.summary)}, base stored as ${storage}${slices}; a step needs ${formatBytes(plan.totalBytes)} (activations ${formatBytes(plan.activationBytes)}, logits ${formatBytes(plan.logitBytes)})`,
     adapters: async () =>
       llamaLoraFromParams(model.spec, lora.settings, await policy.readParams('lora')),
     release: () => {

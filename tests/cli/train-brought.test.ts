@@ -67,6 +67,8 @@ describe('npm run train -- --model', () => {
     ['--reference=ort', 'reference'],
     ['--storage=f8', 'storage'],
     ['--backend=cpu --storage=f32', 'storage'],
+    ['--backend=cpu --micro-batch=2', 'micro-batch'],
+    ['--micro-batch=0', 'micro-batch'],
     ['--algo=ppo', 'algo'],
     ['--lora-targets=q_proj,lm_head', 'lora-targets'],
     ['--lora-r=0', 'lora-r'],
