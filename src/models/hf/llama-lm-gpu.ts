@@ -16,7 +16,7 @@ import { OpInputError } from '../../ops/errors';
 import { checkInt } from '../../ops/validate';
 import type { GenerateRequest, Generation } from '../generate';
 import type { LanguageModel, OptimizerSnapshot } from '../language-model';
-import { GpuLmSteps, GpuStepsModel, type GpuNetwork } from '../lm-gpu-steps';
+import { GpuLmSteps, GpuStepsModel, type GpuNetwork, type GpuPassWorkspace } from '../lm-gpu-steps';
 import type { ModelSpec } from '../model-spec';
 import type { OptimizerConfig } from '../optimizer';
 import {
@@ -31,6 +31,7 @@ import { hfBaseGroup } from './hf-weights';
 import { generateByBudget } from './llama-generate-request';
 import { llamaGenerateGpu } from './llama-gpu-generate';
 import { type LlamaGpuLora, uploadLlamaLora } from './llama-gpu-lora';
+import { LlamaScoringNetwork } from './llama-gpu-scoring';
 import { LlamaLoraPass } from './llama-gpu-train';
 import type { LlamaGpuWeights } from './llama-gpu-weights';
 import type { LlamaLora } from './llama-lora';
@@ -84,14 +85,17 @@ class LlamaGpuNetwork implements GpuNetwork<LlamaLoraPass> {
   }
 }
 
-export class LlamaGpuLanguageModel extends GpuStepsModel<LlamaLoraPass> implements LanguageModel {
+export class LlamaGpuLanguageModel
+  extends GpuStepsModel<GpuPassWorkspace>
+  implements LanguageModel
+{
   readonly backend = 'webgpu';
   readonly spec: ModelSpec;
   readonly groups: readonly ParamGroup[];
   private readonly adapters: LlamaGpuLora | undefined;
   private readonly grads: GPUBuffer | undefined;
-  private readonly network: LlamaGpuNetwork;
-  protected readonly steps: GpuLmSteps<LlamaLoraPass>;
+  private readonly network: LlamaGpuNetwork | LlamaScoringNetwork;
+  protected readonly steps: GpuLmSteps<GpuPassWorkspace>;
 
   /**
    * `weights`: the base on the GPU (released with this model unless `ownsWeights` is false).
@@ -112,7 +116,10 @@ export class LlamaGpuLanguageModel extends GpuStepsModel<LlamaLoraPass> implemen
     this.adapters = lora && uploadLlamaLora(gpu, weights.spec, lora);
     const total = lora?.group.layout.total ?? 0;
     this.grads = lora && gpu.storage(Math.max(1, total) * 4, 'lora grads');
-    this.network = new LlamaGpuNetwork(gpu, weights, this.adapters, this.grads);
+    // A frozen model (the KL reference) scores only: no activations kept for a backward.
+    this.network = lora
+      ? new LlamaGpuNetwork(gpu, weights, this.adapters, this.grads)
+      : new LlamaScoringNetwork(gpu, weights);
     const trained =
       this.adapters && this.grads
         ? { params: this.adapters.params, grads: this.grads, layout: lora!.group.layout }
@@ -120,7 +127,8 @@ export class LlamaGpuLanguageModel extends GpuStepsModel<LlamaLoraPass> implemen
     const { microBatch } = options;
     if (microBatch !== undefined) checkInt(OP, 'microBatch', microBatch, 1, 65_536);
     const micro = microBatch === undefined ? undefined : { sequences: microBatch };
-    this.steps = new GpuLmSteps(gpu, weights.spec.vocab, this.network, trained, OP, micro);
+    const network: GpuNetwork<GpuPassWorkspace> = this.network;
+    this.steps = new GpuLmSteps(gpu, weights.spec.vocab, network, trained, OP, micro);
   }
 
   /** The same weights with the adapters off: the KL reference, sharing the base (frozen). */

@@ -9,7 +9,7 @@
  * generation matches the CPU twin's rows; bad input is refused leaving the adapters as they were.
  * f32 storage, so that the reference's numbers apply. Runs in Node (Dawn) and Chromium.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { hfBaseGroup } from '../../../src/models/hf/hf-weights';
 import { llamaModelFromWeights } from '../../../src/models/hf/llama-cpu-weights';
 import { llamaGpuWeightsFromCpu } from '../../../src/models/hf/llama-gpu-weights';
@@ -75,6 +75,30 @@ describe.skipIf(!gpu)('LlamaGpuLanguageModel against the reference fixture', () 
       expect(maxAbsDiff(off.logp, baseLogprobs)).toBeLessThan(5e-5);
       expect(maxAbsDiff(on.logp, off.logp)).toBeGreaterThan(1e-3); // the adapter matters
     }
+    reference.dispose();
+    lm.dispose();
+  });
+
+  it('withoutAdapters() scores through one reused workspace, not a training pass', async () => {
+    const lm = adapted();
+    const reference = lm.withoutAdapters();
+    const { ids } = golden.score[0]!;
+    const { tokens, targets } = shifted([ids, ids, ids, ids]);
+    const T = ids.length - 1;
+    /** Bytes of GPU buffers requested while `model` scores the batch the first time. */
+    const requested = async (model: LlamaGpuLanguageModel) => {
+      const storage = vi.spyOn(device, 'storage');
+      try {
+        await model.scoreTokens(tokens, targets, 4, T, 1);
+        return storage.mock.calls.reduce((a, [bytes]) => a + bytes, 0);
+      } finally {
+        storage.mockRestore();
+      }
+    };
+    const trainable = await requested(lm);
+    const frozen = await requested(reference);
+    // The training pass keeps every layer's activations; the reference one layer's worth.
+    expect(frozen).toBeLessThan(trainable / 2);
     reference.dispose();
     lm.dispose();
   });
