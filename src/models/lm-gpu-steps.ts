@@ -86,7 +86,7 @@ interface Slicing {
   slices: [number, number][];
 }
 
-/** One slice's buffers: its targets, log-probs, entropies, their gradients and dLogits. */
+/** One slice's buffers: its targets, log-probs, entropies and their gradients. */
 interface SliceBuffers {
   rows: number;
   targets: GPUBuffer;
@@ -94,7 +94,6 @@ interface SliceBuffers {
   entropy: GPUBuffer;
   dLogp: GPUBuffer;
   dEntropy: GPUBuffer;
-  dLogits: GPUBuffer;
 }
 
 /** Per-(B, T) buffers of the steps' losses. */
@@ -106,7 +105,6 @@ interface LossBuffers {
   entropy: GPUBuffer; // (rows)
   dEntropy: GPUBuffer; // (rows)
   dValues: GPUBuffer; // (rows)
-  dLogits: GPUBuffer; // (rows, V)
   loss: GPUBuffer; // (1) Σ dLogp·logp = token-mean cross-entropy
 }
 
@@ -124,6 +122,11 @@ export class GpuLmSteps<W extends GpuPassWorkspace> {
   private scored: Scored<W> | undefined;
   /** Per-slice buffers of micro-batched steps. */
   private sliceBuffers: SliceBuffers | undefined;
+  /**
+   * ∂L/∂logits (rows, V) of the rows one backward takes: the whole batch, or one micro-batch —
+   * never the whole batch's when it is sliced, the largest buffer a step would otherwise hold.
+   */
+  private dLogits: { rows: number; buffer: GPUBuffer } | undefined;
 
   constructor(
     private readonly gpu: GpuContext,
@@ -170,11 +173,11 @@ export class GpuLmSteps<W extends GpuPassWorkspace> {
     await encodeTokenLogprobsBackward(
       gpu,
       step,
-      { logits: ws.logits, targets: lb.targets, dLogp: lb.dLogp, dLogits: lb.dLogits },
+      { logits: ws.logits, targets: lb.targets, dLogp: lb.dLogp, dLogits: this.dLogitsFor(rows) },
       rows,
       vocab,
     );
-    await network.encodeBackward(step, ws, lb.dLogits);
+    await network.encodeBackward(step, ws, this.dLogitsFor(rows));
     await this.encodeOptimizer(step, optimizer);
     this.recordStats(step, lb.loss);
     step.submit();
@@ -338,6 +341,7 @@ export class GpuLmSteps<W extends GpuPassWorkspace> {
   release(): void {
     this.releaseLossBuffers();
     this.releaseSliceBuffers();
+    this.releaseDLogits();
     this.optimizer?.release();
     this.gpu.pool.release(this.metrics);
   }
@@ -426,13 +430,13 @@ export class GpuLmSteps<W extends GpuPassWorkspace> {
           targets: sb.targets,
           dLogp: sb.dLogp,
           ...(uses.entropy ? { dEntropy: sb.dEntropy } : {}),
-          dLogits: sb.dLogits,
+          dLogits: this.dLogitsFor(sb.rows),
         },
         n,
         this.vocab,
         { temperature },
       );
-      await network.encodeBackward(step, ws, sb.dLogits, undefined, i > 0);
+      await network.encodeBackward(step, ws, this.dLogitsFor(sb.rows), undefined, i > 0);
       step.submit();
     }
     const step = gpu.beginBatch('policy-gradient step: optimizer');
@@ -461,6 +465,19 @@ export class GpuLmSteps<W extends GpuPassWorkspace> {
     }
   }
 
+  private dLogitsFor(rows: number): GPUBuffer {
+    if (this.dLogits?.rows === rows) return this.dLogits.buffer;
+    this.releaseDLogits();
+    const buffer = this.gpu.storage(rows * this.vocab * 4, 'd logits');
+    this.dLogits = { rows, buffer };
+    return buffer;
+  }
+
+  private releaseDLogits(): void {
+    if (this.dLogits) this.gpu.pool.release(this.dLogits.buffer);
+    this.dLogits = undefined;
+  }
+
   private sliceBuffersFor(rows: number): SliceBuffers {
     if (this.sliceBuffers?.rows === rows) return this.sliceBuffers;
     this.releaseSliceBuffers();
@@ -472,7 +489,6 @@ export class GpuLmSteps<W extends GpuPassWorkspace> {
       entropy: f32(rows, 'micro-batch entropy'),
       dLogp: f32(rows, 'micro-batch d logp'),
       dEntropy: f32(rows, 'micro-batch d entropy'),
-      dLogits: f32(rows * this.vocab, 'micro-batch d logits'),
     };
     return this.sliceBuffers;
   }
@@ -480,7 +496,7 @@ export class GpuLmSteps<W extends GpuPassWorkspace> {
   private releaseSliceBuffers(): void {
     const sb = this.sliceBuffers;
     if (!sb) return;
-    for (const buffer of [sb.targets, sb.logp, sb.entropy, sb.dLogp, sb.dEntropy, sb.dLogits]) {
+    for (const buffer of [sb.targets, sb.logp, sb.entropy, sb.dLogp, sb.dEntropy]) {
       this.gpu.pool.release(buffer);
     }
     this.sliceBuffers = undefined;
@@ -550,13 +566,14 @@ export class GpuLmSteps<W extends GpuPassWorkspace> {
         targets: lb.targets,
         dLogp: lb.dLogp,
         ...(uses.entropy ? { dEntropy: lb.dEntropy } : {}),
-        dLogits: lb.dLogits,
+        dLogits: this.dLogitsFor(rows),
       },
       rows,
       this.vocab,
       { temperature },
     );
-    await this.network.encodeBackward(step, ws, lb.dLogits, uses.values ? lb.dValues : undefined);
+    const dValues = uses.values ? lb.dValues : undefined;
+    await this.network.encodeBackward(step, ws, this.dLogitsFor(rows), dValues);
     await this.encodeOptimizer(step, optimizer);
     this.recordStats(step, undefined);
   }
@@ -601,7 +618,6 @@ export class GpuLmSteps<W extends GpuPassWorkspace> {
       entropy: f32(rows, 'entropy'),
       dEntropy: f32(rows, 'd entropy'),
       dValues: f32(rows, 'd values'),
-      dLogits: f32(rows * this.vocab, 'd logits'),
       loss: f32(1, 'loss'),
     };
     return this.lossBuffers;
@@ -617,7 +633,6 @@ export class GpuLmSteps<W extends GpuPassWorkspace> {
       lb.entropy,
       lb.dEntropy,
       lb.dValues,
-      lb.dLogits,
       lb.loss,
     ]) {
       this.gpu.pool.release(buffer);
