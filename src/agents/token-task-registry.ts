@@ -42,6 +42,12 @@ import {
   type SortOptions,
 } from '../envs/token-tasks/sort';
 import type { TokenTaskSample } from '../envs/token-tasks/types';
+import {
+  DEFAULT_WORD_PROBLEM_OPTIONS,
+  wordProblemDifficultyLevels,
+  wordProblemTask,
+  type WordProblemOptions,
+} from '../envs/token-tasks/word-problems';
 import { OpInputError } from '../ops/errors';
 import { checkConfig, checkPartial, type ConfigSpec } from '../util/hyperparams';
 import { AGENT_ENV_SPEC } from './agent-task';
@@ -71,6 +77,7 @@ export interface TokenTaskOptions {
   sort: SortOptions;
   addition: AdditionOptions;
   countdown: CountdownOptions;
+  wordproblem: WordProblemOptions;
   multiply: MultiplyOptions;
   shopping: ShoppingOptions;
   facts: FactsOptions;
@@ -85,6 +92,7 @@ export const TOKEN_TASK_NAMES: readonly TokenTaskName[] = [
   'sort',
   'addition',
   'countdown',
+  'wordproblem',
   'multiply',
   'shopping',
   'facts',
@@ -315,6 +323,44 @@ export const TOKEN_TASKS: {
       difficultyLevels: countdownDifficultyLevels,
     },
     countdownTask,
+  ),
+  wordproblem: define<WordProblemOptions>(
+    {
+      name: 'wordproblem',
+      doc: 'solve a short arithmetic word problem (GSM8K-style); the last number written is the answer',
+      example: {
+        prompt:
+          'jon has 15 cards. he keeps one of 5 equal shares. his cards double. how many cards does he have now? answer with the number.',
+        answer: '6',
+      },
+      spec: {
+        minSteps: {
+          kind: 'int',
+          min: 1,
+          max: 4,
+          live: true,
+          doc: 'fewest steps between the start and the question (≤ maxSteps)',
+        },
+        maxSteps: { kind: 'int', min: 1, max: 4, live: true, doc: 'most steps' },
+        maxNumber: {
+          kind: 'int',
+          min: 5,
+          max: 999,
+          live: true,
+          doc: 'largest number written in a problem',
+        },
+        maxAnswer: {
+          kind: 'int',
+          min: 5,
+          max: 9999,
+          live: true,
+          doc: 'largest value along the way and answer (≥ maxNumber)',
+        },
+      },
+      defaults: DEFAULT_WORD_PROBLEM_OPTIONS,
+      difficultyLevels: wordProblemDifficultyLevels,
+    },
+    wordProblemTask,
   ),
   multiply: define<MultiplyOptions>(
     {

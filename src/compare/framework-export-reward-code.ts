@@ -16,7 +16,7 @@ const EXACT = new Set(['copy', 'reverse', 'sort', 'addition', 'multiply', 'shopp
 /** Tasks that use tools in this lab: the exported reward scores the final answer only. */
 const AGENT = new Set(['multiply', 'shopping', 'facts']);
 
-export const REWARD_TASKS: readonly string[] = [...EXACT, 'countdown'];
+export const REWARD_TASKS: readonly string[] = [...EXACT, 'countdown', 'wordproblem'];
 
 const COUNTDOWN = `_COUNTDOWN_PROMPT = re.compile(r"([0-9]+(?: [0-9]+)*)>([0-9]+):")
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
@@ -53,6 +53,32 @@ def verify(prompt, answer, completion):
     return 1.0 if value == target else 0.0
 `;
 
+/** The rules of lastNumber() in src/envs/token-tasks/word-problems.ts, with ASCII digits only. */
+const WORD_PROBLEM = `_NUMBER = re.compile(r"(?:(?<![0-9])(-))?([0-9]{1,3}(?:,[0-9]{3})+(?![0-9])|[0-9]+)(?:\\.([0-9]+))?")
+
+
+def _last_number(text):
+    """The last number in the text (sign, thousands commas, a zero decimal part allowed), or None
+    when there is none or it is not whole. A '.' with no digit after it ends a sentence."""
+    last = None
+    for last in _NUMBER.finditer(text):
+        pass
+    if last is None:
+        return None
+    sign, digits, fraction = last.groups()
+    if fraction is not None and fraction.strip("0"):
+        return None
+    value = int(digits.replace(",", ""))
+    return -value if sign else value
+
+
+def verify(prompt, answer, completion):
+    """1.0 when the last number written in the completion equals the answer (GSM8K's rule), else 0.0."""
+    if not re.fullmatch(r"[0-9]+", answer):
+        raise ValueError(f"answer must be a whole number written in digits, got {answer!r}")
+    return 1.0 if _last_number(completion) == int(answer) else 0.0
+`;
+
 const EXACT_VERIFY = `def verify(prompt, answer, completion):
     """1.0 when the completion is exactly the reference answer, else 0.0."""
     return 1.0 if completion == answer else 0.0
@@ -79,7 +105,7 @@ export interface RewardCode {
  * reward settings of `config`. Throws naming the task when it has no exported verifier.
  */
 export function rewardCode(task: string, answerChars: string, config: Settings): RewardCode {
-  if (!EXACT.has(task) && task !== 'countdown') {
+  if (!REWARD_TASKS.includes(task)) {
     throw new RangeError(
       `framework export: task must be one of ${REWARD_TASKS.join(', ')}, got '${task}'`,
     );
@@ -94,7 +120,9 @@ export function rewardCode(task: string, answerChars: string, config: Settings):
           'from collections import Counter',
           'from fractions import Fraction',
         ]
-      : [];
+      : task === 'wordproblem'
+        ? ['import re']
+        : [];
   const lines = [
     `# The reward of the lab's '${task}' task with this run's reward settings.`,
     `ANSWER_CHARS = ${py(answerChars)}`,
@@ -110,7 +138,12 @@ export function rewardCode(task: string, answerChars: string, config: Settings):
       : []),
     '',
     '',
-    (task === 'countdown' ? COUNTDOWN : EXACT_VERIFY).trimEnd(),
+    (task === 'countdown'
+      ? COUNTDOWN
+      : task === 'wordproblem'
+        ? WORD_PROBLEM
+        : EXACT_VERIFY
+    ).trimEnd(),
     '',
     '',
     'def lab_reward(prompt, answer, completion):',

@@ -16,10 +16,20 @@ const any = (name: keyof typeof TOKEN_TASKS) =>
   TOKEN_TASKS[name] as TokenTaskDefinition<Record<string, unknown>>;
 
 describe('TOKEN_TASKS', () => {
-  it('lists the five single-turn and three agent tasks, each under its own name', () => {
+  it('lists the six single-turn and three agent tasks, each under its own name', () => {
     expect([...TOKEN_TASK_NAMES].sort()).toEqual(Object.keys(TOKEN_TASKS).sort());
     expect([...TOKEN_TASK_NAMES].sort()).toEqual(
-      ['addition', 'copy', 'countdown', 'reverse', 'sort', 'multiply', 'shopping', 'facts'].sort(),
+      [
+        'addition',
+        'copy',
+        'countdown',
+        'reverse',
+        'sort',
+        'wordproblem',
+        'multiply',
+        'shopping',
+        'facts',
+      ].sort(),
     );
     for (const name of TOKEN_TASK_NAMES) expect(TOKEN_TASKS[name].name).toBe(name);
   });
@@ -102,18 +112,24 @@ describe('TOKEN_TASKS', () => {
     expect(TOKEN_TASKS.sort.create({ alphabet: '0123456789' }).answerChars).toBe('0123456789');
   });
 
-  it('passes cross-field checks on to the task (minLength ≤ maxLength, maxTarget ≥ maxValue)', () => {
+  it('passes cross-field checks on to the task (minLength ≤ maxLength, maxTarget ≥ maxValue, maxAnswer ≥ maxNumber)', () => {
     expect(() => createTokenTask('copy', { minLength: 9, maxLength: 4 })).toThrow(
       /copyTask: minLength must be an integer in \[1, 4\], got 9/,
     );
     expect(() => createTokenTask('countdown', { maxValue: 99, maxTarget: 50 })).toThrow(
       /countdownTask: maxTarget must be an integer in \[99, 999\], got 50/,
     );
+    expect(() => createTokenTask('wordproblem', { minSteps: 3 })).toThrow(
+      /wordProblemTask: minSteps must be an integer in \[1, 2\], got 3/,
+    );
+    expect(() => createTokenTask('wordproblem', { maxNumber: 50, maxAnswer: 40 })).toThrow(
+      /wordProblemTask: maxAnswer must be an integer in \[50, 9999\], got 40/,
+    );
   });
 
   it('names the known tasks for an unknown one', () => {
     expect(() => createTokenTask('divide')).toThrow(
-      /createTokenTask: name must be one of 'copy', 'reverse', 'sort', 'addition', 'countdown', 'multiply', 'shopping', 'facts', got 'divide'/,
+      /createTokenTask: name must be one of 'copy', 'reverse', 'sort', 'addition', 'countdown', 'wordproblem', 'multiply', 'shopping', 'facts', got 'divide'/,
     );
     expect(() => createTokenTask('toString')).toThrow(OpInputError);
     expect(() => createTokenTask('__proto__')).toThrow(OpInputError);

@@ -1,4 +1,10 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createTokenTask } from '../../src/agents/token-task-registry';
 import {
   FRAMEWORK_TABLES,
   frameworkExport,
@@ -352,6 +358,89 @@ describe('the rest of the export', () => {
       /^def compute_score\(data_source, solution_str, ground_truth, extra_info=None/m,
     );
     expect(() => exported('grpo', {}, { name: 'no-such-task' })).toThrow(/name/);
+  });
+
+  it('the word-problem reward reads the last number with re, never eval', () => {
+    const reward = file(
+      exported('grpo', { formatWeight: 0.5 }, { name: 'wordproblem' }).verl,
+      'lab_reward.py',
+    );
+    expect(reward).toContain('FORMAT_WEIGHT = 0.5');
+    expect(reward).toContain('ANSWER_CHARS = "0123456789"');
+    expect(reward).toMatch(/^import re$/m);
+    expect(reward).toContain('_NUMBER.finditer(text)');
+    expect(reward).not.toMatch(/\beval\(|\bexec\(|\bast\./);
+  });
+
+  it("the word-problem reward scores as the lab's verifier does (run in Python)", () => {
+    const reward = file(exported('grpo', {}, { name: 'wordproblem' }).verl, 'lab_reward.py');
+    const dir = mkdtempSync(join(tmpdir(), 'wordproblem-reward-'));
+    writeFileSync(join(dir, 'lab_reward.py'), reward);
+    // The verifier's edge cases (tests/envs/token-tasks/word-problems.test.ts), then fuzzed text
+    // from the characters that make up numbers.
+    const cases: [string, string][] = [
+      ['20', '20'],
+      ['20', 'she has 20 apples.'],
+      ['20', '3*5=15, 15+5=20. the answer is 20'],
+      ['20', 'the answer is $20.'],
+      ['20', '20.00.'],
+      ['20', '25-5=20'],
+      ['20', '20 or 21'],
+      ['20', ''],
+      ['20', 'twenty'],
+      ['20', '-20'],
+      ['20', '20.5'],
+      ['20', '2,0'],
+      ['20', '20-1'],
+      ['20', '\u0662\u0660'],
+      ['20', '２０'],
+      ['1200', '1,200'],
+      ['1200', 'she has $1,200.00.'],
+      ['1200', '1,2000'],
+      ['1200', '12,00'],
+      ['1200', '1.200'],
+      ['5000000', '5,000,000'],
+      ['0', '-0'],
+      ['0', 'none left: 0.'],
+      ['7', `${'5,'.repeat(5000)} so 7`],
+    ];
+    const fuzz = fc.sample(
+      fc.tuple(
+        fc.constantFrom('0', '7', '20', '1200', '5000000'),
+        fc.string({ unit: fc.constantFrom(...'0125,,..--$ a\n'), maxLength: 16 }),
+      ),
+      { numRuns: 400, seed: 11 },
+    );
+    cases.push(...fuzz);
+    const program = [
+      'import json, sys',
+      `sys.path.insert(0, ${JSON.stringify(dir)})`,
+      'from lab_reward import verify, lab_reward',
+      'cases = json.loads(sys.stdin.read())',
+      'print(json.dumps([[verify("", a, c), lab_reward("", a, c)["acc"]] for a, c in cases]))',
+    ].join('\n');
+    const printed = execFileSync('python3', ['-c', program], { input: JSON.stringify(cases) });
+    const python = JSON.parse(printed.toString('utf8')) as [number, number][];
+    const task = createTokenTask('wordproblem');
+    const lab = cases.map(([answer, completion]) => {
+      const score = task.verify({ prompt: '', answer }, completion);
+      // lab_reward strips the completion first; the last number is the same either way.
+      return [score, score];
+    });
+    expect(python).toEqual(lab);
+    // Both sides saw right and wrong answers.
+    expect(lab.filter(([s]) => s === 1).length).toBeGreaterThan(10);
+    expect(lab.filter(([s]) => s === 0).length).toBeGreaterThan(10);
+    // Python refuses a reference answer that is not a whole number, as the lab does.
+    expect(() =>
+      execFileSync(
+        'python3',
+        ['-c', `${program.split('\n').slice(0, 3).join('\n')}\nverify("", "2.5", "2.5")`],
+        {
+          stdio: 'pipe',
+        },
+      ),
+    ).toThrow(/answer must be a whole number/);
   });
 
   it('a retained task: nothing while ptx and its check are off; "no equivalent" lines when on', () => {

@@ -423,7 +423,7 @@ describe('run host: a retained task', () => {
       {
         field: 'retained.task',
         message:
-          "retained.task must be one of copy, reverse, sort, addition, countdown, multiply, shopping, facts, got 'chess'",
+          "retained.task must be one of copy, reverse, sort, addition, countdown, wordproblem, multiply, shopping, facts, got 'chess'",
       },
     ]);
     expect(
