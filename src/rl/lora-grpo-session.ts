@@ -17,11 +17,21 @@ import {
   type LoraSettings,
 } from '../models/hf/llama-lora';
 import { adapterConfigText, adapterWeightsBytes } from '../models/hf/peft-adapter';
+import type { OptimizerSnapshot } from '../models/language-model';
 import type { ModelSpec } from '../models/model-spec';
+import { OpInputError } from '../ops/errors';
 import { evaluateTask } from './evaluate';
 import { createGrpoTrainer, type GrpoTrainer } from './grpo';
 import { DEFAULT_GRPO_CONFIG, type GrpoConfig } from './grpo-config';
-import type { Metrics } from './trainer';
+import type { Metrics, TrainerState } from './trainer';
+
+/** A session between two updates: its adapters, their AdamW state and the trainer's own. */
+export interface LoraSessionState {
+  /** ('lora' group layout.total) the adapters. */
+  params: Float32Array;
+  optimizer: OptimizerSnapshot;
+  trainer: TrainerState;
+}
 
 /** The GRPO settings of a LoRA run: the trainer's defaults with what the page and bench set. */
 export function loraGrpoConfig(settings: {
@@ -78,6 +88,52 @@ export class LoraGrpoSession {
     return this.trainer.update();
   }
 
+  /** Updates done. */
+  get step(): number {
+    return this.trainer.step;
+  }
+
+  /** The state to go on from later (restore), read from wherever the model trains. */
+  async state(): Promise<LoraSessionState> {
+    const [params, optimizer] = await Promise.all([
+      this.policy.readParams('lora'),
+      this.policy.readOptimizer('lora'),
+    ]);
+    return { params, optimizer, trainer: this.trainer.saveState!() }; // every LM trainer has it
+  }
+
+  /**
+   * Goes on from `saved`, taken from a session of the same model, adapters and task: the next
+   * update is the one the saved session would have made. Throws, naming the field and changing
+   * nothing, on a state that does not fit this session.
+   */
+  restore(saved: LoraSessionState): void {
+    const floats = this.lora.params.length;
+    const arrays: [string, Float32Array][] = [
+      ['params', saved.params],
+      ['optimizer.m', saved.optimizer.m],
+      ['optimizer.v', saved.optimizer.v],
+    ];
+    for (const [field, values] of arrays) {
+      if (!(values instanceof Float32Array) || values.length !== floats) {
+        throw new OpInputError(
+          'LoraGrpoSession.restore',
+          field,
+          `must hold the adapters' ${floats} floats (r = ${this.lora.settings.rank} on ` +
+            `${this.lora.settings.targets.join(', ') || 'no module'}), got ${describeLength(values)}`,
+        );
+      }
+      const bad = values.findIndex((x) => !Number.isFinite(x));
+      if (bad >= 0) {
+        throw new OpInputError('LoraGrpoSession.restore', `${field}[${bad}]`, 'must be finite');
+      }
+    }
+    // Checks the trainer's part first and throws changing nothing (every LM trainer has it).
+    this.trainer.loadState!(saved.trainer);
+    this.policy.writeParams(saved.params, 'lora');
+    this.policy.writeOptimizer(saved.optimizer, 'lora');
+  }
+
   /** Held-out strict success now (see the file comment). */
   async heldOut(): Promise<number> {
     const { tokenizer, task } = this.options;
@@ -105,4 +161,8 @@ export class LoraGrpoSession {
   dispose(): void {
     this.policy.dispose();
   }
+}
+
+function describeLength(values: unknown): string {
+  return values instanceof Float32Array ? `${values.length}` : typeof values;
 }

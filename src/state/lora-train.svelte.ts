@@ -12,6 +12,11 @@ import { loraRunExport } from '../compare/lora-run-export';
 import { errorText } from '../util/error-text';
 import { startLoraWorker } from '../worker/client';
 import type { LoraRunReport, LoraWorkerApi } from '../worker/lora-protocol';
+import { llamaLoraFromParams, resolveLoraTargets } from '../models/hf/llama-lora';
+import { adapterConfigText, adapterWeightsBytes } from '../models/hf/peft-adapter';
+import type { ModelSpec } from '../models/model-spec';
+import { shortFingerprint, weightsFingerprint } from '../models/weights-fingerprint';
+import { storedLoraRun, type LoraRunStorePort, type StoredLoraRun } from './lora-run-store';
 import { LORA_GROUP_SIZE, LORA_MAX_NEW_TOKENS } from './lora-plan';
 import type { Backend } from './model-fit';
 import type { TrainingInputs } from './model-load';
@@ -42,6 +47,12 @@ export const LORA_TASKS = [
     name: 'reverse',
     options: { minLength: 3, maxLength: 6, alphabet: 'abcde' },
   },
+  {
+    id: 'wordproblem',
+    label: 'Word problems, GSM8K-style, one step (for instruction-tuned models)',
+    name: 'wordproblem',
+    options: { minSteps: 1, maxSteps: 1, maxNumber: 10, maxAnswer: 20 },
+  },
 ] as const;
 export type LoraTaskId = (typeof LORA_TASKS)[number]['id'];
 
@@ -71,7 +82,31 @@ export interface LoraLine {
   seconds: number;
 }
 
-type Status = 'idle' | 'preparing' | 'training' | 'done' | 'stopped' | 'failed';
+type Status = 'idle' | 'preparing' | 'training' | 'paused' | 'done' | 'failed';
+
+/** The model a run needs, read when it starts or resumes (null: no model loaded). */
+export type TrainingInputsSource = (
+  onTensor: (done: number, total: number) => void,
+) => Promise<TrainingInputs | undefined>;
+
+export interface LoraTrainOptions {
+  /** Where the run is kept across page loads, under `key`; none: it lasts while the page does. */
+  store?: Promise<LoraRunStorePort> | LoraRunStorePort;
+  key?: string;
+  /** Starts one run's worker; default: a Web Worker (tests give in-process ones). */
+  startWorker?: () => LoraWorker;
+}
+
+type LoraWorker = { api: Remote<LoraWorkerApi>; terminate: () => void };
+
+/** The workers' pair as it runs: the run's, then the control's. */
+interface Live {
+  workers: LoraWorker[];
+  form: LoraForm;
+  source: string;
+  spec: ModelSpec;
+  fingerprint: string;
+}
 
 export class LoraTrainState {
   form = $state<LoraForm>({
@@ -90,13 +125,34 @@ export class LoraTrainState {
   device = $state<string | undefined>(undefined);
   /** The run, then its control. */
   lines = $state.raw<LoraLine[]>([]);
-  private workers: { api: Remote<LoraWorkerApi>; terminate: () => void }[] = [];
-  /** The started run's settings and model, for its framework export. */
-  private started: { form: LoraForm; source: string } | undefined;
-  private stopAsked = false;
+  /**
+   * The model a paused run was trained on, when its workers are gone (after a reload): resuming
+   * needs this model loaded again.
+   */
+  savedBase = $state<{ source: string; fingerprint: string } | undefined>(undefined);
+  /** Why runs are not kept across reloads, when they are not. */
+  storeNote = $state<string | undefined>(undefined);
+  private live: Live | undefined;
+  /** The last stored record: what a resume after a reload and the adapter's download read. */
+  private stored: StoredLoraRun | undefined;
+  private pauseAsked = false;
+  private readonly store: Promise<LoraRunStorePort> | undefined;
+  private readonly key: string;
+  private readonly startWorker: () => LoraWorker;
+
+  constructor(options: LoraTrainOptions = {}) {
+    this.store = options.store ? Promise.resolve(options.store) : undefined;
+    this.key = options.key ?? 'panel';
+    this.startWorker = options.startWorker ?? startLoraWorker;
+  }
 
   get busy(): boolean {
     return this.status === 'preparing' || this.status === 'training';
+  }
+
+  /** Updates done (the chart's last batch point). */
+  get step(): number {
+    return this.lines[0]?.batch.x.at(-1) ?? 0;
   }
 
   /** The gains (last held-out − first) of the run and the control, once both have two checks. */
@@ -109,91 +165,218 @@ export class LoraTrainState {
     return a === undefined || b === undefined ? undefined : { run: a, control: b };
   }
 
-  async start(
-    inputs: (
-      onTensor: (done: number, total: number) => void,
-    ) => Promise<TrainingInputs | undefined>,
-    backend: Backend,
-  ): Promise<void> {
+  /** Shows the run kept from an earlier visit, if there is one: paused, or done. */
+  async restoreSaved(): Promise<void> {
+    const store = await this.store;
+    if (!store) return;
+    this.storeNote = store.unavailable;
+    const saved = await store.load(this.key).catch(() => undefined);
+    if (!saved || this.status !== 'idle') return;
+    this.stored = saved;
+    this.form = { ...this.form, ...(saved.form as Partial<LoraForm>) };
+    this.lines = saved.lines.map((line) => ({ ...line }));
+    this.parameters = saved.parameters;
+    this.device = saved.device;
+    this.savedBase = { source: saved.source, fingerprint: saved.fingerprint };
+    this.status = saved.finished ? 'done' : 'paused';
+  }
+
+  /** Starts a new run (and its control) from the form, replacing any earlier one. */
+  async start(inputs: TrainingInputsSource, backend: Backend): Promise<void> {
     if (this.busy) return;
     this.dispose();
-    this.stopAsked = false;
-    this.error = undefined;
-    this.status = 'preparing';
+    this.stored = undefined;
+    this.savedBase = undefined;
     this.lines = [];
-    try {
-      const f = { ...this.form };
-      const read = await inputs(
-        (done, total) => (this.progress = `Reading weights ${done}/${total}`),
-      );
-      if (!read) throw new Error('load a model with its tokenizer first');
-      this.started = { form: f, source: read.source };
-      const task = LORA_TASKS.find((t) => t.id === f.task)!;
-      this.progress = 'Starting the two workers';
-      this.workers = [startLoraWorker(), startLoraWorker()];
-      const lrs = [f.lr, CONTROL_LR];
-      // Each worker owns its weights: the run gets these, the control one copy; both are moved
-      // to the worker (transferred), not copied again.
-      const bases = [read.base, read.base.slice()];
-      const opened = await Promise.all(
-        this.workers.map(({ api }, i) =>
-          api.open(
-            transfer(
-              {
-                source: read.source,
-                spec: read.spec,
-                base: bases[i]!,
-                tokenizer: read.tokenizerFiles,
-                task: { name: task.name, options: { ...task.options } },
-                rank: f.rank,
-                alpha: 2 * f.rank,
-                lr: lrs[i]!,
-                promptsPerUpdate: f.promptsPerUpdate,
-                groupSize: LORA_GROUP_SIZE,
-                maxNewTokens: LORA_MAX_NEW_TOKENS,
-                seed: f.seed,
-                backend,
-              },
-              [bases[i]!.buffer],
-            ),
-          ),
-        ),
-      );
-      this.parameters = opened[0]!.parameters;
-      this.device = opened[0]!.device;
+    await this.run(async () => {
+      const form = { ...this.form };
+      const live = await this.open(inputs, backend, form);
       this.progress = 'Measuring held-out success before training';
-      const starts = await Promise.all(this.workers.map(({ api }) => api.heldOut()));
+      const starts = await Promise.all(live.workers.map(({ api }) => api.heldOut()));
       this.lines = ['LoRA-GRPO', `control (lr ${CONTROL_LR})`].map((label, i) => ({
         label,
         batch: { x: [], y: [] },
         heldOut: { x: [0], y: [starts[i]!] },
         seconds: 0,
       }));
+      return live;
+    });
+  }
+
+  /**
+   * Goes on with a paused run: at once where its workers still hold it, else (after a reload)
+   * from its stored checkpoints, once the same model (by its weights' fingerprint) is loaded.
+   */
+  async resume(inputs: TrainingInputsSource, backend: Backend): Promise<void> {
+    if (this.status !== 'paused') return;
+    if (this.live) {
+      const live = this.live;
+      await this.run(async () => live);
+      return;
+    }
+    const saved = this.stored;
+    if (!saved) return;
+    await this.run(async () => {
+      const form = { ...this.form, ...(saved.form as Partial<LoraForm>) };
+      const live = await this.open(inputs, backend, form, saved);
+      this.progress = `Going on from update ${saved.checkpoints[0]!.run.step}`;
+      await Promise.all(live.workers.map(({ api }, i) => api.resume(saved.checkpoints[i]!)));
+      this.lines = saved.lines.map((line) => ({ ...line }));
+      this.savedBase = undefined;
+      return live;
+    });
+  }
+
+  /** Pauses after the update in progress; the run is kept (and stored, where it can be). */
+  pause(): void {
+    if (this.busy) this.pauseAsked = true;
+  }
+
+  /** Forgets the paused or finished run (its stored copy too), for a new one from the form. */
+  async discard(): Promise<void> {
+    if (this.busy) return;
+    this.dispose();
+    this.stored = undefined;
+    this.savedBase = undefined;
+    this.lines = [];
+    this.parameters = undefined;
+    this.device = undefined;
+    this.error = undefined;
+    this.status = 'idle';
+    const store = await this.store;
+    await store?.remove(this.key).catch(() => undefined);
+  }
+
+  /** Reads the model, opens both workers on it; refuses a model other than `saved`'s base. */
+  private async open(
+    inputs: TrainingInputsSource,
+    backend: Backend,
+    form: LoraForm,
+    saved?: StoredLoraRun,
+  ): Promise<Live> {
+    const read = await inputs(
+      (done, total) => (this.progress = `Reading weights ${done}/${total}`),
+    );
+    if (!read) throw new Error('load a model with its tokenizer first');
+    this.progress = 'Fingerprinting the weights';
+    const fingerprint = await weightsFingerprint(read.base);
+    if (saved && saved.fingerprint !== fingerprint) {
+      throw new Error(
+        `the paused run was trained on ${saved.source} (${shortFingerprint(saved.fingerprint)}); ` +
+          `the model loaded is ${read.source} (${shortFingerprint(fingerprint)}): load the run's model to go on`,
+      );
+    }
+    const task = LORA_TASKS.find((t) => t.id === form.task)!;
+    this.progress = 'Starting the two workers';
+    const workers = [this.startWorker(), this.startWorker()];
+    this.live = { workers, form, source: read.source, spec: read.spec, fingerprint };
+    const lrs = [form.lr, CONTROL_LR];
+    // Each worker owns its weights: the run gets these, the control one copy; both are moved to
+    // the worker (transferred), not copied again.
+    const bases = [read.base, read.base.slice()];
+    const opened = await Promise.all(
+      workers.map(({ api }, i) =>
+        api.open(
+          transfer(
+            {
+              source: read.source,
+              spec: read.spec,
+              base: bases[i]!,
+              fingerprint,
+              tokenizer: read.tokenizerFiles,
+              task: { name: task.name, options: { ...task.options } },
+              rank: form.rank,
+              alpha: 2 * form.rank,
+              lr: lrs[i]!,
+              promptsPerUpdate: form.promptsPerUpdate,
+              groupSize: LORA_GROUP_SIZE,
+              maxNewTokens: LORA_MAX_NEW_TOKENS,
+              seed: form.seed,
+              backend,
+            },
+            [bases[i]!.buffer],
+          ),
+        ),
+      ),
+    );
+    this.parameters = opened[0]!.parameters;
+    this.device = opened[0]!.device;
+    return this.live;
+  }
+
+  /** Prepares (start or resume), then trains update by update until done or paused. */
+  private async run(prepare: () => Promise<Live>): Promise<void> {
+    this.pauseAsked = false;
+    this.error = undefined;
+    this.status = 'preparing';
+    try {
+      const live = await prepare();
       this.status = 'training';
-      for (let u = 1; u <= f.updates; u++) {
-        if (this.stopAsked) break;
-        this.progress = `Update ${u} of ${f.updates}`;
-        const check = u % HELD_OUT_EVERY === 0 || u === f.updates;
-        const reports = await Promise.all(this.workers.map(({ api }) => api.update(check)));
+      const { updates } = live.form;
+      for (let u = this.step + 1; u <= updates && !this.pauseAsked; u++) {
+        this.progress = `Update ${u} of ${updates}`;
+        const check = u % HELD_OUT_EVERY === 0 || u === updates;
+        const reports = await Promise.all(live.workers.map(({ api }) => api.update(check)));
         this.lines = this.lines.map((line, i) => withReport(line, reports[i]!));
+        // Kept at each held-out check: a reload loses at most the updates since the last one.
+        if (check && u < updates) await this.save(live, false);
       }
-      this.status = this.stopAsked ? 'stopped' : 'done';
+      const finished = this.step >= updates;
+      this.progress = 'Saving the run';
+      await this.save(live, finished);
+      this.status = finished ? 'done' : 'paused';
       this.progress = undefined;
     } catch (error) {
       this.error = errorText(error);
-      this.status = 'failed';
+      // The workers may be broken: what the run keeps is its last stored checkpoint, which a
+      // resume opens fresh workers on.
+      this.dispose();
+      const saved = this.stored;
+      if (saved) this.lines = saved.lines.map((line) => ({ ...line }));
+      this.status = saved && !saved.finished ? 'paused' : saved ? 'done' : 'failed';
       this.progress = undefined;
     }
   }
 
-  /** Ends the run after the update in progress. */
-  stop(): void {
-    this.stopAsked = true;
+  /** Stores the run now (both checkpoints, at the same update); a failed write is a note. */
+  private async save(live: Live, finished: boolean): Promise<void> {
+    const store = await this.store;
+    const checkpoints = await Promise.all(live.workers.map(({ api }) => api.checkpoint()));
+    const record = storedLoraRun({
+      form: { ...live.form },
+      source: live.source,
+      spec: live.spec,
+      fingerprint: live.fingerprint,
+      parameters: this.parameters ?? 0,
+      ...(this.device ? { device: this.device } : {}),
+      lines: this.lines.map((line) => ({ ...line })),
+      checkpoints,
+      finished,
+    });
+    this.stored = record;
+    if (!store) return;
+    try {
+      await store.save(this.key, record);
+    } catch (error) {
+      this.storeNote = `the run could not be stored (${errorText(error)}): it lasts until the page closes`;
+    }
   }
 
-  /** The trained adapters as PEFT's two files. */
+  /**
+   * The trained adapters as PEFT's two files: from the run's worker, or after a reload from its
+   * stored checkpoint.
+   */
   async adapter(): Promise<{ config: string; weights: Uint8Array } | undefined> {
-    return this.workers[0]?.api.adapter();
+    if (this.live) return this.live.workers[0]!.api.adapter();
+    const saved = this.stored;
+    if (!saved) return undefined;
+    const { lora, run } = saved.checkpoints[0]!;
+    const settings = { ...lora, targets: resolveLoraTargets(lora.targets) };
+    const trained = llamaLoraFromParams(saved.spec, settings, run.policy.params);
+    return {
+      config: adapterConfigText(trained.settings, saved.source),
+      weights: adapterWeightsBytes(trained),
+    };
   }
 
   /**
@@ -201,8 +384,10 @@ export class LoraTrainState {
    * settings; the model named where its source is a Hub id), or undefined before a run.
    */
   frameworkFiles(): ExportFile[] | undefined {
-    if (!this.started) return undefined;
-    const { form, source } = this.started;
+    const started = this.live ?? this.stored;
+    if (!started) return undefined;
+    const form = { ...this.form, ...(started.form as Partial<LoraForm>) };
+    const { source } = started;
     const task = LORA_TASKS.find((t) => t.id === form.task)!;
     const out = loraRunExport(
       {
@@ -224,8 +409,8 @@ export class LoraTrainState {
   }
 
   dispose(): void {
-    for (const worker of this.workers) worker.terminate();
-    this.workers = [];
+    for (const worker of this.live?.workers ?? []) worker.terminate();
+    this.live = undefined;
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import type { HfTokenizerFiles } from '../models/hf/hf-tokenizer';
 import type { ModelSpec } from '../models/model-spec';
+import { checkpointProblem, type RunCheckpoint } from './run-checkpoint';
 
 export interface LoraRunRequest {
   /** The model's name for people (a Hub id, a folder): adapter_config.json's base model. */
@@ -12,6 +13,8 @@ export interface LoraRunRequest {
   spec: ModelSpec;
   /** Every base weight in the 'base' group's f32 layout. */
   base: Float32Array;
+  /** `base`'s fingerprint (src/models/weights-fingerprint.ts), which its checkpoints carry. */
+  fingerprint: string;
   tokenizer: HfTokenizerFiles;
   task: { name: string; options: Record<string, unknown> };
   rank: number;
@@ -39,6 +42,43 @@ export interface LoraRunReport {
   seconds: number;
 }
 
+/**
+ * A LoRA run between two updates, as the page keeps it across reloads: the adapters and their
+ * AdamW state with the trainer's (a RunCheckpoint whose policy is the 'lora' group alone), and the
+ * base they belong to, named and fingerprinted — never the base's weights themselves.
+ */
+export interface LoraCheckpoint {
+  base: { source: string; fingerprint: string };
+  lora: { rank: number; alpha: number; targets: string[] };
+  run: RunCheckpoint;
+  /** Seconds spent training so far. */
+  seconds: number;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** What is wrong with `value` as a LoraCheckpoint, or undefined. Never throws. */
+export function loraCheckpointProblem(value: unknown): string | undefined {
+  if (!isRecord(value)) return 'is not an object';
+  const { base, lora, run, seconds } = value;
+  if (!isRecord(base) || typeof base.source !== 'string' || typeof base.fingerprint !== 'string') {
+    return 'base must name its source and fingerprint';
+  }
+  if (
+    !isRecord(lora) ||
+    !Number.isInteger(lora.rank) ||
+    typeof lora.alpha !== 'number' ||
+    !Array.isArray(lora.targets) ||
+    !lora.targets.every((t) => typeof t === 'string')
+  ) {
+    return 'lora must give rank, alpha and targets';
+  }
+  if (typeof seconds !== 'number' || !(seconds >= 0)) return 'seconds must be a number ≥ 0';
+  const problem = checkpointProblem(run);
+  return problem === undefined ? undefined : `run: ${problem}`;
+}
+
 export interface LoraWorkerApi {
   /**
    * Builds the run; returns the number of adapter parameters and where it runs (for people).
@@ -49,6 +89,14 @@ export interface LoraWorkerApi {
   heldOut(): Promise<number>;
   /** One update; with `heldOut`, the held-out measure after it too. */
   update(heldOut: boolean): Promise<LoraRunReport>;
+  /** The run now, to go on from later (between updates only). */
+  checkpoint(): Promise<LoraCheckpoint>;
+  /**
+   * Goes on from `checkpoint` (after open() with the same base, task and settings): the next
+   * update is the one the saved run would have made. Refuses, naming what differs and changing
+   * nothing, a checkpoint of another base (its fingerprint) or other adapters.
+   */
+  resume(checkpoint: LoraCheckpoint): Promise<void>;
   /** The adapters as PEFT saves them. */
   adapter(): Promise<{ config: string; weights: Uint8Array }>;
 }

@@ -63,6 +63,55 @@ test('trains the tiny chat model with LoRA-GRPO beside its control and downloads
   expect(errors).toEqual([]);
 });
 
+test('a paused run is kept across a reload and resumes once its model is loaded again', async ({
+  page,
+}) => {
+  test.setTimeout(240_000);
+  const errors = collectErrors(page);
+  await page.goto('/?backend=cpu#/models');
+  await page.getByTestId('shipped-tiny-chat').click();
+  await page.getByRole('button', { name: 'Load the model' }).click();
+  await expect(page.getByTestId('loaded')).toContainText('Loaded on the CPU as f32');
+  const section = page.getByRole('region', { name: '4. Train it with LoRA-GRPO' });
+  await section.getByRole('spinbutton', { name: 'Prompts per update' }).fill('4');
+  await section.getByRole('spinbutton', { name: 'Updates' }).fill('12');
+  await section.getByRole('button', { name: 'Train with LoRA-GRPO' }).click();
+  const status = section.getByTestId('lora-status');
+  await expect(status).toContainText('Update 2 of 12', { timeout: 60_000 });
+  await section.getByRole('button', { name: 'Pause' }).click();
+  await expect(status).toHaveAttribute('data-status', 'paused', { timeout: 60_000 });
+  const pausedAt = Number(/Paused at update (\d+) of 12/.exec((await status.textContent())!)![1]);
+  expect(pausedAt).toBeGreaterThanOrEqual(2);
+
+  await page.reload();
+  // Before a model is loaded, the page names the model to load.
+  await expect(page.getByTestId('lora-kept')).toContainText(
+    `Your LoRA-GRPO run on tiny-chat (the lab's own) is kept, paused at update ${pausedAt} of 12: load that model`,
+  );
+  await page.getByTestId('shipped-tiny-chat').click();
+  await page.getByRole('button', { name: 'Load the model' }).click();
+  await expect(page.getByTestId('loaded')).toContainText('Loaded on the CPU as f32');
+  const again = page.getByRole('region', { name: '4. Train it with LoRA-GRPO' });
+  await expect(again.getByTestId('lora-saved')).toContainText(
+    new RegExp(
+      `paused at update ${pausedAt} of 12\\. It trained\\s+on tiny-chat \\(the lab's own\\) \\(weights sha256:[0-9a-f]{12}\\)`,
+    ),
+  );
+  await expect(again.getByTestId('lora-chart')).toHaveAttribute('data-points', String(pausedAt));
+  await page.screenshot({ path: `${SCREENSHOTS}/lora-paused-reload-1280.png`, fullPage: true });
+
+  await again.getByRole('button', { name: 'Resume' }).click();
+  await expect(again.getByTestId('lora-status')).toHaveAttribute('data-status', 'done', {
+    timeout: 200_000,
+  });
+  await expect(again.getByTestId('lora-chart')).toHaveAttribute('data-points', '12');
+  // Held-out checks at 0, 10 and 12 on the one line: the resumed run kept the first.
+  const rows = again.getByRole('table', { name: 'Held-out strict success' }).locator('tbody tr');
+  await expect(rows).toHaveCount(2);
+  await expect(again.getByTestId('lora-saved')).toHaveCount(0);
+  expect(errors).toEqual([]);
+});
+
 test('with ?backend=webgpu the panel states the GPU plan and trains on the GPU', async ({
   page,
 }) => {

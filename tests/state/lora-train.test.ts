@@ -1,0 +1,181 @@
+/**
+ * The LoRA-GRPO panel's run outlives a reload: paused, it is stored (both checkpoints, the
+ * lines, the base's fingerprint); a new page's state finds it paused and, given the same model,
+ * goes on to the very adapters an unbroken run ends with. Another model is refused by its
+ * fingerprint, and a damaged record is ignored. The workers run in-process (lora-api.ts, the
+ * code the Web Worker exposes).
+ */
+import type { Remote } from 'comlink';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { directoryFiles } from '../../src/cli/file-source';
+import { loadLmModel } from '../../src/cli/lm-model';
+import type { HfTokenizerFiles } from '../../src/models/hf/hf-tokenizer';
+import type { ModelSpec } from '../../src/models/model-spec';
+import { memoryLoraRunStore, type LoraRunStorePort } from '../../src/state/lora-run-store';
+import {
+  LORA_TASKS,
+  LoraTrainState,
+  type TrainingInputsSource,
+} from '../../src/state/lora-train.svelte';
+import { createTokenTask } from '../../src/agents/token-task-registry';
+import { readTokenizerFiles } from '../../src/state/model-load';
+import { createLoraWorkerApi } from '../../src/worker/lora-api';
+import type { LoraWorkerApi } from '../../src/worker/lora-protocol';
+
+const MODEL = 'public/models/hf/tiny-chat';
+let spec: ModelSpec;
+let params: Float32Array;
+let tokenizerFiles: HfTokenizerFiles;
+
+beforeAll(async () => {
+  const loaded = await loadLmModel(MODEL);
+  spec = loaded.model.spec;
+  params = loaded.params;
+  const files = directoryFiles(MODEL);
+  tokenizerFiles = await readTokenizerFiles(files);
+  await files.close();
+});
+
+/** The model as the page reads it: a fresh copy of the weights each time (they are moved). */
+const inputs =
+  (change?: (base: Float32Array) => void): TrainingInputsSource =>
+  async () => {
+    const base = params.slice();
+    change?.(base);
+    return { source: 'tiny-chat', spec, base, tokenizerFiles };
+  };
+
+/** In-process workers; `afterUpdate` is told each update the run's worker finishes. */
+function trainState(store: LoraRunStorePort, afterUpdate?: (update: number) => void) {
+  let started = 0;
+  const train: LoraTrainState = new LoraTrainState({
+    store,
+    key: 'test',
+    startWorker: () => {
+      const api = createLoraWorkerApi();
+      const isRun = started++ % 2 === 0;
+      const update: LoraWorkerApi['update'] = async (heldOut) => {
+        const report = await api.update(heldOut);
+        if (isRun) afterUpdate?.(report.update);
+        return report;
+      };
+      return { api: { ...api, update } as unknown as Remote<LoraWorkerApi>, terminate: () => {} };
+    },
+  });
+  train.form = {
+    task: 'addition-reversed',
+    rank: 4,
+    lr: 5e-3,
+    promptsPerUpdate: 2,
+    updates: 4,
+    seed: 2,
+  };
+  return train;
+}
+
+const withoutSeconds = (lines: LoraTrainState['lines']) =>
+  lines.map(({ seconds: _, ...line }) => line);
+
+describe('LoraTrainState across a reload', () => {
+  it('pauses, is stored, and goes on in a new page to the unbroken run’s adapters', async () => {
+    const unbroken = trainState(memoryLoraRunStore());
+    await unbroken.start(inputs(), 'cpu');
+    expect(unbroken.status).toBe('done');
+    const want = await unbroken.adapter();
+
+    const store = memoryLoraRunStore();
+    let first: LoraTrainState | undefined = undefined;
+    first = trainState(store, (update) => update === 2 && first!.pause());
+    await first.start(inputs(), 'cpu');
+    expect(first.status).toBe('paused');
+    expect(first.step).toBe(2);
+    const saved = await store.load('test');
+    expect(saved?.checkpoints.map((c) => c.run.step)).toEqual([2, 2]);
+    expect(saved?.fingerprint).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(saved?.finished).toBe(false);
+
+    const reloaded = trainState(store);
+    reloaded.form = { ...reloaded.form, updates: 99, lr: 1 }; // the stored form wins
+    await reloaded.restoreSaved();
+    expect(reloaded.status).toBe('paused');
+    expect(reloaded.step).toBe(2);
+    expect(reloaded.savedBase).toEqual({ source: 'tiny-chat', fingerprint: saved!.fingerprint });
+    expect(reloaded.form.updates).toBe(4);
+    // The adapters download from the stored checkpoint before any worker runs.
+    expect((await reloaded.adapter())?.weights.length).toBe(want!.weights.length);
+
+    await reloaded.resume(inputs(), 'cpu');
+    expect(reloaded.error).toBeUndefined();
+    expect(reloaded.status).toBe('done');
+    expect(reloaded.step).toBe(4);
+    const got = await reloaded.adapter();
+    expect(got!.weights).toEqual(want!.weights);
+    expect(got!.config).toBe(want!.config);
+    expect(withoutSeconds(reloaded.lines)).toEqual(withoutSeconds(unbroken.lines));
+    expect((await store.load('test'))?.finished).toBe(true);
+  }, 120_000);
+
+  it('refuses to go on with another model, keeping the paused run as it was', async () => {
+    const store = memoryLoraRunStore();
+    let first: LoraTrainState | undefined = undefined;
+    first = trainState(store, (update) => update === 1 && first!.pause());
+    await first.start(inputs(), 'cpu');
+    const before = await store.load('test');
+
+    const reloaded = trainState(store);
+    await reloaded.restoreSaved();
+    await reloaded.resume(
+      inputs((base) => (base[100] = base[100]! + 0.5)),
+      'cpu',
+    );
+    expect(reloaded.status).toBe('paused');
+    expect(reloaded.error).toMatch(
+      /trained on tiny-chat \(sha256:[0-9a-f]{12}\); the model loaded is tiny-chat \(sha256:[0-9a-f]{12}\): load the run's model/,
+    );
+    expect(reloaded.step).toBe(1);
+    const after = await store.load('test');
+    expect(after?.savedAt).toBe(before?.savedAt);
+
+    // The right model then goes on.
+    await reloaded.resume(inputs(), 'cpu');
+    expect(reloaded.status).toBe('done');
+  }, 120_000);
+
+  it('ignores a damaged record, and discard forgets a stored run', async () => {
+    const store = memoryLoraRunStore();
+    let first: LoraTrainState | undefined = undefined;
+    first = trainState(store, (update) => update === 1 && first!.pause());
+    await first.start(inputs(), 'cpu');
+    const record = (await store.load('test'))!;
+    const damaged = structuredClone(record);
+    damaged.checkpoints[1]!.run.policy.m = new Float32Array(3);
+    await store.save('test', damaged);
+    const reloaded = trainState(store);
+    await reloaded.restoreSaved();
+    expect(reloaded.status).toBe('idle');
+    expect(reloaded.lines).toEqual([]);
+
+    await store.save('test', record);
+    const again = trainState(store);
+    await again.restoreSaved();
+    expect(again.status).toBe('paused');
+    await again.discard();
+    expect(again.status).toBe('idle');
+    expect(await store.load('test')).toBeUndefined();
+  }, 120_000);
+});
+
+describe('LORA_TASKS', () => {
+  it.each(LORA_TASKS.map((t) => [t.id, t] as const))(
+    '%s builds with its options and its samples verify',
+    (_, entry) => {
+      const task = createTokenTask(entry.name, { ...entry.options });
+      let state = 7;
+      const random = () => (state = (state * 16807) % 2147483647) / 2147483647;
+      for (let i = 0; i < 20; i++) {
+        const sample = task.sample(random);
+        expect(task.verify(sample, sample.answer)).toBe(1);
+      }
+    },
+  );
+});
