@@ -94,25 +94,27 @@ export async function loadLmTokenizer(dir: string): Promise<HfTokenizer> {
   });
 }
 
-/** The PEFT LoRA adapter in the folder `dir`, for the model of `spec`. */
-export async function loadLmAdapter(dir: string, spec: ModelSpec): Promise<LlamaLora> {
+/** The PEFT LoRA adapter in the folder `dir`, for the model of `spec`; errors name `flag`. */
+export async function loadLmAdapter(
+  dir: string,
+  spec: ModelSpec,
+  flag = 'adapter',
+): Promise<LlamaLora> {
   for (const file of [ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE]) {
     if (!existsSync(join(dir, file))) {
-      throw new FlagError('adapter', `--adapter=${dir}: no ${file} in this folder`);
+      throw new FlagError(flag, `--${flag}=${dir}: no ${file} in this folder`);
     }
   }
   const configPath = join(dir, ADAPTER_CONFIG_FILE);
   if (statSync(configPath).size > MAX_ADAPTER_CONFIG_BYTES) {
     throw new FlagError(
-      'adapter',
-      `--adapter=${dir}: ${ADAPTER_CONFIG_FILE} is larger than ${MAX_ADAPTER_CONFIG_BYTES} bytes`,
+      flag,
+      `--${flag}=${dir}: ${ADAPTER_CONFIG_FILE} is larger than ${MAX_ADAPTER_CONFIG_BYTES} bytes`,
     );
   }
-  const weights = await forFlag('adapter', dir, () =>
-    openFileSource(join(dir, ADAPTER_WEIGHTS_FILE)),
-  );
+  const weights = await forFlag(flag, dir, () => openFileSource(join(dir, ADAPTER_WEIGHTS_FILE)));
   try {
-    const { lora } = await forFlag('adapter', dir, () =>
+    const { lora } = await forFlag(flag, dir, () =>
       readPeftAdapter(readFileSync(configPath, 'utf8'), weights, spec),
     );
     return lora;

@@ -10,7 +10,13 @@
  *   --lora-targets=all-linear  PEFT target_modules: all-linear, or a comma list of
  *                            q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj
  *   --adapter-out=DIR        where adapter_config.json and adapter_model.safetensors are written,
- *                            as PEFT saves them (checked before training, written at every ending)
+ *                            as PEFT saves them, with the optimizer's and trainer's state beside
+ *                            them (lora-training-state.ts; checked before training, written at
+ *                            every ending, Ctrl-C included)
+ *   --resume=DIR             goes on from a folder --adapter-out wrote: its adapters, AdamW state
+ *                            and trainer state (random draws, config, events), for --updates more
+ *                            updates; the base must be the one it was trained on (fingerprint),
+ *                            and its adapter_config.json sets r, alpha and the targets
  *   --storage=f16            the frozen base's storage on the GPU: f16 (half the memory) or f32
  *                            (the CPU's numbers); for --backend=webgpu or auto
  *   --micro-batch=N          on the GPU, the most sequences a forward and backward take at once
@@ -33,6 +39,7 @@ import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE } from '../models/hf/peft-ada
 import { FlagError, type CliArgs } from './args';
 import { LM_STORAGES } from './lm-backend';
 import { readModelSource, type ModelSource } from './model-source';
+import { TRAINING_STATE_FILE } from './lora-training-state';
 import { prepareOutput } from './output-file';
 
 export interface BroughtModelFlags {
@@ -41,6 +48,8 @@ export interface BroughtModelFlags {
   lora: LoraSettings;
   /** The adapter folder to write, when asked. */
   adapterOut?: string;
+  /** The folder of a saved run to go on from. */
+  resume?: string;
   /** The base's storage on the GPU. */
   storage: GpuWeightStorage;
   /** Sequences per forward and backward on the GPU; undefined: the most that fit. */
@@ -72,6 +81,7 @@ export function broughtModelFlags(args: CliArgs): BroughtModelFlags | undefined 
       'lora-alpha',
       'lora-targets',
       'adapter-out',
+      'resume',
       'storage',
       'micro-batch',
     ]) {
@@ -85,6 +95,20 @@ export function broughtModelFlags(args: CliArgs): BroughtModelFlags | undefined 
   // A folder is checked now; a Hub model's files are checked as they download.
   if (source.kind === 'folder' && !existsSync(join(source.dir, 'config.json'))) {
     throw new FlagError('model', `--model=${source.dir}: no config.json in this folder`);
+  }
+  const resume = args.optional('resume');
+  if (resume !== undefined) {
+    if (!existsSync(join(resume, ADAPTER_CONFIG_FILE))) {
+      throw new FlagError('resume', `--resume=${resume}: no ${ADAPTER_CONFIG_FILE} in this folder`);
+    }
+    for (const flag of ['lora-r', 'lora-alpha', 'lora-targets']) {
+      if (given.has(flag)) {
+        throw new FlagError(
+          flag,
+          `--${flag} is set by --resume=${resume}: its ${ADAPTER_CONFIG_FILE} gives r, alpha and the targets`,
+        );
+      }
+    }
   }
   const rank = args.int('lora-r', 16, { min: 1, max: LORA_MAX_RANK });
   const alpha = args.real('lora-alpha', 2 * rank, { min: 0, max: 1e6, minOpen: true });
@@ -118,6 +142,7 @@ export function broughtModelFlags(args: CliArgs): BroughtModelFlags | undefined 
     microBatch,
     lora: { rank, alpha, targets },
     ...(adapterOut === undefined ? {} : { adapterOut }),
+    ...(resume === undefined ? {} : { resume }),
   };
 }
 
@@ -126,7 +151,7 @@ function prepareAdapterFolder(dir: string): void {
   if (existsSync(dir) && !lstatSync(dir).isDirectory()) {
     throw new FlagError('adapter-out', `--adapter-out=${dir} is a file; give a folder`);
   }
-  for (const file of [ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE]) {
+  for (const file of [ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, TRAINING_STATE_FILE]) {
     prepareOutput(join(dir, file), 'adapter-out');
   }
 }

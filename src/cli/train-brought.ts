@@ -27,7 +27,14 @@ import {
 } from '../models/hf/peft-adapter';
 import { evaluateTask } from '../rl/evaluate';
 import { FlagError } from './args';
-import { loadLmModel, loadLmTokenizer } from './lm-model';
+import { loadLmAdapter, loadLmModel, loadLmTokenizer } from './lm-model';
+import {
+  readTrainingState,
+  trainingStateBytes,
+  TRAINING_STATE_FILE,
+  type LoraTrainingState,
+} from './lora-training-state';
+import { shortFingerprint, weightsFingerprint } from '../models/weights-fingerprint';
 import { modelFolder, modelName, type ModelSource } from './model-source';
 import { writeAtomically } from './output-file';
 import type { PreparedRun } from './prepared-run';
@@ -56,7 +63,18 @@ export async function setUpBroughtRun(
   } catch (error) {
     throw new FlagError('model', `--model=${name}: ${(error as Error).message}`);
   }
-  const lora = createLlamaLora(model.spec, brought.lora, flags.seed);
+  const saved = brought.resume ? await savedRun(brought.resume, model.spec) : undefined;
+  // Fingerprinted only where a state is read or written (a 0.5B model's weights are 2 GB).
+  const fingerprint = saved || brought.adapterOut ? await weightsFingerprint(params) : undefined;
+  if (saved && saved.state.base.fingerprint !== fingerprint) {
+    throw new FlagError(
+      'resume',
+      `--resume=${brought.resume}: trained on ${saved.state.base.source} (${shortFingerprint(saved.state.base.fingerprint)}), ` +
+        `but --model=${name} has other weights (${shortFingerprint(fingerprint!)})`,
+    );
+  }
+  const seed = saved ? saved.state.seed : flags.seed;
+  const lora = saved ? saved.lora : createLlamaLora(model.spec, brought.lora, seed);
   const task = run.tasks.first;
   // One step's rows: the prompts and their answers, at most the template's prompt and the answer.
   const step = {
@@ -78,10 +96,12 @@ export async function setUpBroughtRun(
   const needsReference = run.algo.reference === 'always' || Number(flags.config.klCoef ?? 0) > 0;
   const reference = needsReference ? policy.withoutAdapters() : undefined;
   const trainer = run.algo.create(
-    { policy, tokenizer: chat, task, seed: flags.seed, ...(reference ? { reference } : {}) },
+    { policy, tokenizer: chat, task, seed, ...(reference ? { reference } : {}) },
     flags.config,
   );
-  const { rank, alpha, targets } = brought.lora;
+  if (saved) resumeTrainer(trainer, policy, saved.state, flags, brought.resume!);
+  const started = performance.now();
+  const { rank, alpha, targets } = lora.settings;
   const parameters = lora.params.length;
   return {
     trainer,
@@ -98,10 +118,58 @@ export async function setUpBroughtRun(
     recorded: {},
     ...(brought.adapterOut
       ? {
-          saveExtra: async () => saveAdapter(brought.adapterOut!, await adapters(), brought.source),
+          saveExtra: async () => {
+            const line = saveAdapter(brought.adapterOut!, await adapters(), brought.source);
+            const state = trainingStateBytes({
+              base: { source: name, fingerprint: fingerprint! },
+              seed,
+              optimizer: await policy.readOptimizer('lora'),
+              trainer: trainer.saveState!(),
+              seconds: (saved?.state.seconds ?? 0) + (performance.now() - started) / 1000,
+            });
+            writeAtomically(join(brought.adapterOut!, TRAINING_STATE_FILE), state, 'adapter-out');
+            return `${line} and the optimizer's and trainer's state (${TRAINING_STATE_FILE}), from which --resume goes on`;
+          },
         }
       : {}),
   };
+}
+
+/** A saved run in `dir` (--resume): its PEFT adapter and the state beside it. */
+async function savedRun(
+  dir: string,
+  spec: LlamaCpuModel['spec'],
+): Promise<{ lora: LlamaLora; state: LoraTrainingState }> {
+  const lora = await loadLmAdapter(dir, spec, 'resume');
+  return { lora, state: await readTrainingState(dir, lora.params.length) };
+}
+
+/**
+ * Brings the trainer and the adapters' AdamW state to the saved run's: the trainer's part first
+ * (it checks everything before it changes anything). The saved run keeps its settings: where
+ * this command's differ, a line says which.
+ */
+function resumeTrainer(
+  trainer: PreparedRun['trainer'],
+  policy: LlamaCpuLanguageModel | LlamaGpuLanguageModel,
+  state: LoraTrainingState,
+  flags: { seed: number; config: Config },
+  dir: string,
+): void {
+  try {
+    trainer.loadState!(state.trainer);
+    policy.writeOptimizer(state.optimizer, 'lora');
+  } catch (error) {
+    throw new FlagError('resume', `--resume=${dir}: ${errorText(error)}`);
+  }
+  const differ = Object.entries(state.trainer.config)
+    .filter(([key, value]) => key in flags.config && flags.config[key] !== value)
+    .map(([key, value]) => `${key} ${String(value)} (flags: ${String(flags.config[key])})`);
+  if (state.seed !== flags.seed) differ.unshift(`seed ${state.seed} (flags: ${flags.seed})`);
+  console.log(
+    `resume: from update ${state.trainer.step} of ${dir}` +
+      (differ.length ? `; the saved run keeps its settings: ${differ.join(', ')}` : ''),
+  );
 }
 
 /**

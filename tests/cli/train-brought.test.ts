@@ -4,12 +4,13 @@
  * which scores with them exactly as the trained model does; the lab's own model's flags are
  * refused beside --model, each naming itself.
  */
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main as lm } from '../../src/cli/lm';
 import { loadLmAdapter, loadLmModel } from '../../src/cli/lm-model';
+import { readTrainingState } from '../../src/cli/lora-training-state';
 import { main as train } from '../../src/cli/train';
 import { llamaScore } from '../../src/models/hf/llama-cpu';
 
@@ -93,4 +94,90 @@ describe('npm run train -- --model', () => {
     });
     expect(existsSync(join(file, 'adapter_config.json'))).toBe(false);
   });
+
+  it('goes on from a saved run with --resume exactly as the unbroken run', async () => {
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    const root = mkdtempSync(join(tmpdir(), 'resume-'));
+    const [unbroken, half, resumed] = ['unbroken', 'half', 'resumed'].map((d) => join(root, d)) as [
+      string,
+      string,
+      string,
+    ];
+    const base = RUN.filter((a) => !a.startsWith('--updates='));
+    expect(await train([...base, '--seed=5', '--updates=4', `--adapter-out=${unbroken}`])).toBe(0);
+    expect(await train([...base, '--seed=5', '--updates=2', `--adapter-out=${half}`])).toBe(0);
+    log.mockClear();
+    // No --seed: the saved run's seed 5 wins over the default, and says so.
+    expect(
+      await train([
+        ...base.filter((a) => !a.startsWith('--lora-r=')),
+        '--updates=2',
+        `--resume=${half}`,
+        `--adapter-out=${resumed}`,
+      ]),
+    ).toBe(0);
+    const printed = log.mock.calls.map((c) => String(c[0])).join('\n');
+    expect(printed).toContain(
+      `resume: from update 2 of ${half}; the saved run keeps its settings: seed 5 (flags: 1)`,
+    );
+    expect(
+      readFileSync(join(resumed, 'adapter_model.safetensors')).equals(
+        readFileSync(join(unbroken, 'adapter_model.safetensors')),
+      ),
+    ).toBe(true);
+    const floats = (await loadLmAdapter(unbroken, (await loadLmModel(MODEL)).model.spec)).params
+      .length;
+    const [got, want] = await Promise.all(
+      [resumed, unbroken].map((dir) => readTrainingState(dir, floats)),
+    );
+    expect(got!.optimizer).toEqual(want!.optimizer);
+    expect(got!.trainer).toEqual(want!.trainer);
+    expect(got!.seed).toBe(5);
+    expect(got!.trainer.step).toBe(4);
+    // The adapters moved between the half-way save and the end.
+    expect(
+      readFileSync(join(half, 'adapter_model.safetensors')).equals(
+        readFileSync(join(unbroken, 'adapter_model.safetensors')),
+      ),
+    ).toBe(false);
+  }, 180_000);
+
+  it('refuses to resume on other weights, with LoRA flags, or without the state file', async () => {
+    vi.spyOn(console, 'log').mockImplementation(() => {});
+    const root = mkdtempSync(join(tmpdir(), 'resume-'));
+    const saved = join(root, 'saved');
+    expect(await train([...RUN, `--adapter-out=${saved}`])).toBe(0);
+    const resumeArgs = RUN.filter((a) => !a.startsWith('--lora-r=')).concat(`--resume=${saved}`);
+
+    // The same model with one weight's lowest mantissa bit flipped.
+    const other = join(root, 'other-model');
+    cpSync(MODEL, other, { recursive: true });
+    const weights = readFileSync(join(other, 'model.safetensors'));
+    weights[weights.length - 4] = weights[weights.length - 4]! ^ 1;
+    writeFileSync(join(other, 'model.safetensors'), weights);
+    await expect(
+      train([...resumeArgs.filter((a) => !a.startsWith('--model=')), `--model=${other}`]),
+    ).rejects.toMatchObject({
+      flag: 'resume',
+      message: expect.stringMatching(
+        /trained on .*tiny-chat \(sha256:[0-9a-f]{12}\), but --model=.*other-model has other weights \(sha256:[0-9a-f]{12}\)/,
+      ),
+    });
+
+    await expect(train([...resumeArgs, '--lora-r=8'])).rejects.toMatchObject({
+      flag: 'lora-r',
+      message: expect.stringContaining('is set by --resume'),
+    });
+    const adapterOnly = join(root, 'adapter-only');
+    cpSync(saved, adapterOnly, {
+      recursive: true,
+      filter: (p) => !p.endsWith('lab_training_state.safetensors'),
+    });
+    await expect(
+      train([...resumeArgs.filter((a) => !a.startsWith('--resume=')), `--resume=${adapterOnly}`]),
+    ).rejects.toMatchObject({
+      flag: 'resume',
+      message: expect.stringContaining('lab_training_state.safetensors: missing'),
+    });
+  }, 180_000);
 });
