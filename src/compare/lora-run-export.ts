@@ -5,6 +5,7 @@
  * trained named where a Hub id or path is known.
  */
 import { loraGrpoConfig } from '../rl/lora-grpo-session';
+import { loraRecipe, type LoraRecipeId } from '../worker/lora-recipes';
 import { runCatalog } from '../worker/run-spec';
 import { frameworkExport, type ExportLora, type FrameworkExport } from './framework-export';
 
@@ -14,10 +15,16 @@ export interface LoraRunSettings {
   groupSize: number;
   maxNewTokens: number;
   task: { name: string; options: Record<string, unknown> };
+  /** The GRPO variant it trained with (GRPO when left out). */
+  recipe?: LoraRecipeId;
 }
 
 export function loraRunExport(run: LoraRunSettings, lora: ExportLora): FrameworkExport {
   const grpo = runCatalog().algorithms.find((a) => a.name === 'grpo')!;
-  const config = { ...loraGrpoConfig(run) } as Record<string, number | boolean | string>;
+  const recipe = loraRecipe(run.recipe ?? 'grpo').config;
+  const config = { ...loraGrpoConfig({ ...run, recipe }) } as Record<
+    string,
+    number | boolean | string
+  >;
   return frameworkExport(grpo, config, run.task, lora);
 }

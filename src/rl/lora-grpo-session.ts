@@ -33,15 +33,27 @@ export interface LoraSessionState {
   trainer: TrainerState;
 }
 
-/** The GRPO settings of a LoRA run: the trainer's defaults with what the page and bench set. */
+/**
+ * The GRPO settings of a LoRA run: the trainer's defaults, then `recipe`'s changes (a variant of
+ * the family: src/worker/lora-recipes.ts), then what the page and bench set. The trainer checks
+ * the result.
+ */
 export function loraGrpoConfig(settings: {
   lr: number;
   promptsPerUpdate: number;
   groupSize: number;
   maxNewTokens: number;
+  recipe?: Readonly<Record<string, number | string | boolean>>;
 }): GrpoConfig {
-  const { lr, promptsPerUpdate, groupSize, maxNewTokens } = settings;
-  return { ...DEFAULT_GRPO_CONFIG, lr, promptsPerUpdate, groupSize, maxNewTokens };
+  const { lr, promptsPerUpdate, groupSize, maxNewTokens, recipe } = settings;
+  return {
+    ...DEFAULT_GRPO_CONFIG,
+    ...(recipe as Partial<GrpoConfig>),
+    lr,
+    promptsPerUpdate,
+    groupSize,
+    maxNewTokens,
+  };
 }
 
 /** The held-out measure: 64 prompts × 2 sampled answers at the rollout temperature. */

@@ -12,6 +12,7 @@ import { loraRunExport } from '../compare/lora-run-export';
 import { errorText } from '../util/error-text';
 import { startLoraWorker } from '../worker/client';
 import type { LoraRunReport, LoraWorkerApi } from '../worker/lora-protocol';
+import { loraRecipe, type LoraRecipeId } from '../worker/lora-recipes';
 import { llamaLoraFromParams, resolveLoraTargets } from '../models/hf/llama-lora';
 import { adapterConfigText, adapterWeightsBytes } from '../models/hf/peft-adapter';
 import type { ModelSpec } from '../models/model-spec';
@@ -59,6 +60,8 @@ export type LoraTaskId = (typeof LORA_TASKS)[number]['id'];
 /** The form; defaults are the recipe bench:learn --only=lora measures (bench/learn/lora-grpo.ts). */
 export interface LoraForm {
   task: LoraTaskId;
+  /** Which of the GRPO family trains (src/worker/lora-recipes.ts). */
+  recipe: LoraRecipeId;
   rank: number;
   lr: number;
   promptsPerUpdate: number;
@@ -111,6 +114,7 @@ interface Live {
 export class LoraTrainState {
   form = $state<LoraForm>({
     task: 'addition-reversed',
+    recipe: 'grpo',
     rank: 8,
     lr: 5e-3,
     promptsPerUpdate: 16,
@@ -193,7 +197,8 @@ export class LoraTrainState {
       const live = await this.open(inputs, backend, form);
       this.progress = 'Measuring held-out success before training';
       const starts = await Promise.all(live.workers.map(({ api }) => api.heldOut()));
-      this.lines = ['LoRA-GRPO', `control (lr ${CONTROL_LR})`].map((label, i) => ({
+      const name = `LoRA-${loraRecipe(form.recipe).short}`;
+      this.lines = [name, `control (lr ${CONTROL_LR})`].map((label, i) => ({
         label,
         batch: { x: [], y: [] },
         heldOut: { x: [0], y: [starts[i]!] },
@@ -285,6 +290,7 @@ export class LoraTrainState {
               fingerprint,
               tokenizer: read.tokenizerFiles,
               task: { name: task.name, options: { ...task.options } },
+              recipe: form.recipe,
               rank: form.rank,
               alpha: 2 * form.rank,
               lr: lrs[i]!,
@@ -396,6 +402,7 @@ export class LoraTrainState {
         groupSize: LORA_GROUP_SIZE,
         maxNewTokens: LORA_MAX_NEW_TOKENS,
         task: { name: task.name, options: { ...task.options } },
+        recipe: form.recipe,
       },
       {
         rank: form.rank,

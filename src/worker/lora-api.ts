@@ -18,6 +18,7 @@ import {
   type LoraRunRequest,
   type LoraWorkerApi,
 } from './lora-protocol';
+import { loraRecipe } from './lora-recipes';
 import { RUN_CHECKPOINT_VERSION } from './run-checkpoint';
 
 export function createLoraWorkerApi(): LoraWorkerApi {
@@ -52,7 +53,7 @@ export function createLoraWorkerApi(): LoraWorkerApi {
         tokenizer,
         task,
         lora,
-        grpo: loraGrpoConfig(request),
+        grpo: loraGrpoConfig({ ...request, recipe: loraRecipe(request.recipe ?? 'grpo').config }),
         seed: request.seed,
       });
       opened = request;

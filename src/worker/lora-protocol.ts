@@ -5,6 +5,7 @@
  */
 import type { HfTokenizerFiles } from '../models/hf/hf-tokenizer';
 import type { ModelSpec } from '../models/model-spec';
+import type { LoraRecipeId } from './lora-recipes';
 import { checkpointProblem, type RunCheckpoint } from './run-checkpoint';
 
 export interface LoraRunRequest {
@@ -17,6 +18,8 @@ export interface LoraRunRequest {
   fingerprint: string;
   tokenizer: HfTokenizerFiles;
   task: { name: string; options: Record<string, unknown> };
+  /** Which of the GRPO family trains it (lora-recipes.ts); GRPO when left out. */
+  recipe?: LoraRecipeId;
   rank: number;
   alpha: number;
   lr: number;

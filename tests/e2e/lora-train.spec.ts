@@ -31,7 +31,7 @@ test('trains the tiny chat model with LoRA-GRPO beside its control and downloads
   const before = async (i: number) => (await rows.nth(i).locator('td').nth(1).textContent())!;
   expect(await before(0)).toBe(await before(1));
   await expect(rows.nth(1)).toContainText('control (lr 1e-9)');
-  await expect(section.getByTestId('lora-verdict')).toContainText(/LoRA-GRPO .*[+−]\d\.\d\d/);
+  await expect(section.getByTestId('lora-verdict')).toContainText(/LoRA-GRPO\s+.*[+−]\d\.\d\d/);
 
   const downloads: { name: string; path: string }[] = [];
   page.on('download', async (d) =>
@@ -75,6 +75,7 @@ test('a paused run is kept across a reload and resumes once its model is loaded 
   const section = page.getByRole('region', { name: '4. Train it with LoRA-GRPO' });
   await section.getByRole('spinbutton', { name: 'Prompts per update' }).fill('4');
   await section.getByRole('spinbutton', { name: 'Updates' }).fill('12');
+  await section.getByRole('combobox', { name: 'Algorithm' }).selectOption('rloo');
   await section.getByRole('button', { name: 'Train with LoRA-GRPO' }).click();
   const status = section.getByTestId('lora-status');
   await expect(status).toContainText('Update 2 of 12', { timeout: 60_000 });
@@ -98,6 +99,12 @@ test('a paused run is kept across a reload and resumes once its model is loaded 
     ),
   );
   await expect(again.getByTestId('lora-chart')).toHaveAttribute('data-points', String(pausedAt));
+  // The run's settings come back with it: RLOO, its line named so.
+  await expect(again.getByRole('combobox', { name: 'Algorithm' })).toHaveValue('rloo');
+  await expect(again.getByRole('combobox', { name: 'Algorithm' })).toBeDisabled();
+  await expect(again.getByRole('table', { name: 'Held-out strict success' })).toContainText(
+    'LoRA-RLOO',
+  );
   await page.screenshot({ path: `${SCREENSHOTS}/lora-paused-reload-1280.png`, fullPage: true });
 
   await again.getByRole('button', { name: 'Resume' }).click();

@@ -21,6 +21,8 @@ import { createTokenTask } from '../../src/agents/token-task-registry';
 import { readTokenizerFiles } from '../../src/state/model-load';
 import { createLoraWorkerApi } from '../../src/worker/lora-api';
 import type { LoraWorkerApi } from '../../src/worker/lora-protocol';
+import { LORA_RECIPES, loraRecipe } from '../../src/worker/lora-recipes';
+import { loraRunExport } from '../../src/compare/lora-run-export';
 
 const MODEL = 'public/models/hf/tiny-chat';
 let spec: ModelSpec;
@@ -64,6 +66,7 @@ function trainState(store: LoraRunStorePort, afterUpdate?: (update: number) => v
   });
   train.form = {
     task: 'addition-reversed',
+    recipe: 'grpo',
     rank: 4,
     lr: 5e-3,
     promptsPerUpdate: 2,
@@ -178,4 +181,66 @@ describe('LORA_TASKS', () => {
       }
     },
   );
+});
+
+describe('LORA_RECIPES', () => {
+  it.each(LORA_RECIPES.map((r) => [r.id, r] as const))(
+    '%s trains with its settings, and its TRL/verl export says so',
+    async (id, recipe) => {
+      const api = createLoraWorkerApi();
+      const base = params.slice();
+      await api.open({
+        source: 'tiny-chat',
+        spec,
+        base,
+        fingerprint: 'sha256:test',
+        tokenizer: tokenizerFiles,
+        task: { name: 'addition', options: { maxDigits: 1 } },
+        recipe: id,
+        rank: 2,
+        alpha: 4,
+        lr: 5e-3,
+        promptsPerUpdate: 2,
+        groupSize: 4,
+        maxNewTokens: 4,
+        seed: 1,
+        backend: 'cpu',
+      });
+      const report = await api.update(false);
+      expect(report.update).toBe(1);
+      const { config } = (await api.checkpoint()).run.trainer;
+      expect(config).toMatchObject(recipe.config);
+      const out = loraRunExport(
+        {
+          lr: 5e-3,
+          promptsPerUpdate: 2,
+          groupSize: 4,
+          maxNewTokens: 4,
+          recipe: id,
+          task: { name: 'addition', options: {} },
+        },
+        { rank: 2, alpha: 4, targets: 'all-linear' },
+      );
+      if (!out.ok || !out.verl.ok) throw new Error('no verl export');
+      const verl = out.verl.files.find((f) => f.name.endsWith('.sh'))!.text;
+      const estimator = { rloo: 'rloo', 'reinforce++-baseline': 'reinforce_plus_plus_baseline' };
+      expect(verl).toContain(
+        `algorithm.adv_estimator=${estimator[id as keyof typeof estimator] ?? 'grpo'}`,
+      );
+      // TRL has no REINFORCE++: its export says so instead of writing another algorithm.
+      expect(out.trl.ok).toBe(id !== 'reinforce++-baseline');
+      if (!out.trl.ok) return;
+      const script = out.trl.files.find((f) => f.name.endsWith('.py'))!.text;
+      expect(script).toContain(id === 'rloo' ? 'RLOOConfig(' : 'GRPOConfig(');
+      if (id === 'dr-grpo') expect(script).toMatch(/loss_type="dr_grpo"/);
+      if (id === 'dapo') expect(script).toMatch(/epsilon_high=0\.28/);
+    },
+    60_000,
+  );
+
+  it('an unknown recipe is refused by name', async () => {
+    expect(() => loraRecipe('ppo')).toThrow(
+      /recipe must be one of grpo, dr-grpo, dapo, rloo, reinforce\+\+-baseline, got "ppo"/,
+    );
+  });
 });
