@@ -12,6 +12,8 @@ import { loraRunExport } from '../compare/lora-run-export';
 import { errorText } from '../util/error-text';
 import { startLoraWorker } from '../worker/client';
 import type { LoraRunReport, LoraWorkerApi } from '../worker/lora-protocol';
+import type { SampleInspection } from '../worker/run-protocol';
+import { keptInspection } from './kept-inspection';
 import { loraRecipe, type LoraRecipeId } from '../worker/lora-recipes';
 import { llamaLoraFromParams, resolveLoraTargets } from '../models/hf/llama-lora';
 import { adapterConfigText, adapterWeightsBytes } from '../models/hf/peft-adapter';
@@ -129,6 +131,8 @@ export class LoraTrainState {
   device = $state<string | undefined>(undefined);
   /** The run, then its control. */
   lines = $state.raw<LoraLine[]>([]);
+  /** The run's last update, token by token (bounded as the lab keeps inspections). */
+  inspection = $state.raw<SampleInspection | undefined>(undefined);
   /**
    * The model a paused run was trained on, when its workers are gone (after a reload): resuming
    * needs this model loaded again.
@@ -192,6 +196,7 @@ export class LoraTrainState {
     this.stored = undefined;
     this.savedBase = undefined;
     this.lines = [];
+    this.inspection = undefined;
     await this.run(async () => {
       const form = { ...this.form };
       const live = await this.open(inputs, backend, form);
@@ -244,6 +249,7 @@ export class LoraTrainState {
     this.stored = undefined;
     this.savedBase = undefined;
     this.lines = [];
+    this.inspection = undefined;
     this.parameters = undefined;
     this.device = undefined;
     this.error = undefined;
@@ -324,6 +330,8 @@ export class LoraTrainState {
         const check = u % HELD_OUT_EVERY === 0 || u === updates;
         const reports = await Promise.all(live.workers.map(({ api }) => api.update(check)));
         this.lines = this.lines.map((line, i) => withReport(line, reports[i]!));
+        const inspection = await live.workers[0]!.api.inspect();
+        if (inspection) this.inspection = keptInspection(inspection) as SampleInspection;
         // Kept at each held-out check: a reload loses at most the updates since the last one.
         if (check && u < updates) await this.save(live, false);
       }

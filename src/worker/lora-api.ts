@@ -75,6 +75,10 @@ export function createLoraWorkerApi(): LoraWorkerApi {
         seconds,
       };
     },
+    async inspect() {
+      const inspection = await current().trainer.inspect?.();
+      return inspection?.kind === 'samples' ? inspection : null;
+    },
     async checkpoint(): Promise<LoraCheckpoint> {
       const run = current();
       const request = opened!;

@@ -5,6 +5,7 @@
  */
 import type { HfTokenizerFiles } from '../models/hf/hf-tokenizer';
 import type { ModelSpec } from '../models/model-spec';
+import type { SampleInspection } from '../rl/inspection';
 import type { LoraRecipeId } from './lora-recipes';
 import { checkpointProblem, type RunCheckpoint } from './run-checkpoint';
 
@@ -92,6 +93,8 @@ export interface LoraWorkerApi {
   heldOut(): Promise<number>;
   /** One update; with `heldOut`, the held-out measure after it too. */
   update(heldOut: boolean): Promise<LoraRunReport>;
+  /** The last update's samples token by token (the lab's inspection), or null before one. */
+  inspect(): Promise<SampleInspection | null>;
   /** The run now, to go on from later (between updates only). */
   checkpoint(): Promise<LoraCheckpoint>;
   /**

@@ -33,6 +33,14 @@ test('trains the tiny chat model with LoRA-GRPO beside its control and downloads
   await expect(rows.nth(1)).toContainText('control (lr 1e-9)');
   await expect(section.getByTestId('lora-verdict')).toContainText(/LoRA-GRPO\s+.*[+−]\d\.\d\d/);
 
+  // The last update in the model's own tokens: 16 prompts, each with its 8 answers.
+  const samples = section.getByTestId('lora-samples');
+  await samples.locator('summary').click();
+  await expect(samples.locator('summary')).toContainText('Update 10, token by token');
+  await expect(samples.getByTestId('inspect-group')).toHaveCount(4); // 4 shown, more on request
+  await expect(samples.getByTestId('inspect-group').first().locator('tbody tr')).toHaveCount(8);
+  await expect(samples.locator('.tok[data-trained="1"]').first()).toBeVisible();
+
   const downloads: { name: string; path: string }[] = [];
   page.on('download', async (d) =>
     downloads.push({ name: d.suggestedFilename(), path: (await d.path())! }),

@@ -85,6 +85,15 @@ describe('LoraTrainState across a reload', () => {
     await unbroken.start(inputs(), 'cpu');
     expect(unbroken.status).toBe('done');
     const want = await unbroken.adapter();
+    // The last update, token by token, in the model's tokens: 2 prompts × 8 answers.
+    const inspection = unbroken.inspection!;
+    expect(inspection.step).toBe(4);
+    expect(inspection.samples).toHaveLength(16);
+    for (const sample of inspection.samples) {
+      const trained = sample.tokens.filter((t) => t.trained).map((t) => t.text);
+      expect(trained.length).toBeGreaterThan(0);
+      expect(trained.join('')).toContain(sample.completion.trim());
+    }
 
     const store = memoryLoraRunStore();
     let first: LoraTrainState | undefined = undefined;
