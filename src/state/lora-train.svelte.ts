@@ -131,6 +131,10 @@ export class LoraTrainState {
   device = $state<string | undefined>(undefined);
   /** The run, then its control. */
   lines = $state.raw<LoraLine[]>([]);
+  /** Whether workers hold the run now (live changes go to them). */
+  holdsWorkers = $state(false);
+  /** Live changes to the run (not its control): the update each took effect at, and what. */
+  changes = $state.raw<{ step: number; text: string }[]>([]);
   /** The run's last update, token by token (bounded as the lab keeps inspections). */
   inspection = $state.raw<SampleInspection | undefined>(undefined);
   /**
@@ -183,6 +187,7 @@ export class LoraTrainState {
     this.stored = saved;
     this.form = { ...this.form, ...(saved.form as Partial<LoraForm>) };
     this.lines = saved.lines.map((line) => ({ ...line }));
+    this.changes = changesOf(saved);
     this.parameters = saved.parameters;
     this.device = saved.device;
     this.savedBase = { source: saved.source, fingerprint: saved.fingerprint };
@@ -197,6 +202,7 @@ export class LoraTrainState {
     this.savedBase = undefined;
     this.lines = [];
     this.inspection = undefined;
+    this.changes = [];
     await this.run(async () => {
       const form = { ...this.form };
       const live = await this.open(inputs, backend, form);
@@ -237,6 +243,21 @@ export class LoraTrainState {
     });
   }
 
+  /**
+   * Changes the run's learning rate from its next update on (its control keeps lr 1e-9). Only
+   * while its workers hold it; a refused value is shown as the error and changes nothing.
+   */
+  async setLearningRate(lr: number): Promise<void> {
+    const live = this.live;
+    if (!live || !(this.busy || this.status === 'paused')) return;
+    try {
+      await live.workers[0]!.api.setHyperparams({ lr });
+      this.error = undefined;
+    } catch (error) {
+      this.error = errorText(error);
+    }
+  }
+
   /** Pauses after the update in progress; the run is kept (and stored, where it can be). */
   pause(): void {
     if (this.busy) this.pauseAsked = true;
@@ -250,6 +271,7 @@ export class LoraTrainState {
     this.savedBase = undefined;
     this.lines = [];
     this.inspection = undefined;
+    this.changes = [];
     this.parameters = undefined;
     this.device = undefined;
     this.error = undefined;
@@ -281,6 +303,7 @@ export class LoraTrainState {
     this.progress = 'Starting the two workers';
     const workers = [this.startWorker(), this.startWorker()];
     this.live = { workers, form, source: read.source, spec: read.spec, fingerprint };
+    this.holdsWorkers = true;
     const lrs = [form.lr, CONTROL_LR];
     // Each worker owns its weights: the run gets these, the control one copy; both are moved to
     // the worker (transferred), not copied again.
@@ -330,6 +353,8 @@ export class LoraTrainState {
         const check = u % HELD_OUT_EVERY === 0 || u === updates;
         const reports = await Promise.all(live.workers.map(({ api }) => api.update(check)));
         this.lines = this.lines.map((line, i) => withReport(line, reports[i]!));
+        const changed = reports[0]!.changes;
+        if (changed) this.changes = [...this.changes, { step: u, text: changeText(changed) }];
         const inspection = await live.workers[0]!.api.inspect();
         if (inspection) this.inspection = keptInspection(inspection) as SampleInspection;
         // Kept at each held-out check: a reload loses at most the updates since the last one.
@@ -346,7 +371,10 @@ export class LoraTrainState {
       // resume opens fresh workers on.
       this.dispose();
       const saved = this.stored;
-      if (saved) this.lines = saved.lines.map((line) => ({ ...line }));
+      if (saved) {
+        this.lines = saved.lines.map((line) => ({ ...line }));
+        this.changes = changesOf(saved);
+      }
       this.status = saved && !saved.finished ? 'paused' : saved ? 'done' : 'failed';
       this.progress = undefined;
     }
@@ -426,7 +454,22 @@ export class LoraTrainState {
   dispose(): void {
     for (const worker of this.live?.workers ?? []) worker.terminate();
     this.live = undefined;
+    this.holdsWorkers = false;
   }
+}
+
+/** "lr 0.002" for { lr: 0.002 }. */
+function changeText(changes: Record<string, number | boolean | string>): string {
+  return Object.entries(changes)
+    .map(([key, value]) => `${key} ${String(value)}`)
+    .join(', ');
+}
+
+/** The live changes a stored run's trainer recorded. */
+function changesOf(saved: StoredLoraRun): { step: number; text: string }[] {
+  return saved.checkpoints[0]!.run.trainer.events.flatMap((e) =>
+    e.kind === 'hyperparams' ? [{ step: e.step, text: changeText(e.changes) }] : [],
+  );
 }
 
 function withReport(line: LoraLine, report: LoraRunReport): LoraLine {

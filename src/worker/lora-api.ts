@@ -6,6 +6,7 @@ import { transfer } from 'comlink';
 import { chatTokenizer } from '../agents/chat-task';
 import { createTokenTask } from '../agents/token-task-registry';
 import { HfTokenizer } from '../models/hf/hf-tokenizer';
+import type { GrpoConfig } from '../rl/grpo-config';
 import { LoraGrpoSession, loraGrpoConfig } from '../rl/lora-grpo-session';
 import { loraGpuPolicy } from './lora-gpu';
 import { LORA_MODULES } from '../models/hf/llama-lora';
@@ -68,12 +69,19 @@ export function createLoraWorkerApi(): LoraWorkerApi {
       const metrics = await run.update();
       seconds += (performance.now() - started) / 1000;
       updates += 1;
+      const change = run.trainer.events.find(
+        (e) => e.kind === 'hyperparams' && e.step === run.step,
+      );
       return {
         update: updates,
+        ...(change?.kind === 'hyperparams' ? { changes: change.changes } : {}),
         strictAccuracy: metrics['reward/strict_accuracy'] ?? NaN,
         ...(heldOut ? { heldOut: await run.heldOut() } : {}),
         seconds,
       };
+    },
+    async setHyperparams(changes) {
+      current().trainer.setHyperparams(changes as Partial<GrpoConfig>);
     },
     async inspect() {
       const inspection = await current().trainer.inspect?.();

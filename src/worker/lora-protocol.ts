@@ -44,6 +44,8 @@ export interface LoraRunReport {
   /** Held-out strict success, at update 0 and every `heldOutEvery` updates. */
   heldOut?: number;
   seconds: number;
+  /** Settings a live change set for this update (the trainer's 'hyperparams' event). */
+  changes?: Record<string, number | boolean | string>;
 }
 
 /**
@@ -93,6 +95,11 @@ export interface LoraWorkerApi {
   heldOut(): Promise<number>;
   /** One update; with `heldOut`, the held-out measure after it too. */
   update(heldOut: boolean): Promise<LoraRunReport>;
+  /**
+   * Changes live settings (say lr) from the next update on; the trainer checks them and throws,
+   * naming the setting and its range, changing nothing, for a bad value or one not live.
+   */
+  setHyperparams(changes: Record<string, number | boolean | string>): Promise<void>;
   /** The last update's samples token by token (the lab's inspection), or null before one. */
   inspect(): Promise<SampleInspection | null>;
   /** The run now, to go on from later (between updates only). */

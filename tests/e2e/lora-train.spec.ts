@@ -87,6 +87,13 @@ test('a paused run is kept across a reload and resumes once its model is loaded 
   await section.getByRole('button', { name: 'Train with LoRA-GRPO' }).click();
   const status = section.getByTestId('lora-status');
   await expect(status).toContainText('Update 2 of 12', { timeout: 60_000 });
+  // A live change: the run's lr from its next update on, marked on the chart.
+  const live = section.getByTestId('lora-live');
+  await live.getByRole('spinbutton', { name: 'Learning rate from the next update' }).fill('0.002');
+  await live.getByRole('button', { name: 'Change it live' }).click();
+  await expect(section.getByTestId('lora-changes')).toContainText(/lr 0\.002 from update \d+/, {
+    timeout: 60_000,
+  });
   await section.getByRole('button', { name: 'Pause' }).click();
   await expect(status).toHaveAttribute('data-status', 'paused', { timeout: 60_000 });
   const pausedAt = Number(/Paused at update (\d+) of 12/.exec((await status.textContent())!)![1]);
@@ -107,6 +114,7 @@ test('a paused run is kept across a reload and resumes once its model is loaded 
     ),
   );
   await expect(again.getByTestId('lora-chart')).toHaveAttribute('data-points', String(pausedAt));
+  await expect(again.getByTestId('lora-changes')).toContainText(/lr 0\.002 from update \d+/);
   // The run's settings come back with it: RLOO, its line named so.
   await expect(again.getByRole('combobox', { name: 'Algorithm' })).toHaveValue('rloo');
   await expect(again.getByRole('combobox', { name: 'Algorithm' })).toBeDisabled();

@@ -177,6 +177,63 @@ describe('LoraTrainState across a reload', () => {
   }, 120_000);
 });
 
+describe('LoraTrainState live changes', () => {
+  it('changes the run’s lr from the next update on, keeps it across a reload, refuses a bad one', async () => {
+    const oneStore = memoryLoraRunStore();
+    const oneUpdate = trainState(oneStore);
+    oneUpdate.form = { ...oneUpdate.form, updates: 1 };
+    await oneUpdate.start(inputs(), 'cpu');
+    const afterOne = (await oneStore.load('test'))!.checkpoints[0]!.run.policy.params;
+
+    const store = memoryLoraRunStore();
+    let train: LoraTrainState | undefined = undefined;
+    const errors: (string | undefined)[] = [];
+    train = trainState(store, (update) => {
+      if (update === 1) {
+        void train!
+          .setLearningRate(-1)
+          .then(() => errors.push(train!.error))
+          .then(() => train!.setLearningRate(1e-12))
+          .then(() => errors.push(train!.error));
+      }
+      if (update === 3) train!.pause();
+    });
+    await train.start(inputs(), 'cpu');
+    expect(train.status).toBe('paused');
+    expect(errors[0]).toMatch(/lr must be a number in \(0, 1\]/);
+    expect(errors[1]).toBeUndefined();
+    // lr 1e-12 from update 2 on: the adapters stay (to 1e-9) where update 1 left them.
+    const paused = (await store.load('test'))!.checkpoints[0]!.run.policy.params;
+    expect(paused.length).toBe(afterOne.length);
+    let drift = 0;
+    for (let i = 0; i < paused.length; i++) {
+      drift = Math.max(drift, Math.abs(paused[i]! - afterOne[i]!));
+    }
+    expect(drift).toBeLessThan(1e-9);
+    expect(train.changes).toEqual([{ step: 2, text: 'lr 1e-12' }]);
+
+    const reloaded = trainState(store);
+    await reloaded.restoreSaved();
+    expect(reloaded.changes).toEqual([{ step: 2, text: 'lr 1e-12' }]);
+    expect(reloaded.holdsWorkers).toBe(false);
+  }, 120_000);
+
+  it('names the setting and its range for a refused value, and the run goes on', async () => {
+    let train: LoraTrainState | undefined = undefined;
+    let refused: string | undefined;
+    train = trainState(memoryLoraRunStore(), (update) => {
+      if (update === 1) {
+        void train!.setLearningRate(Number.NaN).then(() => (refused = train!.error));
+      }
+    });
+    train.form = { ...train.form, updates: 2 };
+    await train.start(inputs(), 'cpu');
+    expect(refused).toMatch(/lr must be a number in \(0, 1\], got NaN/);
+    expect(train.status).toBe('done');
+    expect(train.changes).toEqual([]);
+  }, 120_000);
+});
+
 describe('LORA_TASKS', () => {
   it.each(LORA_TASKS.map((t) => [t.id, t] as const))(
     '%s builds with its options and its samples verify',
