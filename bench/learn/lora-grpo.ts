@@ -16,7 +16,8 @@ import { createTokenTask } from '../../src/agents/token-task-registry';
 import { loadLmModel, loadLmTokenizer } from '../../src/cli/lm-model';
 import { resolveLoraTargets } from '../../src/models/hf/llama-lora';
 import { DEFAULT_GRPO_CONFIG, type GrpoConfig } from '../../src/rl/grpo-config';
-import { LoraGrpoSession } from '../../src/rl/lora-grpo-session';
+import { LoraGrpoSession, loraDpoConfig } from '../../src/rl/lora-grpo-session';
+import { LORA_RECIPES } from '../../src/worker/lora-recipes';
 
 export const TINY_CHAT_DIR = 'public/models/hf/tiny-chat';
 
@@ -48,7 +49,8 @@ export type LoraGrpoArm = keyof typeof LORA_GRPO_ARMS;
 export const LORA_GRPO_GAIN = 0.3;
 
 export interface LoraGrpoRow {
-  arm: LoraGrpoArm;
+  /** The arm, or for the recipes' table the recipe's short name. */
+  arm: LoraGrpoArm | string;
   seed: number;
   /** Held-out strict success before and after training. */
   before: number;
@@ -60,9 +62,22 @@ export interface LoraGrpoRow {
   seconds: number;
 }
 
-/** One run of `arm` on `seed`. */
-export async function loraGrpoRun(seed: number, arm: LoraGrpoArm): Promise<LoraGrpoRow> {
+/**
+ * One run of `arm` on `seed`; with `recipe`, the recipe's algorithm and settings on the recipe's
+ * batch and lr (the page's Algorithm choice, src/worker/lora-recipes.ts).
+ */
+export async function loraGrpoRun(
+  seed: number,
+  arm: LoraGrpoArm,
+  recipe?: (typeof LORA_RECIPES)[number],
+): Promise<LoraGrpoRow> {
   const change: { lr?: number; targets?: readonly string[] } = LORA_GRPO_ARMS[arm];
+  const { grpo } = LORA_GRPO_RECIPE;
+  const lr = change.lr ?? grpo.lr;
+  const trainer =
+    recipe?.algorithm === 'dpo'
+      ? { dpo: loraDpoConfig({ ...grpo, lr }) }
+      : { grpo: { ...grpo, ...recipe?.config, lr } };
   const { model, params } = await loadLmModel(TINY_CHAT_DIR);
   const session = new LoraGrpoSession({
     spec: model.spec,
@@ -74,7 +89,7 @@ export async function loraGrpoRun(seed: number, arm: LoraGrpoArm): Promise<LoraG
       alpha: LORA_GRPO_RECIPE.alpha,
       targets: resolveLoraTargets(change.targets ?? LORA_GRPO_RECIPE.targets),
     },
-    grpo: { ...LORA_GRPO_RECIPE.grpo, ...(change.lr ? { lr: change.lr } : {}) },
+    ...trainer,
     seed,
   });
   const before = await session.heldOut();
@@ -85,7 +100,7 @@ export async function loraGrpoRun(seed: number, arm: LoraGrpoArm): Promise<LoraG
   }
   const seconds = (performance.now() - started) / 1000;
   const after = await session.heldOut();
-  return { arm, seed, before, after, gain: after - before, curve, seconds };
+  return { arm: recipe?.short ?? arm, seed, before, after, gain: after - before, curve, seconds };
 }
 
 /** Every arm on every seed, with the pass count of each arm and a table. */
@@ -126,3 +141,34 @@ export async function loraGrpoBenchmark(
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(2)}`;
+
+/**
+ * Every recipe the page offers (GRPO and its variants, DPO) with the recipe's batch and lr, on
+ * each seed: which of them lift held-out strict success by LORA_GRPO_GAIN here. The control is
+ * loraGrpoBenchmark's (lr 1e-9 does not train under any recipe).
+ */
+export async function loraRecipesBenchmark(
+  seeds: readonly number[],
+  log: (line: string) => void = console.log,
+): Promise<{ rows: LoraGrpoRow[]; table: string }> {
+  const rows: LoraGrpoRow[] = [];
+  for (const recipe of LORA_RECIPES) {
+    for (const seed of seeds) {
+      const row = await loraGrpoRun(seed, 'LoRA-GRPO', recipe);
+      rows.push(row);
+      log(
+        `lora-recipes: ${recipe.short}, seed ${seed}: ${pct(row.before)} → ${pct(row.after)} ` +
+          `(gain ${signed(row.gain)}) in ${row.seconds.toFixed(1)} s`,
+      );
+    }
+  }
+  const table = [
+    'recipe          seeds passing (gain ≥ 0.3)   gains',
+    ...LORA_RECIPES.map((recipe) => {
+      const mine = rows.filter((r) => r.arm === recipe.short);
+      const passing = mine.filter((r) => r.gain >= LORA_GRPO_GAIN).length;
+      return `${recipe.short.padEnd(15)} ${`${passing} of ${mine.length}`.padEnd(28)} ${mine.map((r) => signed(r.gain)).join(' ')}`;
+    }),
+  ].join('\n');
+  return { rows, table };
+}

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:learn [-- --only=planning,cliff,cartpole,token,agent,forgetting,lessons,defaults,lora] [--backend=cpu|webgpu] [--seeds=1,2,3] [--lessons=…] [--presets=…] [--tasks=…] [--quick]`
+ * `npm run bench:learn [-- --only=planning,cliff,cartpole,token,agent,forgetting,lessons,defaults,lora,lora-recipes] [--backend=cpu|webgpu] [--seeds=1,2,3] [--lessons=…] [--presets=…] [--tasks=…] [--quick]`
  *
  * Learning benchmarks: does each algorithm learn what it should, how fast, on this machine?
  *   planning  value iteration on GridWorld and FrozenLake 4×4: sweeps to convergence
@@ -47,7 +47,7 @@ import { forgettingBenchmark } from './forgetting';
 import { lessonEffects } from './lesson-effects';
 import { labDefaults } from './lab-defaults';
 import { writeReadmeClaims } from './claims-table';
-import { loraGrpoBenchmark } from './lora-grpo';
+import { loraGrpoBenchmark, loraRecipesBenchmark } from './lora-grpo';
 
 export async function main(argv: string[]): Promise<number> {
   if (argv.includes('--readme')) {
@@ -163,6 +163,12 @@ export async function main(argv: string[]): Promise<number> {
     const bench = await loraGrpoBenchmark(seeds ?? (quick ? [1] : [1, 2, 3, 4, 5]));
     console.log(bench.table);
     results.lora = { rows: bench.rows, passes: bench.passes, table: bench.table };
+  }
+
+  if (only.includes('lora-recipes')) {
+    const bench = await loraRecipesBenchmark(seeds ?? (quick ? [1] : [1, 2, 3]));
+    console.log(bench.table);
+    results.loraRecipes = { rows: bench.rows, table: bench.table };
   }
 
   if (only.includes('defaults')) {

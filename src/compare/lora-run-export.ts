@@ -4,7 +4,7 @@
  * reward, and its adapters' settings — TRL's peft_config, verl's LoRA keys — with the model it
  * trained named where a Hub id or path is known.
  */
-import { loraGrpoConfig } from '../rl/lora-grpo-session';
+import { loraDpoConfig, loraGrpoConfig } from '../rl/lora-grpo-session';
 import { loraRecipe, type LoraRecipeId } from '../worker/lora-recipes';
 import { runCatalog } from '../worker/run-spec';
 import { frameworkExport, type ExportLora, type FrameworkExport } from './framework-export';
@@ -20,11 +20,12 @@ export interface LoraRunSettings {
 }
 
 export function loraRunExport(run: LoraRunSettings, lora: ExportLora): FrameworkExport {
-  const grpo = runCatalog().algorithms.find((a) => a.name === 'grpo')!;
-  const recipe = loraRecipe(run.recipe ?? 'grpo').config;
-  const config = { ...loraGrpoConfig({ ...run, recipe }) } as Record<
-    string,
-    number | boolean | string
-  >;
-  return frameworkExport(grpo, config, run.task, lora);
+  const recipe = loraRecipe(run.recipe ?? 'grpo');
+  const algo = runCatalog().algorithms.find((a) => a.name === recipe.algorithm)!;
+  const config = (
+    recipe.algorithm === 'dpo'
+      ? { ...loraDpoConfig(run) }
+      : { ...loraGrpoConfig({ ...run, recipe: recipe.config }) }
+  ) as Record<string, number | boolean | string>;
+  return frameworkExport(algo, config, run.task, lora);
 }

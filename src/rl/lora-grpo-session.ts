@@ -21,6 +21,7 @@ import type { OptimizerSnapshot } from '../models/language-model';
 import type { ModelSpec } from '../models/model-spec';
 import { OpInputError } from '../ops/errors';
 import { evaluateTask } from './evaluate';
+import { createDpoTrainer, DEFAULT_DPO_CONFIG, type DpoConfig, type DpoTrainer } from './dpo';
 import { createGrpoTrainer, type GrpoTrainer } from './grpo';
 import { DEFAULT_GRPO_CONFIG, type GrpoConfig } from './grpo-config';
 import type { Metrics, TrainerState } from './trainer';
@@ -56,6 +57,20 @@ export function loraGrpoConfig(settings: {
   };
 }
 
+/**
+ * The DPO settings of a LoRA run: the trainer's defaults with the run's learning rate, prompts,
+ * answers per prompt (the group size: the pool pairs are drawn from) and answer length.
+ */
+export function loraDpoConfig(settings: {
+  lr: number;
+  promptsPerUpdate: number;
+  groupSize: number;
+  maxNewTokens: number;
+}): DpoConfig {
+  const { lr, promptsPerUpdate, groupSize, maxNewTokens } = settings;
+  return { ...DEFAULT_DPO_CONFIG, lr, promptsPerUpdate, samplesPerPrompt: groupSize, maxNewTokens };
+}
+
 /** The held-out measure: 64 prompts × 2 sampled answers at the rollout temperature. */
 export const HELD_OUT = { samples: 64, repeats: 2, seed: 1234 } as const;
 
@@ -73,13 +88,18 @@ export interface LoraGrpoSessionOptions {
   tokenizer: ChatTokenizer;
   task: TokenTask;
   lora: LoraSettings;
-  grpo: GrpoConfig;
+  /** GRPO (or a variant of its family) trains it; or, with `dpo` instead, DPO. */
+  grpo?: GrpoConfig;
+  /** DPO on the model's own successes against its failures, the reference its adapters off. */
+  dpo?: DpoConfig;
   seed: number;
 }
 
 export class LoraGrpoSession {
   readonly policy: LoraPolicy;
-  readonly trainer: GrpoTrainer;
+  readonly trainer: GrpoTrainer | DpoTrainer;
+  /** DPO's reference: the same weights with the adapters off (no copy of the base). */
+  private readonly reference: LoraPolicy | undefined;
   private readonly lora: LlamaLora;
 
   constructor(private readonly options: LoraGrpoSessionOptions) {
@@ -87,8 +107,15 @@ export class LoraGrpoSession {
     const { policy, base, spec } = options;
     if (!policy && !base) throw new Error('LoraGrpoSession: give the base weights or a policy');
     this.policy = policy ? policy(this.lora) : new LlamaCpuLanguageModel(spec, base!, this.lora);
-    const { tokenizer, task, seed } = options;
-    this.trainer = createGrpoTrainer({ policy: this.policy, tokenizer, task, seed }, options.grpo);
+    const { tokenizer, task, seed, grpo, dpo } = options;
+    if (!grpo === !dpo) throw new Error('LoraGrpoSession: give one of grpo and dpo settings');
+    if (dpo) {
+      this.reference = this.policy.withoutAdapters();
+      const setup = { policy: this.policy, reference: this.reference, tokenizer, task, seed };
+      this.trainer = createDpoTrainer(setup, dpo);
+    } else {
+      this.trainer = createGrpoTrainer({ policy: this.policy, tokenizer, task, seed }, grpo!);
+    }
   }
 
   /** Adapter parameters being trained. */
@@ -171,6 +198,7 @@ export class LoraGrpoSession {
   }
 
   dispose(): void {
+    this.reference?.dispose();
     this.policy.dispose();
   }
 }

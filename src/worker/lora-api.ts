@@ -7,7 +7,8 @@ import { chatTokenizer } from '../agents/chat-task';
 import { createTokenTask } from '../agents/token-task-registry';
 import { HfTokenizer } from '../models/hf/hf-tokenizer';
 import type { GrpoConfig } from '../rl/grpo-config';
-import { LoraGrpoSession, loraGrpoConfig } from '../rl/lora-grpo-session';
+import type { DpoConfig } from '../rl/dpo';
+import { LoraGrpoSession, loraDpoConfig, loraGrpoConfig } from '../rl/lora-grpo-session';
 import { loraGpuPolicy } from './lora-gpu';
 import { LORA_MODULES } from '../models/hf/llama-lora';
 import { promptLengthBound } from '../agents/prompt-tokens';
@@ -21,6 +22,14 @@ import {
 } from './lora-protocol';
 import { loraRecipe } from './lora-recipes';
 import { RUN_CHECKPOINT_VERSION } from './run-checkpoint';
+
+/** The trainer's settings: the recipe's algorithm, its changes, the request's batch and lr. */
+function trainerSettings(request: LoraRunRequest): { grpo: GrpoConfig } | { dpo: DpoConfig } {
+  const recipe = loraRecipe(request.recipe ?? 'grpo');
+  return recipe.algorithm === 'dpo'
+    ? { dpo: loraDpoConfig(request) }
+    : { grpo: loraGrpoConfig({ ...request, recipe: recipe.config }) };
+}
 
 export function createLoraWorkerApi(): LoraWorkerApi {
   let session: LoraGrpoSession | undefined;
@@ -54,7 +63,7 @@ export function createLoraWorkerApi(): LoraWorkerApi {
         tokenizer,
         task,
         lora,
-        grpo: loraGrpoConfig({ ...request, recipe: loraRecipe(request.recipe ?? 'grpo').config }),
+        ...trainerSettings(request),
         seed: request.seed,
       });
       opened = request;
@@ -74,8 +83,9 @@ export function createLoraWorkerApi(): LoraWorkerApi {
       );
       return {
         update: updates,
+        // DPO reports the success rate of its samples (see lora-recipes.ts).
+        strictAccuracy: metrics['reward/strict_accuracy'] ?? metrics['reward/success_rate'] ?? NaN,
         ...(change?.kind === 'hyperparams' ? { changes: change.changes } : {}),
-        strictAccuracy: metrics['reward/strict_accuracy'] ?? NaN,
         ...(heldOut ? { heldOut: await run.heldOut() } : {}),
         seconds,
       };

@@ -11,35 +11,51 @@
  *   differ.
  * - RLOO: each answer's baseline is the mean of the other answers to its prompt.
  * - REINFORCE++ (baseline): the group mean subtracted, then normalised over the whole batch.
+ * - DPO: not of the family — pairs of the model's own right and wrong answers to a prompt, pushed
+ *   apart relative to the reference, which is the model with its adapters off (no second copy).
+ *   Its batch line is the success rate of its samples (reward/success_rate: right text, stopped
+ *   or not); the held-out measure is strict, as for every recipe.
  */
 export const LORA_RECIPES = [
-  { id: 'grpo', short: 'GRPO', label: 'GRPO', config: {} },
+  { id: 'grpo', algorithm: 'grpo', short: 'GRPO', label: 'GRPO', config: {} },
   {
     id: 'dr-grpo',
+    algorithm: 'grpo',
     short: 'Dr. GRPO',
     label: 'Dr. GRPO (no std divisor, constant loss normaliser)',
     config: { stdNormalization: 'none', lossAggregation: 'dr-grpo' },
   },
   {
     id: 'dapo',
+    algorithm: 'grpo',
     short: 'DAPO',
     label: 'DAPO (clip-higher 0.28, token-mean loss, dynamic sampling)',
     config: { clipHigh: 0.28, lossAggregation: 'token-mean', dynamicSampling: true },
   },
   {
     id: 'rloo',
+    algorithm: 'grpo',
     short: 'RLOO',
     label: 'RLOO (leave-one-out baseline)',
     config: { advantageEstimator: 'rloo' },
   },
   {
     id: 'reinforce++-baseline',
+    algorithm: 'grpo',
     short: 'REINFORCE++',
     label: 'REINFORCE++ with a group baseline',
     config: { advantageEstimator: 'reinforce++-baseline' },
   },
+  {
+    id: 'dpo',
+    algorithm: 'dpo',
+    short: 'DPO',
+    label: 'DPO (its own right vs wrong answers; reference: adapters off)',
+    config: {},
+  },
 ] as const satisfies readonly {
   id: string;
+  algorithm: 'grpo' | 'dpo';
   short: string;
   label: string;
   config: Readonly<Record<string, number | string | boolean>>;

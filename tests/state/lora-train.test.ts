@@ -274,8 +274,10 @@ describe('LORA_RECIPES', () => {
       });
       const report = await api.update(false);
       expect(report.update).toBe(1);
-      const { config } = (await api.checkpoint()).run.trainer;
+      const { config, algorithm } = (await api.checkpoint()).run.trainer;
+      expect(algorithm).toBe(recipe.algorithm);
       expect(config).toMatchObject(recipe.config);
+      expect(report.strictAccuracy).toBeGreaterThanOrEqual(0);
       const out = loraRunExport(
         {
           lr: 5e-3,
@@ -287,7 +289,17 @@ describe('LORA_RECIPES', () => {
         },
         { rank: 2, alpha: 4, targets: 'all-linear' },
       );
-      if (!out.ok || !out.verl.ok) throw new Error('no verl export');
+      if (!out.ok) throw new Error(out.reason);
+      if (id === 'dpo') {
+        // verl has no DPO trainer; TRL's DPOTrainer takes the adapters as peft_config.
+        expect(out.verl.ok).toBe(false);
+        if (!out.trl.ok) throw new Error(out.trl.reason);
+        const script = out.trl.files.find((f) => f.name.endsWith('.py'))!.text;
+        expect(script).toContain('DPOConfig(');
+        expect(script).toContain('peft_config');
+        return;
+      }
+      if (!out.verl.ok) throw new Error('no verl export');
       const verl = out.verl.files.find((f) => f.name.endsWith('.sh'))!.text;
       const estimator = { rloo: 'rloo', 'reinforce++-baseline': 'reinforce_plus_plus_baseline' };
       expect(verl).toContain(
@@ -306,7 +318,7 @@ describe('LORA_RECIPES', () => {
 
   it('an unknown recipe is refused by name', async () => {
     expect(() => loraRecipe('ppo')).toThrow(
-      /recipe must be one of grpo, dr-grpo, dapo, rloo, reinforce\+\+-baseline, got "ppo"/,
+      /recipe must be one of grpo, dr-grpo, dapo, rloo, reinforce\+\+-baseline, dpo, got "ppo"/,
     );
   });
 });
