@@ -197,12 +197,7 @@ export class LoraTrainState {
   /** Starts a new run (and its control) from the form, replacing any earlier one. */
   async start(inputs: TrainingInputsSource, backend: Backend): Promise<void> {
     if (this.busy) return;
-    this.dispose();
-    this.stored = undefined;
-    this.savedBase = undefined;
-    this.lines = [];
-    this.inspection = undefined;
-    this.changes = [];
+    this.forget();
     await this.run(async () => {
       const form = { ...this.form };
       const live = await this.open(inputs, backend, form);
@@ -266,18 +261,23 @@ export class LoraTrainState {
   /** Forgets the paused or finished run (its stored copy too), for a new one from the form. */
   async discard(): Promise<void> {
     if (this.busy) return;
-    this.dispose();
-    this.stored = undefined;
-    this.savedBase = undefined;
-    this.lines = [];
-    this.inspection = undefined;
-    this.changes = [];
+    this.forget();
     this.parameters = undefined;
     this.device = undefined;
     this.error = undefined;
     this.status = 'idle';
     const store = await this.store;
     await store?.remove(this.key).catch(() => undefined);
+  }
+
+  /** Drops the run shown: its workers, its stored copy in memory, its lines and changes. */
+  private forget(): void {
+    this.dispose();
+    this.stored = undefined;
+    this.savedBase = undefined;
+    this.lines = [];
+    this.inspection = undefined;
+    this.changes = [];
   }
 
   /** Reads the model, opens both workers on it; refuses a model other than `saved`'s base. */

@@ -59,6 +59,19 @@ export function scaleOf(tokens: readonly InspectedToken[], mode: HeatmapMode): n
   return max;
 }
 
+/** The colour scale of an update's samples under a mode (1 when there is none). */
+export function inspectionScale(
+  inspection: { samples: readonly { tokens: readonly InspectedToken[] }[] } | null | undefined,
+  mode: HeatmapMode,
+): number {
+  return inspection
+    ? scaleOf(
+        inspection.samples.flatMap((s) => s.tokens),
+        mode,
+      )
+    : 1;
+}
+
 /** Background colour of a token under a mode ('transparent' where there is nothing to show). */
 export function tokenColor(token: InspectedToken, mode: HeatmapMode, scale: number): string {
   if (token.observation) return 'transparent'; // tool text: shaded by its own style
