@@ -161,3 +161,35 @@ test('with ?backend=webgpu the panel states the GPU plan and trains on the GPU',
   await page.screenshot({ path: `${SCREENSHOTS}/lora-train-webgpu.png`, fullPage: true });
   expect(errors).toEqual([]);
 });
+
+test('the lesson’s LoRA run pauses, survives a reload and resumes on the shipped model', async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  const errors = collectErrors(page);
+  await page.goto('/?backend=cpu#/learn/08-real-models/01-lora-grpo');
+  const widget = page.getByTestId('lora-lesson-run');
+  await widget.getByRole('button', { name: 'Load it and train' }).click();
+  const status = widget.getByTestId('lora-status');
+  await expect(status).toContainText('Update 2 of 40', { timeout: 60_000 });
+  await widget.getByRole('button', { name: 'Pause' }).click();
+  await expect(status).toHaveAttribute('data-status', 'paused', { timeout: 60_000 });
+  const pausedAt = Number(/Paused at update (\d+) of 40/.exec((await status.textContent())!)![1]);
+
+  await page.reload();
+  const again = page.getByTestId('lora-lesson-run');
+  await expect(again.getByTestId('lora-status')).toContainText(
+    `Paused at update ${pausedAt} of 40`,
+  );
+  await expect(again.getByTestId('lora-chart')).toHaveAttribute('data-points', String(pausedAt));
+  // The lesson's model comes from this site: Resume loads it, checks its weights, goes on.
+  await again.getByRole('button', { name: 'Resume' }).click();
+  await expect(again.getByTestId('lora-status')).toContainText(`Update ${pausedAt + 2} of 40`, {
+    timeout: 60_000,
+  });
+  await again.getByRole('button', { name: 'Pause' }).click();
+  await expect(again.getByTestId('lora-status')).toHaveAttribute('data-status', 'paused', {
+    timeout: 60_000,
+  });
+  expect(errors).toEqual([]);
+});
