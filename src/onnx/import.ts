@@ -27,6 +27,7 @@ import {
   freeMetadata,
   type OnnxFormat,
 } from './format';
+import { isRecord } from '../util/json-checks';
 import { jsonDepthProblem } from '../util/json-depth';
 import { checkIntegrity, type Integrity } from './integrity';
 import { OnnxError } from './onnx-error';
@@ -169,10 +170,6 @@ function parseJsonEntry(model: ModelProto, key: string): unknown {
   } catch (error) {
     throw new OnnxError('config', field, `is not valid JSON: ${String(error)}`);
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Rebuilds the config field by field (extra keys are dropped), then checks it. */

@@ -11,6 +11,7 @@
  */
 import { readModelSpec, type ModelSpec } from '../models/model-spec';
 import { errorText } from '../util/error-text';
+import { isRecord } from '../util/json-checks';
 import { loraCheckpointProblem, type LoraCheckpoint } from '../worker/lora-protocol';
 
 export const STORED_LORA_RUN_VERSION = 1;
@@ -52,9 +53,6 @@ export interface LoraRunStorePort {
   save(key: string, run: StoredLoraRun): Promise<void>;
   remove(key: string): Promise<void>;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const isNumbers = (value: unknown): value is number[] =>
   Array.isArray(value) && value.every((x) => typeof x === 'number');

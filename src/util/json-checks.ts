@@ -66,9 +66,14 @@ export function describeValue(value: unknown): string {
   return String(value);
 }
 
+/** Whether `value` is a plain JSON object (not an array, not null). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** A plain JSON object (not an array, not null). */
 export function expectRecord(value: unknown, path: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isRecord(value)) {
     throw new ImportError(path || '(root)', `must be an object, got ${describeValue(value)}`);
   }
   return value as Record<string, unknown>;

@@ -34,7 +34,6 @@ function trainerSettings(request: LoraRunRequest): { grpo: GrpoConfig } | { dpo:
 export function createLoraWorkerApi(): LoraWorkerApi {
   let session: LoraGrpoSession | undefined;
   let opened: LoraRunRequest | undefined;
-  let updates = 0;
   let seconds = 0;
 
   function current(): LoraGrpoSession {
@@ -67,7 +66,6 @@ export function createLoraWorkerApi(): LoraWorkerApi {
         seed: request.seed,
       });
       opened = request;
-      updates = 0;
       seconds = 0;
       return { parameters: session.parameters, device };
     },
@@ -77,12 +75,11 @@ export function createLoraWorkerApi(): LoraWorkerApi {
       const started = performance.now();
       const metrics = await run.update();
       seconds += (performance.now() - started) / 1000;
-      updates += 1;
       const change = run.trainer.events.find(
         (e) => e.kind === 'hyperparams' && e.step === run.step,
       );
       return {
-        update: updates,
+        update: run.step,
         // DPO reports the success rate of its samples (see lora-recipes.ts).
         strictAccuracy: metrics['reward/strict_accuracy'] ?? metrics['reward/success_rate'] ?? NaN,
         ...(change?.kind === 'hyperparams' ? { changes: change.changes } : {}),
@@ -133,7 +130,6 @@ export function createLoraWorkerApi(): LoraWorkerApi {
       }
       const { params, m, v, stats } = checkpoint.run.policy;
       run.restore({ params, optimizer: { m, v, stats }, trainer: checkpoint.run.trainer });
-      updates = run.step;
       seconds = checkpoint.seconds;
     },
     async adapter() {

@@ -7,6 +7,7 @@ import type { HfTokenizerFiles } from '../models/hf/hf-tokenizer';
 import type { ModelSpec } from '../models/model-spec';
 import type { SampleInspection } from '../rl/inspection';
 import type { LoraRecipeId } from './lora-recipes';
+import { isRecord } from '../util/json-checks';
 import { checkpointProblem, type RunCheckpoint } from './run-checkpoint';
 
 export interface LoraRunRequest {
@@ -60,9 +61,6 @@ export interface LoraCheckpoint {
   /** Seconds spent training so far. */
   seconds: number;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** What is wrong with `value` as a LoraCheckpoint, or undefined. Never throws. */
 export function loraCheckpointProblem(value: unknown): string | undefined {

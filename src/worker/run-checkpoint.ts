@@ -48,6 +48,7 @@ import {
   expectString,
   ImportError,
   IMPORT_LIMITS,
+  isRecord,
 } from '../util/json-checks';
 import type { AlgorithmInfo } from './run-protocol';
 
@@ -68,9 +69,6 @@ export interface RunCheckpoint {
   trainer: TrainerState;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 const isStep = (value: unknown): value is number =>
   typeof value === 'number' && Number.isInteger(value) && value >= 0;
 
@@ -80,7 +78,7 @@ const isStep = (value: unknown): value is number =>
  * any model.
  */
 export function checkpointProblem(value: unknown): string | undefined {
-  if (!isObject(value)) return 'is not an object';
+  if (!isRecord(value)) return 'is not an object';
   if (value.version !== RUN_CHECKPOINT_VERSION) {
     return `version ${String(value.version)} is not ${RUN_CHECKPOINT_VERSION}`;
   }
@@ -89,8 +87,8 @@ export function checkpointProblem(value: unknown): string | undefined {
   if (backend !== 'webgpu' && backend !== 'cpu') {
     return `backend must be webgpu or cpu, got ${String(backend)}`;
   }
-  if (!isObject(policy)) return 'policy is missing';
-  if (!isObject(trainer)) return 'trainer is missing';
+  if (!isRecord(policy)) return 'policy is missing';
+  if (!isRecord(trainer)) return 'trainer is missing';
   const { params, m, v, stats } = policy;
   if (!(params instanceof Float32Array) || params.length === 0) {
     return 'policy.params must be a non-empty Float32Array';
@@ -107,7 +105,7 @@ export function checkpointProblem(value: unknown): string | undefined {
   }
   if (!(stats instanceof Float32Array)) return 'policy.stats must be a Float32Array';
   if (rewardModel !== undefined) {
-    if (!isObject(rewardModel)) return 'rewardModel must be an object';
+    if (!isRecord(rewardModel)) return 'rewardModel must be an object';
     if (!(rewardModel.params instanceof Float32Array) || rewardModel.params.length === 0) {
       return 'rewardModel.params must be a non-empty Float32Array';
     }
@@ -123,7 +121,7 @@ export function checkpointProblem(value: unknown): string | undefined {
   if (trainer.step !== step) {
     return `its trainer is at update ${String(trainer.step)}, not ${step}`;
   }
-  if (!isObject(trainer.config)) return 'trainer.config must be an object';
+  if (!isRecord(trainer.config)) return 'trainer.config must be an object';
   if (!Array.isArray(trainer.events)) return 'trainer.events must be a list';
   return undefined;
 }
