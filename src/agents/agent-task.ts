@@ -95,6 +95,11 @@ export interface AgentTask extends CharsetTask {
   demonstration(sample: TokenTaskSample): string;
   /** 1 when `answer` (the text inside <answer>…</answer>) is correct for `sample`, else 0. */
   verify(sample: TokenTaskSample, answer: string): number;
+  /**
+   * The prompt as a chat model is asked it (src/agents/chat-episode.ts), e.g. "What is 347*86?"
+   * for "347*86="; absent where the prompt already reads as a question.
+   */
+  chatQuestion?(sample: TokenTaskSample): string;
 }
 
 export function isAgentTask(task: TokenTask): task is AgentTask {

@@ -16,11 +16,11 @@ import type { TokenTaskSample } from '../envs/token-tasks/types';
 import type { LanguageModel } from '../models/language-model';
 import type { CharTokenizer } from '../models/tokenizer';
 import type { SampleOptions } from '../ops/nn/sample';
-import { counterHash } from '../util/counter-rng';
 import type { AgentTask } from './agent-task';
 import { parseTurn } from './call-parser';
 import { observationTokens } from './observation';
 import { createToolSet, runTool } from './tools';
+import { generateTurn } from './turn-generation';
 
 export type EpisodeEnd =
   | 'answer' //        wrote <answer>…</answer>
@@ -112,24 +112,18 @@ export async function runEpisodes(request: EpisodeRequest): Promise<Episode[]> {
   for (let turn = 0; turn < task.env.maxTurns; turn++) {
     const active = rows.filter((r) => !r.done);
     if (active.length === 0) break;
-    const generation = await request.policy.generate({
-      prompts: active.map((r) => Int32Array.from(r.ids)),
+    const written = await generateTurn({
+      policy: request.policy,
+      rows: active.map((r) => r.ids),
       maxLength: L,
-      maxNewTokens: Math.min(request.maxTurnTokens, L - 1),
+      maxTurnTokens: request.maxTurnTokens,
       stopTokens: stops,
       padToken: tokenizer.pad,
       sampling: request.sampling,
-      seed: counterHash(request.seed, turn, 0x7a9e),
+      seed: request.seed,
+      turn,
     });
-    active.forEach((row, b) => {
-      const start = row.ids.length;
-      const written: number[] = [];
-      for (let t = start; t < L; t++) {
-        if (generation.mask[b * L + t] !== 1) break;
-        written.push(generation.tokens[b * L + t]!);
-      }
-      takeTurn(row, written, start);
-    });
+    active.forEach((row, b) => takeTurn(row, written[b]!, row.ids.length));
   }
   for (const row of rows) {
     if (!row.done) row.episode.end = 'turn-limit';

@@ -4,6 +4,8 @@
  */
 import type { TokenTask, TokenTaskSample } from '../envs/token-tasks/types';
 import type { Tokenizer } from '../models/tokenizer-api';
+import { isAgentTask } from './agent-task';
+import { chatAgentLengthBound, chatAgentSetup } from './chat-episode';
 import { chatPromptIds, chatTokenizer } from './chat-task';
 
 /**
@@ -20,10 +22,15 @@ export function promptTokens(tokenizer: Tokenizer, sample: TokenTaskSample): Int
 /**
  * The most prompt ids a sample of `task` can take: <bos> and one id per character, or, in a chat
  * template, the template's own ids (measured on an empty prompt) and one id per character (a BPE
- * token covers at least one character of the ASCII prompts the tasks write).
+ * token covers at least one character of the ASCII prompts the tasks write); for an agent task in
+ * a chat template, the whole episode's bound besides what the model writes freely
+ * (src/agents/chat-episode.ts).
  */
 export function promptLengthBound(tokenizer: Tokenizer, task: TokenTask): number {
   if (!tokenizer.applyChatTemplate) return (tokenizer.bos === undefined ? 0 : 1) + task.maxChars;
+  if (isAgentTask(task)) {
+    return chatAgentLengthBound(chatAgentSetup(chatTokenizer(tokenizer), task), task);
+  }
   const framing = chatPromptIds(chatTokenizer(tokenizer), { prompt: '', answer: '' }).length;
   return framing + task.maxChars;
 }

@@ -42,6 +42,8 @@ import type { LanguageModel } from '../models/language-model';
 import type { Tokenizer } from '../models/tokenizer-api';
 import { dpoLoss } from '../ops/dpo-loss';
 import { counterHash } from '../util/counter-rng';
+import { isAgentTask } from '../agents/agent-task';
+import { OpInputError } from '../ops/errors';
 import { promptTokens } from '../agents/prompt-tokens';
 import { completionText } from './evaluate';
 import { DPO_CONFIG_SPEC, type DpoConfig } from './dpo-config';
@@ -79,6 +81,14 @@ export interface DpoTrainer extends Trainer<DpoConfig> {
 const SUCCESS = 1;
 
 export function createDpoTrainer(setup: DpoSetup, initial: DpoConfig): DpoTrainer {
+  if (isAgentTask(setup.task)) {
+    throw new OpInputError(
+      'createDpoTrainer',
+      'task',
+      `'${setup.task.name}' is an agent task; DPO pairs single-turn completions, so train it ` +
+        'with GRPO or one of its settings (Dr. GRPO, DAPO, RLOO, REINFORCE++)',
+    );
+  }
   const run = createLmRun({
     algorithm: 'dpo',
     spec: DPO_CONFIG_SPEC,

@@ -4,7 +4,8 @@
  * policy knows rather than the luck of a draw.
  */
 import { isAgentTask, type AgentTask } from '../agents/agent-task';
-import { episodeTranscript, runEpisodes } from '../agents/episode';
+import { runAgentEpisodes } from '../agents/agent-episodes';
+import { episodeTranscript } from '../agents/episode';
 import type { TokenTask, TokenTaskSample } from '../envs/token-tasks/types';
 import type { Generation } from '../models/generate';
 import type { LanguageModel } from '../models/language-model';
@@ -82,10 +83,8 @@ export async function evaluateTask(
   const samples = prompts.flatMap((s) => Array.from({ length: repeats }, () => s));
   // The longest prompt, its answer and the stop id.
   const maxLength = Math.min(model.spec.context, promptLengthBound(tokenizer, task) + 1);
-  if (isAgentTask(task)) {
-    const chars = charTokenizerFor(tokenizer, 'evaluateTask', 'an agent task');
-    return evaluateEpisodes(model, chars, task, samples, maxLength, options);
-  }
+  if (isAgentTask(task))
+    return evaluateEpisodes(model, tokenizer, task, samples, maxLength, options);
   const generation = await model.generate({
     prompts: samples.map((s) => promptTokens(tokenizer, s)),
     maxLength,
@@ -130,13 +129,14 @@ function summarize(
 /** Agent tasks: whole episodes (tools included); correct when the answer verifies. */
 async function evaluateEpisodes(
   model: LanguageModel,
-  tokenizer: CharTokenizer,
+  tokenizer: Tokenizer,
   task: AgentTask,
   samples: readonly TokenTaskSample[],
   maxLength: number,
   options: EvaluationOptions,
 ): Promise<Evaluation> {
-  const episodes = await runEpisodes({
+  const episodes = await runAgentEpisodes({
+    op: 'evaluateTask',
     policy: model,
     tokenizer,
     task,

@@ -25,12 +25,12 @@ import {
   summarizeEpisodes,
   type AgentRewardBreakdown,
 } from '../agents/agent-rewards';
-import { episodeTranscript, runEpisodes, type Episode } from '../agents/episode';
+import { runAgentEpisodes } from '../agents/agent-episodes';
+import { episodeTranscript, type Episode } from '../agents/episode';
 import type { LanguageModel } from '../models/language-model';
 import type { Tokenizer } from '../models/tokenizer-api';
 import type { SampleOptions } from '../ops/nn/sample';
 import { promptLengthBound, promptTokens } from '../agents/prompt-tokens';
-import { charTokenizerFor } from './evaluate';
 import type { CompletionScorer } from './reward-model';
 
 export interface RolloutRow {
@@ -103,9 +103,10 @@ export async function rollout(request: RolloutRequest): Promise<RolloutRow[]> {
 async function rolloutScoredByRules(request: RolloutRequest): Promise<RolloutRow[]> {
   const { tokenizer, task, samples, maxLength } = request;
   if (isAgentTask(task)) {
-    const episodes = await runEpisodes({
+    const episodes = await runAgentEpisodes({
+      op: 'rollout',
       policy: request.policy,
-      tokenizer: charTokenizerFor(tokenizer, 'rollout', 'an agent task'),
+      tokenizer,
       task,
       samples,
       maxLength,

@@ -7,8 +7,8 @@
 import type { GenerateRequest, Generation } from '../../src/models/generate';
 import type { LanguageModel } from '../../src/models/language-model';
 import { fromTransformerConfig } from '../../src/models/model-spec';
-import type { TransformerConfig } from '../../src/models/transformer-config';
-import type { CharTokenizer } from '../../src/models/tokenizer';
+import { fromHfConfig } from '../../src/models/hf/hf-config';
+import type { Tokenizer } from '../../src/models/tokenizer-api';
 
 export interface ScriptedPolicy extends LanguageModel {
   /** The prompts each generate() call saw, as text, one array per call. */
@@ -16,25 +16,41 @@ export interface ScriptedPolicy extends LanguageModel {
 }
 
 export function scriptedPolicy(
-  tokenizer: CharTokenizer,
+  tokenizer: Tokenizer,
   next: (promptText: string, call: number) => string,
 ): ScriptedPolicy {
   const calls: string[][] = [];
   const refuse = (): never => {
     throw new Error('scriptedPolicy: only generate() is scripted');
   };
-  const config: TransformerConfig = {
-    vocab: tokenizer.vocabSize,
-    context: 256,
-    width: 16,
-    layers: 1,
-    heads: 1,
-    tiedEmbeddings: true,
-    valueHead: false,
-  };
+  // The tiny GPT's spec for its character tokenizer; a small Llama's for a brought model's.
+  const spec =
+    tokenizer.spec.kind === 'char'
+      ? fromTransformerConfig({
+          vocab: tokenizer.vocabSize,
+          context: 256,
+          width: 16,
+          layers: 1,
+          heads: 1,
+          tiedEmbeddings: true,
+          valueHead: false,
+        })
+      : fromHfConfig({
+          model_type: 'llama',
+          vocab_size: tokenizer.vocabSize,
+          hidden_size: 16,
+          intermediate_size: 32,
+          num_hidden_layers: 1,
+          num_attention_heads: 1,
+          num_key_value_heads: 1,
+          max_position_embeddings: 2048,
+          rms_norm_eps: 1e-6,
+          rope_theta: 10000,
+          tie_word_embeddings: true,
+        });
   return {
     backend: 'cpu',
-    spec: fromTransformerConfig(config),
+    spec,
     get groups() {
       return refuse();
     },

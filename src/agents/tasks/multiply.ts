@@ -73,5 +73,8 @@ export function multiplyTask(options: MultiplyOptions = {}): AgentTask {
     verify(sample: TokenTaskSample, answer: string): number {
       return answer === sample.answer ? 1 : 0;
     },
+    chatQuestion(sample: TokenTaskSample): string {
+      return `What is ${sample.prompt.slice(0, -1)}?`;
+    },
   };
 }

@@ -108,5 +108,9 @@ export function shoppingTask(options: ShoppingOptions = {}): AgentTask {
     verify(sample: TokenTaskSample, answer: string): number {
       return answer === sample.answer ? 1 : 0;
     },
+    chatQuestion(sample: TokenTaskSample): string {
+      const lines = parseList(sample.prompt).map((l) => `${l.quantity} x ${l.item}`);
+      return `What do these cost in total: ${lines.join(', ')}?`;
+    },
   };
 }
