@@ -76,6 +76,14 @@ export async function setUpBroughtRun(
   const seed = saved ? saved.state.seed : flags.seed;
   const lora = saved ? saved.lora : createLlamaLora(model.spec, brought.lora, seed);
   const task = run.tasks.first;
+  const needed = promptLengthBound(chat, task) + 1;
+  if (needed > model.spec.context) {
+    throw new FlagError(
+      'task',
+      `'${task.name}' needs a context of ${needed} tokens in ${name}'s chat template (its prompt, ` +
+        `with any tools, calls and results, and an answer); the model's is ${model.spec.context}`,
+    );
+  }
   // One step's rows: the prompts and their answers, at most the template's prompt and the answer.
   const step = {
     batch:

@@ -4,6 +4,7 @@
  * the device's buffer limits, or on the CPU up to CPU_MAX_PARAMETERS. Each of the two runs (the
  * run and its control) trains in a worker, and on the GPU on a device, of its own.
  */
+import { isAgentTask } from '../agents/agent-task';
 import { promptLengthBound } from '../agents/prompt-tokens';
 import { createTokenTask } from '../agents/token-task-registry';
 import { LORA_MODULES } from '../models/hf/llama-lora';
@@ -13,14 +14,14 @@ import { parameterCount, type ModelSpec } from '../models/model-spec';
 import type { Tokenizer } from '../models/tokenizer-api';
 import { CPU_MAX_PARAMETERS, formatCount, type Backend } from './model-fit';
 
-/** Answers sampled per prompt (GRPO's group) and tokens per answer, as the page trains. */
+/** Answers sampled per prompt (GRPO's group), as the page trains. */
 export const LORA_GROUP_SIZE = 8;
-export const LORA_MAX_NEW_TOKENS = 8;
 
 export interface LoraFitInput {
   spec: ModelSpec;
   tokenizer: Tokenizer;
-  task: { name: string; options: Record<string, unknown> };
+  /** The task, and the most tokens an answer (a tool task: a turn) may take. */
+  task: { name: string; options: Record<string, unknown>; maxNewTokens: number };
   rank: number;
   promptsPerUpdate: number;
   backend: Backend;
@@ -37,6 +38,16 @@ export interface LoraFit {
 export function loraTrainFit(input: LoraFitInput): LoraFit {
   const { spec, backend } = input;
   const params = parameterCount(spec);
+  const task = createTokenTask(input.task.name, input.task.options);
+  // The prompt in the chat template (a tool task's with its tools, and room for its calls and
+  // results) and one token of answer must fit the model's context.
+  const needed = promptLengthBound(input.tokenizer, task) + 1;
+  if (needed > spec.context) {
+    return {
+      ok: false,
+      text: `Refused: '${task.name}' needs a context of ${needed} tokens in this model's chat template (its prompt${isAgentTask(task) ? ', tools, calls and results' : ''} and an answer); the model's is ${spec.context}. Pick another task or a model with a longer context.`,
+    };
+  }
   if (backend === 'cpu') {
     if (params > CPU_MAX_PARAMETERS) {
       return {
@@ -46,12 +57,8 @@ export function loraTrainFit(input: LoraFitInput): LoraFit {
     }
     return { ok: true, text: 'Trains on the CPU (f32 weights), each run in a worker of its own.' };
   }
-  const task = createTokenTask(input.task.name, input.task.options);
   const batch = input.promptsPerUpdate * LORA_GROUP_SIZE;
-  const seq = Math.min(
-    spec.context,
-    promptLengthBound(input.tokenizer, task) + LORA_MAX_NEW_TOKENS,
-  );
+  const seq = Math.min(spec.context, needed - 1 + input.task.maxNewTokens);
   const lora = { rank: input.rank, alpha: 2 * input.rank, targets: [...LORA_MODULES] };
   const limits = input.limits ?? {
     maxBufferSize: Number.MAX_SAFE_INTEGER,

@@ -20,41 +20,70 @@ import { adapterConfigText, adapterWeightsBytes } from '../models/hf/peft-adapte
 import type { ModelSpec } from '../models/model-spec';
 import { shortFingerprint, weightsFingerprint } from '../models/weights-fingerprint';
 import { storedLoraRun, type LoraRunStorePort, type StoredLoraRun } from './lora-run-store';
-import { LORA_GROUP_SIZE, LORA_MAX_NEW_TOKENS } from './lora-plan';
+import { LORA_GROUP_SIZE } from './lora-plan';
 import type { Backend } from './model-fit';
 import type { TrainingInputs } from './model-load';
 
-/** Tasks a chat model can be trained on here, with the options the page offers. */
+/**
+ * Tasks a chat model can be trained on here, with the options the page offers and the most
+ * tokens an answer may take (a tool task's: each turn, a call in the template's JSON).
+ */
 export const LORA_TASKS = [
   {
     id: 'addition-reversed',
     label: 'Addition, 1–2 digits, answer reversed (the tiny chat model’s warm-up task)',
     name: 'addition',
     options: { minDigits: 1, maxDigits: 2, reverseAnswer: true },
+    maxNewTokens: 8,
   },
   {
     id: 'addition',
     label: 'Addition, 1–2 digits',
     name: 'addition',
     options: { minDigits: 1, maxDigits: 2 },
+    maxNewTokens: 8,
   },
   {
     id: 'sort',
     label: 'Sort 3–6 letters of a–e',
     name: 'sort',
     options: { minLength: 3, maxLength: 6, alphabet: 'abcde' },
+    maxNewTokens: 8,
   },
   {
     id: 'reverse',
     label: 'Reverse 3–6 letters of a–e',
     name: 'reverse',
     options: { minLength: 3, maxLength: 6, alphabet: 'abcde' },
+    maxNewTokens: 8,
   },
   {
     id: 'wordproblem',
     label: 'Word problems, GSM8K-style, one step (for instruction-tuned models)',
     name: 'wordproblem',
     options: { minSteps: 1, maxSteps: 1, maxNumber: 10, maxAnswer: 20 },
+    maxNewTokens: 8,
+  },
+  {
+    id: 'multiply-calc',
+    label: 'Multiply 2–3 digit numbers with a calculator tool (tool calls in the model’s format)',
+    name: 'multiply',
+    options: { minDigits: 2, maxDigits: 3, maxTurns: 3, maxCalls: 2 },
+    maxNewTokens: 48,
+  },
+  {
+    id: 'shopping',
+    label: 'Total a shopping list: look prices up, then calculate (tool task)',
+    name: 'shopping',
+    options: { items: 2, maxQuantity: 3, maxTurns: 4, maxCalls: 3 },
+    maxNewTokens: 48,
+  },
+  {
+    id: 'facts',
+    label: 'Answer from a small fact collection with a search tool (tool task)',
+    name: 'facts',
+    options: { maxTurns: 3, maxCalls: 2 },
+    maxNewTokens: 48,
   },
 ] as const;
 export type LoraTaskId = (typeof LORA_TASKS)[number]['id'];
@@ -325,7 +354,7 @@ export class LoraTrainState {
               lr: lrs[i]!,
               promptsPerUpdate: form.promptsPerUpdate,
               groupSize: LORA_GROUP_SIZE,
-              maxNewTokens: LORA_MAX_NEW_TOKENS,
+              maxNewTokens: task.maxNewTokens,
               seed: form.seed,
               backend,
             },
@@ -436,7 +465,7 @@ export class LoraTrainState {
         lr: form.lr,
         promptsPerUpdate: form.promptsPerUpdate,
         groupSize: LORA_GROUP_SIZE,
-        maxNewTokens: LORA_MAX_NEW_TOKENS,
+        maxNewTokens: task.maxNewTokens,
         task: { name: task.name, options: { ...task.options } },
         recipe: form.recipe,
       },

@@ -82,6 +82,15 @@ describe('npm run train -- --model', () => {
     await expect(train(argv)).rejects.toMatchObject({ name: 'FlagError', flag: name });
   });
 
+  it("refuses a task the model's context cannot hold, with both numbers", async () => {
+    // A tool task's prompt lists the tools and teaches the call format: far past 64 positions.
+    const argv = [`--model=${MODEL}`, '--task=multiply', '--lora-r=4', '--updates=1'];
+    await expect(train(argv)).rejects.toMatchObject({ name: 'FlagError', flag: 'task' });
+    await expect(train(argv)).rejects.toThrow(
+      /'multiply\(2–3 digits, calc\)' needs a context of \d{3,} tokens in .*tiny-chat's chat template .*the model's is 64$/,
+    );
+  });
+
   it('refuses LoRA flags without --model, and a file as --adapter-out', async () => {
     await expect(train(['--task=copy', '--lora-r=8'])).rejects.toMatchObject({
       flag: 'lora-r',

@@ -16,13 +16,13 @@ beforeAll(async () => {
   tokenizer = await loadLmTokenizer('public/models/hf/tiny-chat');
 });
 
-const task = { name: 'addition', options: { minDigits: 1, maxDigits: 2 } };
+const task = { name: 'addition', options: { minDigits: 1, maxDigits: 2 }, maxNewTokens: 8 };
 const GB = 1e9;
 
 describe('loraTrainFit', () => {
   it('on the CPU: small models train, large ones are refused with the numbers', () => {
     const small = loraTrainFit({
-      spec: tinyLlamaSpec('llama'),
+      spec: { ...tinyLlamaSpec('llama'), context: 64 },
       tokenizer,
       task,
       rank: 8,
@@ -68,6 +68,49 @@ describe('loraTrainFit', () => {
     expect(four.text).toContain(
       'Each step runs in micro-batches of 16 answers (its 32 do not fit 1.50 GB at once)',
     );
+  });
+
+  it('refuses a task whose prompt does not fit the context, with both numbers', () => {
+    // The tiny chat model's 64 positions cannot hold a tool task's instructions and tool list.
+    const tool = { name: 'multiply', options: { maxTurns: 3, maxCalls: 2 }, maxNewTokens: 48 };
+    for (const backend of ['cpu', 'webgpu'] as const) {
+      const fit = loraTrainFit({
+        spec: tinyLlamaSpec('llama'),
+        tokenizer,
+        task: tool,
+        rank: 8,
+        promptsPerUpdate: 2,
+        backend,
+      });
+      expect(fit.ok).toBe(false);
+      expect(fit.text).toMatch(
+        /^Refused: 'multiply\(2–3 digits, calc\)' needs a context of \d{3,} tokens in this model's chat template \(its prompt, tools, calls and results and an answer\); the model's is \d+\./,
+      );
+    }
+    // With a long context it fits, and the step's rows are sized from the same bound.
+    const long = loraTrainFit({
+      spec: { ...tinyLlamaSpec('llama'), context: 4096 },
+      tokenizer,
+      task: tool,
+      rank: 8,
+      promptsPerUpdate: 1,
+      backend: 'webgpu',
+    });
+    expect(long.ok).toBe(true);
+    const seq = Number(/activations kept for 8 answers × (\d+) tokens/.exec(long.text)?.[1]);
+    const needed = Number(
+      /needs a context of (\d+) tokens/.exec(
+        loraTrainFit({
+          spec: tinyLlamaSpec('llama'),
+          tokenizer,
+          task: tool,
+          rank: 8,
+          promptsPerUpdate: 1,
+          backend: 'cpu',
+        }).text,
+      )?.[1],
+    );
+    expect(seq).toBe(needed - 1 + 48);
   });
 
   it('on the GPU: a step that fits in no micro-batch is refused, naming the setting', () => {

@@ -245,6 +245,18 @@ describe('LORA_TASKS', () => {
         const sample = task.sample(random);
         expect(task.verify(sample, sample.answer)).toBe(1);
       }
+      // Its run exports to TRL and verl with the task's reward.
+      const exported = loraRunExport(
+        {
+          lr: 1e-4,
+          promptsPerUpdate: 2,
+          groupSize: 8,
+          maxNewTokens: entry.maxNewTokens,
+          task: { name: entry.name, options: { ...entry.options } },
+        },
+        { rank: 8, alpha: 16, targets: 'all-linear' },
+      );
+      expect(exported.ok, exported.ok ? '' : JSON.stringify(exported)).toBe(true);
     },
   );
 });
