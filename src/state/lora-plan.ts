@@ -24,6 +24,8 @@ export interface LoraFitInput {
   task: { name: string; options: Record<string, unknown>; maxNewTokens: number };
   rank: number;
   promptsPerUpdate: number;
+  /** The trainer: 'grpo' (its whole family) or 'dpo'. */
+  algorithm?: 'grpo' | 'dpo';
   backend: Backend;
   /** The device's limits (webgpu). */
   limits?: BufferLimits;
@@ -33,6 +35,11 @@ export interface LoraFit {
   ok: boolean;
   /** One sentence: where it trains and what it needs, or why not (with the numbers). */
   text: string;
+  /**
+   * What a refusal is about: the model itself (no setting of the form helps), or the settings
+   * (another task, fewer prompts or a lower rank may fit).
+   */
+  refused?: 'model' | 'settings';
 }
 
 export function loraTrainFit(input: LoraFitInput): LoraFit {
@@ -45,13 +52,22 @@ export function loraTrainFit(input: LoraFitInput): LoraFit {
   if (needed > spec.context) {
     return {
       ok: false,
+      refused: 'settings',
       text: `Refused: '${task.name}' needs a context of ${needed} tokens in this model's chat template (its prompt${isAgentTask(task) ? ', tools, calls and results' : ''} and an answer); the model's is ${spec.context}. Pick another task or a model with a longer context.`,
+    };
+  }
+  if (input.algorithm === 'dpo' && isAgentTask(task)) {
+    return {
+      ok: false,
+      refused: 'settings',
+      text: `Refused: '${task.name}' is a tool task, and DPO pairs single-turn answers; train it with GRPO or one of its settings.`,
     };
   }
   if (backend === 'cpu') {
     if (params > CPU_MAX_PARAMETERS) {
       return {
         ok: false,
+        refused: 'model',
         text: `Training runs on the CPU here (no WebGPU), which takes models up to ${formatCount(CPU_MAX_PARAMETERS)} parameters; this one has ${formatCount(params)}.`,
       };
     }
@@ -85,6 +101,6 @@ export function loraTrainFit(input: LoraFitInput): LoraFit {
     };
   } catch (error) {
     if (!(error instanceof MemoryPlanError)) throw error;
-    return { ok: false, text: `Refused: ${error.message}.` };
+    return { ok: false, refused: 'settings', text: `Refused: ${error.message}.` };
   }
 }

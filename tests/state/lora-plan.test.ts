@@ -39,6 +39,7 @@ describe('loraTrainFit', () => {
       backend: 'cpu',
     });
     expect(large.ok).toBe(false);
+    expect(large.refused).toBe('model'); // no setting of the form helps: the page hides it
     expect(large.text).toMatch(/up to 50\.0M parameters; this one has 134\.5M/);
   });
 
@@ -83,10 +84,23 @@ describe('loraTrainFit', () => {
         backend,
       });
       expect(fit.ok).toBe(false);
+      expect(fit.refused).toBe('settings'); // another task fits: the form stays
       expect(fit.text).toMatch(
         /^Refused: 'multiply\(2–3 digits, calc\)' needs a context of \d{3,} tokens in this model's chat template \(its prompt, tools, calls and results and an answer\); the model's is \d+\./,
       );
     }
+    // DPO pairs single-turn answers: a tool task is refused for it, whatever the context.
+    const dpo = loraTrainFit({
+      spec: { ...tinyLlamaSpec('llama'), context: 4096 },
+      tokenizer,
+      task: tool,
+      rank: 8,
+      promptsPerUpdate: 1,
+      algorithm: 'dpo',
+      backend: 'cpu',
+    });
+    expect(dpo).toMatchObject({ ok: false, refused: 'settings' });
+    expect(dpo.text).toMatch(/is a tool task, and DPO pairs single-turn answers/);
     // With a long context it fits, and the step's rows are sized from the same bound.
     const long = loraTrainFit({
       spec: { ...tinyLlamaSpec('llama'), context: 4096 },
