@@ -3,28 +3,16 @@
  * in the template's format, src/agents/chat-episode.ts) or the lab's character tokenizer (the
  * tiny GPT: `<call>` tags, src/agents/episode.ts).
  */
-import type { TokenTaskSample } from '../envs/token-tasks/types';
-import type { LanguageModel } from '../models/language-model';
 import { CharTokenizer } from '../models/tokenizer';
 import type { Tokenizer } from '../models/tokenizer-api';
-import type { SampleOptions } from '../ops/nn/sample';
 import { OpInputError } from '../ops/errors';
-import type { AgentTask } from './agent-task';
 import { runChatEpisodes } from './chat-episode';
 import { chatTokenizer } from './chat-task';
-import { runEpisodes, type Episode } from './episode';
+import { runEpisodes } from './episode';
+import type { Episode, EpisodeRequestBase } from './episode-rows';
 
-export interface AgentEpisodesRequest {
-  policy: LanguageModel;
+export interface AgentEpisodesRequest extends EpisodeRequestBase {
   tokenizer: Tokenizer;
-  task: AgentTask;
-  samples: readonly TokenTaskSample[];
-  /** Row length L, ≤ the model's context. */
-  maxLength: number;
-  /** Most tokens per model turn. */
-  maxTurnTokens: number;
-  sampling: SampleOptions;
-  seed: number;
   /** Who asks, for errors. */
   op: string;
 }

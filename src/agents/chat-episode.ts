@@ -15,9 +15,7 @@
  * as '?', so no tool output can end a turn or open one.
  */
 import type { TokenTaskSample } from '../envs/token-tasks/types';
-import type { LanguageModel } from '../models/language-model';
 import type { ChatMessage, ToolDefinition } from '../models/tokenizer-api';
-import type { SampleOptions } from '../ops/nn/sample';
 import { OpInputError } from '../ops/errors';
 import type { AgentTask } from './agent-task';
 import type { ChatTokenizer } from './chat-task';
@@ -32,21 +30,21 @@ import {
   type ParsedToolCall,
 } from './chat-tool-format';
 import { chatToolArgs, chatToolDefinitions } from './chat-tools';
-import type { Episode, EpisodeEnd, ToolCallRecord } from './episode';
+import {
+  appendModelTurn,
+  appendObservation,
+  driveEpisodes,
+  finishRow,
+  startRow,
+  type Episode,
+  type EpisodeRequestBase,
+  type EpisodeRow,
+  type ToolCallRecord,
+} from './episode-rows';
 import { createToolSet, MAX_TOOL_RESULT_CHARS, runTool, type Tool } from './tools';
-import { generateTurn } from './turn-generation';
 
-export interface ChatEpisodeRequest {
-  policy: LanguageModel;
+export interface ChatEpisodeRequest extends EpisodeRequestBase {
   tokenizer: ChatTokenizer;
-  task: AgentTask;
-  samples: readonly TokenTaskSample[];
-  /** Row length L, ≤ the model's context. */
-  maxLength: number;
-  /** Most tokens per model turn. */
-  maxTurnTokens: number;
-  sampling: SampleOptions;
-  seed: number;
 }
 
 /** A task's chat: the template's format and what opens every conversation. */
@@ -164,19 +162,15 @@ function toolTextIds(tokenizer: ChatTokenizer, text: string): number[] {
   return [...tokenizer.encode(text)].flatMap((id) => (tokenizer.isSpecial(id) ? unknown : [id]));
 }
 
-interface RowState {
-  ids: number[];
-  mask: number[];
+interface ChatRow extends EpisodeRow {
   messages: ChatMessage[];
-  episode: Omit<Episode, 'tokens' | 'mask'>;
-  done: boolean;
 }
 
 export async function runChatEpisodes(request: ChatEpisodeRequest): Promise<Episode[]> {
   const { tokenizer, task, maxLength: L } = request;
   const setup = chatAgentSetup(tokenizer, task);
   const tools = createToolSet(task.env.useTools ? task.tools : []);
-  const rows: RowState[] = request.samples.map((sample, i) => {
+  const rows: ChatRow[] = request.samples.map((sample, i) => {
     const question = task.chatQuestion?.(sample) ?? sample.prompt;
     const messages = openingMessages(setup, question);
     const ids = [...tokenizer.encode(renderChat(setup, messages, true))];
@@ -189,93 +183,36 @@ export async function runChatEpisodes(request: ChatEpisodeRequest): Promise<Epis
           `included), but a row holds ${L}; a model with a longer context is needed for '${task.name}'`,
       );
     }
-    return {
-      ids,
-      mask: ids.map(() => 0),
-      messages,
-      done: false,
-      episode: {
-        sample,
-        segments: [{ kind: 'prompt', start: 0, end: ids.length, text: question }],
-        calls: [],
-        turns: 0,
-        answer: null,
-        end: 'token-limit',
-        modelTokens: 0,
-        observationTokens: 0,
-      },
-    };
+    return { ...startRow(sample, ids, question), messages };
   });
-  for (let turn = 0; turn < task.env.maxTurns; turn++) {
-    const active = rows.filter((r) => !r.done);
-    if (active.length === 0) break;
-    const written = await generateTurn({
-      policy: request.policy,
-      rows: active.map((r) => r.ids),
-      maxLength: L,
-      maxTurnTokens: request.maxTurnTokens,
-      stopTokens: tokenizer.stopIds,
-      padToken: tokenizer.pad,
-      sampling: request.sampling,
-      seed: request.seed,
-      turn,
-    });
-    active.forEach((row, b) => takeTurn(row, written[b]!));
-  }
-  for (const row of rows) {
-    if (!row.done) row.episode.end = 'turn-limit';
-  }
-  return rows.map((row) => {
-    const tokens = new Int32Array(L).fill(tokenizer.pad);
-    tokens.set(row.ids.slice(0, L));
-    const mask = new Float32Array(L);
-    mask.set(row.mask.slice(0, L));
-    return { ...row.episode, tokens, mask };
-  });
+  const loop = {
+    ...request,
+    maxTurns: task.env.maxTurns,
+    stopTokens: tokenizer.stopIds,
+    padToken: tokenizer.pad,
+  };
+  return driveEpisodes(rows, loop, takeTurn);
 
   /** Appends one model turn to `row`, then acts on it: run its calls, take an answer, or stop. */
-  function takeTurn(row: RowState, written: number[]): void {
-    const { episode } = row;
-    const start = row.ids.length;
-    episode.turns += 1;
-    episode.modelTokens += written.length;
-    row.ids.push(...written);
-    row.mask.push(...written.map(() => 1));
-    episode.segments.push({
-      kind: 'model',
-      start,
-      end: row.ids.length,
-      text: textOf(written, false),
-    });
+  function takeTurn(row: ChatRow, written: number[]): void {
+    appendModelTurn(row, written, textOf(written, false));
     const last = written[written.length - 1];
     if (last === undefined || !tokenizer.stopIds.includes(last)) {
-      return finish(row, 'token-limit'); // the turn ran out of room before a stop id
+      return finishRow(row, 'token-limit'); // the turn ran out of room before a stop id
     }
     const text = textOf(written.slice(0, -1), true);
     const parsed = parseChatTurn(setup.format.call, text);
     if (parsed.kind === 'answer') {
-      episode.answer = parsed.text;
-      return finish(row, 'answer');
+      row.episode.answer = parsed.text;
+      return finishRow(row, 'answer');
     }
-    if (parsed.kind === 'malformed') return finish(row, 'malformed');
-    const results = parsed.calls.map((call) => runCall(episode.calls, tools, call).result);
+    if (parsed.kind === 'malformed') return finishRow(row, 'malformed');
+    const results = parsed.calls.map((call) => runCall(row.episode.calls, tools, call).result);
     const observation = observationIds(setup, row.messages, { text, ...parsed }, results);
     row.messages.push(
       ...turnMessages(setup, text, parsed.content, parsed.calls, (k) => results[k]!),
     );
-    const kept = observation.slice(0, L - row.ids.length);
-    const obsStart = row.ids.length;
-    row.ids.push(...kept);
-    row.mask.push(...kept.map(() => 0));
-    episode.observationTokens += kept.length;
-    episode.segments.push({
-      kind: 'observation',
-      start: obsStart,
-      end: row.ids.length,
-      text: tokenizer.decode(kept),
-    });
-    // A row needs at least one free position for the next turn.
-    if (kept.length < observation.length || row.ids.length >= L - 1) finish(row, 'token-limit');
+    appendObservation(row, observation, L, (kept) => textOf(kept, false));
   }
 
   /** Runs one call against the episode's budget and records it. */
@@ -311,11 +248,6 @@ export async function runChatEpisodes(request: ChatEpisodeRequest): Promise<Epis
       ids.filter((id) => id < tokenizer.vocabSize),
       { skipSpecial },
     );
-  }
-
-  function finish(row: RowState, end: EpisodeEnd): void {
-    row.episode.end = end;
-    row.done = true;
   }
 }
 

@@ -28,7 +28,7 @@ import qLearningTs from '../rl/q-learning.ts?raw';
 import sarsaTs from '../rl/sarsa.ts?raw';
 import groupAdvantagesTs from '../ops/group-advantages.ts?raw';
 import groupAdvantagesWgsl from '../../kernels/group_advantages.wgsl?raw';
-import agentEpisodeTs from '../agents/episode.ts?raw';
+import episodeRowsTs from '../agents/episode-rows.ts?raw';
 import reinforceTs from '../rl/reinforce.ts?raw';
 import gaeTs from '../ops/gae.ts?raw';
 import gaeWgsl from '../../kernels/gae.wgsl?raw';
@@ -58,7 +58,7 @@ export const SOURCE_VIEWS: Readonly<Record<string, string>> = {
   'src/rl/sarsa.ts': sarsaTs,
   'src/ops/group-advantages.ts': groupAdvantagesTs,
   'kernels/group_advantages.wgsl': groupAdvantagesWgsl,
-  'src/agents/episode.ts': agentEpisodeTs,
+  'src/agents/episode-rows.ts': episodeRowsTs,
   'src/rl/reinforce.ts': reinforceTs,
   'src/ops/gae.ts': gaeTs,
   'kernels/gae.wgsl': gaeWgsl,
