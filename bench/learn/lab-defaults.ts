@@ -33,6 +33,8 @@ export async function labDefaults(options: {
   seeds: readonly number[];
   /** Tasks picked in the form (`--tasks=copy,reverse`); absent: the form's default task. */
   tasks?: readonly string[];
+  /** Algorithms to run (`--algos=grpo`); absent: every language-model algorithm. */
+  algos?: readonly string[];
   updates?: number;
   log?: (s: string) => void;
 }): Promise<{ rows: DefaultsRow[]; table: string }> {
@@ -43,9 +45,15 @@ export async function labDefaults(options: {
       `--tasks names no task: ${unknown.join(', ')} (known: ${catalog.tasks.map((t) => t.name).join(', ')})`,
     );
   }
+  const badAlgos = options.algos?.filter((a) => !Object.hasOwn(SUCCESS, a)) ?? [];
+  if (badAlgos.length > 0) {
+    throw new Error(
+      `--algos names no language-model algorithm: ${badAlgos.join(', ')} (known: ${Object.keys(SUCCESS).join(', ')})`,
+    );
+  }
   const updates = options.updates ?? 20;
   const rows: DefaultsRow[] = [];
-  const pairs = Object.keys(SUCCESS).flatMap((algo) =>
+  const pairs = (options.algos ?? Object.keys(SUCCESS)).flatMap((algo) =>
     (options.tasks ?? [undefined]).map((task) => ({ algo, task })),
   );
   for (const { algo, task } of pairs) {

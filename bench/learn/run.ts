@@ -1,5 +1,5 @@
 /**
- * `npm run bench:learn [-- --only=planning,cliff,cartpole,token,agent,forgetting,lessons,defaults,lora,lora-recipes] [--backend=cpu|webgpu] [--seeds=1,2,3] [--lessons=…] [--presets=…] [--tasks=…] [--quick]`
+ * `npm run bench:learn [-- --only=planning,cliff,cartpole,token,agent,forgetting,lessons,defaults,lora,lora-recipes] [--backend=cpu|webgpu] [--seeds=1,2,3] [--lessons=…] [--presets=…] [--tasks=…] [--algos=grpo,ppo,dpo] [--quick]`
  *
  * Learning benchmarks: does each algorithm learn what it should, how fast, on this machine?
  *   planning  value iteration on GridWorld and FrozenLake 4×4: sweeps to convergence
@@ -14,8 +14,8 @@
  *             prefixes, `--presets=grpo-copy-kl,grpo-copy-rm` names; about 25 minutes on 2 cores)
  *   defaults  the lab's new-run form as a newcomer leaves it: each language-model algorithm's
  *             default spec (its default task, or each of `--tasks=copy,reverse` as the form
- *             fills it when that task is picked), 20 updates on seeds 1–5 beside lr 1e-9 (not in
- *             the default set)
+ *             fills it when that task is picked; `--algos=grpo` for some algorithms only),
+ *             20 updates on seeds 1–5 beside lr 1e-9 (not in the default set)
  *   forgetting the tool-use lesson's calculator runs at lr 3e-4 without and with the ptx term,
  *             one-digit products from memory retained, seeds 1–3 (CPU; not in the default set:
  *             about 3 minutes)
@@ -175,6 +175,7 @@ export async function main(argv: string[]): Promise<number> {
     const bench = await labDefaults({
       seeds: seeds ?? (quick ? [1] : [1, 2, 3, 4, 5]),
       tasks: flag('tasks')?.split(','),
+      algos: flag('algos')?.split(','),
       log: console.log,
     });
     console.log(bench.table);

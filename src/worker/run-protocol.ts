@@ -319,6 +319,8 @@ export interface TaskInfo {
     start?: string;
     /** Per algorithm, settings that make a run from `start` learn visibly. */
     settings?: Readonly<Record<string, Readonly<Record<string, number>>>>;
+    /** Where no start made for RL ships: what the form's defaults did, measured. */
+    expect?: string;
   };
   /** The options of each rung of its curriculum, easiest first. */
   levels: Settings[];

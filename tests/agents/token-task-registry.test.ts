@@ -37,6 +37,15 @@ describe('TOKEN_TASKS', () => {
   describe.each(TOKEN_TASK_NAMES)('%s', (name) => {
     const def = any(name);
 
+    it('has a start made for RL, or says before Create what its defaults do', () => {
+      const { start, expect: expectation } = def.recommended ?? {};
+      // Exactly one of the two: a task with a start learns visibly; one without says so.
+      expect(start === undefined, `start ${start}, expect ${expectation}`).toBe(
+        expectation !== undefined,
+      );
+      if (expectation !== undefined) expect(expectation).toMatch(/seeds? \d/); // measured
+    });
+
     it('has a spec entry with a doc for exactly the option fields, and valid defaults', () => {
       expect(Object.keys(def.spec).sort()).toEqual(Object.keys(def.defaults).sort());
       for (const field of Object.values(def.spec)) expect(field.doc.length).toBeGreaterThan(5);

@@ -45,6 +45,10 @@ describe('RunDraft: the start a task recommends', () => {
     const draft = new RunDraft(catalog, { algo: 'grpo', task: 'countdown' });
     expect(draft.start).toBe('new');
     expect(draft.spec.sftSteps).toBeGreaterThan(0);
+    // And the form says, before Create, what its defaults did (measured), where copy's need not.
+    expect(draft.taskInfo?.recommended.expect).toMatch(/^No start made for RL ships for countdown/);
+    draft.selectTask('copy');
+    expect(draft.taskInfo?.recommended.expect).toBeUndefined();
   });
 
   it("applies the settings the task recommends for each algorithm's run from its start", () => {
