@@ -329,7 +329,7 @@ export const TOKEN_TASKS: {
       recommended: {
         // bench:learn --only=defaults --tasks=countdown (CPU, 20 updates): GRPO Δ 0.00 on seeds
         // 1 and 2, its lr 1e-9 control 0.00; 13–16 s a run
-        // (bench/results/learn-defaults-2026-12-07T08-41Z-log.json).
+        // (bench/results/learn-defaults-2026-12-07T08-41-00Z-log.json).
         expect:
           'No start made for RL ships for countdown. From a new model, GRPO with these defaults ' +
           'stayed at 0% success through 20 updates on seeds 1 and 2, like its control at lr ' +
@@ -378,7 +378,7 @@ export const TOKEN_TASKS: {
       recommended: {
         // bench:learn --only=defaults --tasks=wordproblem --algos=grpo (CPU, 20 updates): GRPO Δ
         // +0.01 and −0.02 on seeds 1 and 2, its lr 1e-9 controls −0.01; 126–130 s a run
-        // (bench/results/learn-defaults-2026-12-07T08-41Z-log.json).
+        // (bench/results/learn-defaults-2026-12-07T08-41-00Z-log.json).
         expect:
           'No start made for RL ships for wordproblem: it is written for instruction-tuned ' +
           'models (train one on "Bring a model"). From a new tiny model, GRPO with these ' +
@@ -432,7 +432,7 @@ export const TOKEN_TASKS: {
         ...AGENT_RECOMMENDED,
         // bench:learn --only=defaults --tasks=shopping --algos=grpo (CPU): GRPO Δ 0.11 in 20
         // updates on seed 1, its lr 1e-9 control 0.01; 418 s
-        // (bench/results/learn-defaults-2026-12-07T08-41Z-log.json).
+        // (bench/results/learn-defaults-2026-12-07T08-41-00Z-log.json).
         expect:
           'No start made for RL ships for shopping. From a new model, GRPO with these defaults ' +
           'rose 0.11 in 20 updates on seed 1 (its control at lr 1e-9: 0.01) — short of a clear ' +
@@ -463,7 +463,7 @@ export const TOKEN_TASKS: {
         ...AGENT_RECOMMENDED,
         // bench:learn --only=defaults --tasks=facts (CPU): GRPO Δ 0.04 in 20 updates on seed 1,
         // its lr 1e-9 control 0.04; 733 s
-        // (bench/results/learn-defaults-2026-12-07T08-41Z-log.json).
+        // (bench/results/learn-defaults-2026-12-07T08-41-00Z-log.json).
         expect:
           'No start made for RL ships for facts. From a new model, GRPO with these defaults rose ' +
           '0.04 in 20 updates on seed 1 — no more than its control at lr 1e-9 — and took 12 ' +
