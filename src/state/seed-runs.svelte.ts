@@ -1,7 +1,8 @@
 /**
  * A lesson's seeds block as state: every preset × seed run (opened through the lab's run manager,
- * as a widget opens its one run), started and paused together, each stopped at its preset's
- * budget; and what the block draws and tabulates from their series — per preset the mean ± std
+ * as a widget opens its one run), started and paused together, each stopped once it has passed
+ * its check (the block's verdict needs no more, and a stopped run leaves the CPU to the others)
+ * or at its preset's budget — or, once the reader asks to run on, at the budget only; and what the block draws and tabulates from their series — per preset the mean ± std
  * band over seeds (seedBand, as the compare view draws it) and the summary of what passing took
  * (src/lessons/seed-summary.ts).
  */
@@ -35,6 +36,11 @@ export class SeedRuns {
   groups = $state.raw<PresetRuns[]>([]);
   opening = $state(false);
   error = $state<string | undefined>(undefined);
+  /**
+   * false: a run stops at the update it passed its check at; true: every run trains to its
+   * budget (what the table's last column, the check at the budget, needs).
+   */
+  runOn = $state(false);
 
   constructor(
     readonly block: SeedsBlock,
@@ -50,8 +56,22 @@ export class SeedRuns {
     return this.groups.length > 0 && !this.opening;
   }
 
-  /** Every run has trained its preset's budget. */
+  /** Every run is done: at its budget, or passed while the block stops runs at their pass. */
   get finished(): boolean {
+    return this.doneFlags().every((group) => group.every(Boolean));
+  }
+
+  /** Runs that are not done and not running: what Start all would start. */
+  get waiting(): number {
+    const done = this.doneFlags();
+    return this.groups.reduce(
+      (n, g, i) => n + g.runs.filter((run, j) => !done[i]![j] && run.status !== 'running').length,
+      0,
+    );
+  }
+
+  /** Every run has trained its preset's budget. */
+  get atBudget(): boolean {
     return this.groups.every((g) => g.runs.every((run) => run.steps >= g.budget));
   }
 
@@ -120,32 +140,52 @@ export class SeedRuns {
     }
   }
 
+  /** Starts every run that is not done. */
   startAll(): void {
-    for (const g of this.groups) {
-      for (const run of g.runs) {
-        if (run.steps < g.budget && run.status !== 'running') void this.manager.start(run);
-      }
-    }
+    const done = this.doneFlags();
+    this.groups.forEach((g, i) =>
+      g.runs.forEach((run, j) => {
+        if (!done[i]![j] && run.status !== 'running') void this.manager.start(run);
+      }),
+    );
+  }
+
+  /** Trains every run on to its budget, passed or not. */
+  runOnToBudget(): void {
+    this.runOn = true;
+    this.startAll();
   }
 
   pauseAll(): void {
     for (const run of this.all) if (run.status === 'running') void this.manager.pause(run);
   }
 
-  /** Pauses every running run that has reached its budget (updates arrive in batches). */
-  holdBudgets(): void {
-    for (const g of this.groups) {
-      for (const run of g.runs) {
-        if (run.steps >= g.budget && run.status === 'running' && !run.busy) {
-          void this.manager.pause(run);
-        }
-      }
-    }
+  /**
+   * Pauses every running run that is done (updates arrive in batches, so a run may stand an
+   * update or two past its pass or budget).
+   */
+  holdDone(): void {
+    const done = this.doneFlags();
+    this.groups.forEach((g, i) =>
+      g.runs.forEach((run, j) => {
+        if (done[i]![j] && run.status === 'running' && !run.busy) void this.manager.pause(run);
+      }),
+    );
   }
 
   /** Leaving the lesson parks the runs: the lab keeps them as stored runs (see RunManager.park). */
   park(): void {
     for (const run of this.all) void this.manager.park(run);
+  }
+
+  /** Per group, per run: done — at its budget, or passed its check unless running on. */
+  private doneFlags(): boolean[][] {
+    const summaries = this.runOn ? [] : this.summaries;
+    return this.groups.map((g, i) =>
+      g.runs.map(
+        (run, j) => run.steps >= g.budget || (summaries[i]?.runs[j]?.passedAt ?? null) !== null,
+      ),
+    );
   }
 
   private record(run: LabRun) {

@@ -17,6 +17,11 @@ test('the PPO-vs-GRPO lesson trains three seeds of each on the page: bands on on
   await block.getByRole('button', { name: 'Open the runs' }).click();
   const status = block.getByTestId('seeds-status');
   await expect(status).toHaveText(/^6 runs, 0 running, updates 0–0$/, { timeout: 60_000 });
+  // Runs stop at their pass unless the reader asks for the whole budget.
+  await expect(block.getByTestId('seeds-how')).toContainText(
+    'Each run stops at the update it passes its check',
+  );
+  await expect(block.getByRole('button', { name: 'Train all to update 60' })).toBeEnabled();
 
   await block.getByRole('button', { name: 'Start all' }).click();
   // Every run has at least 3 updates: each preset's mean and band span updates 1 to 3 or more.

@@ -1,8 +1,8 @@
 /**
  * A seeds block's runs through the lab's run manager, with stand-in workers: every preset × seed
- * run is created with the block's seed and the page's `?backend=`, Start all leaves runs at their
- * budget alone, holdBudgets pauses the ones that reached it, the bands and the summary read the
- * runs' streamed series, and park ends every worker.
+ * run is created with the block's seed and the page's `?backend=`; Start all leaves done runs
+ * alone (passed, or at their budget once the reader runs on), holdDone pauses the ones that got
+ * there; the bands and the summary read the runs' streamed series, and park ends every worker.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parseLesson, type SeedsBlock } from '../../src/lessons/lesson';
@@ -139,7 +139,47 @@ describe('SeedRuns', () => {
     expect(manager.runs).toHaveLength(4);
   });
 
-  it('starts the runs below their budget, pauses the ones that reached it, and summarizes them', async () => {
+  it('stops each run once it passes its check, and at its budget once the reader runs on', async () => {
+    const state = new SeedRuns(block, manager);
+    await state.open();
+    const [ppo7, ppo9, grpo7, grpo9] = state.all as [LabRun, LabRun, LabRun, LabRun];
+    const worker = (run: LabRun) => workers[state.all.indexOf(run)]!;
+    worker(ppo7).send(updates(60, 14)); // at its budget
+    worker(ppo9).send(updates(20, 15)); // passed (at 18)
+    worker(grpo7).send(updates(12, 10)); // too few updates to judge
+    worker(grpo9).send(updates(20, 19)); // not passed: one right update in the last 10
+    expect(state.summaries.map((s) => s.runs.map((r) => r.passedAt !== null))).toEqual([
+      [true, true],
+      [false, false],
+    ]);
+    expect(state.waiting).toBe(2);
+    state.startAll();
+    await vi.waitFor(() => expect(state.all.filter((r) => r.status === 'running')).toHaveLength(2));
+    expect([grpo7.status, grpo9.status]).toEqual(['running', 'running']);
+    expect(worker(ppo7).calls).not.toContain('start');
+    expect(worker(ppo9).calls).not.toContain('start');
+    expect(state.waiting).toBe(0);
+    expect(state.finished).toBe(false);
+
+    // GRPO seed 7 passes a few updates on: held there, while seed 9 trains on.
+    worker(grpo7).send(updates(20, 10, 13));
+    state.holdDone();
+    await vi.waitFor(() => expect(grpo7.status).toBe('paused'));
+    expect(grpo9.status).toBe('running');
+    expect(worker(grpo9).calls).not.toContain('pause');
+
+    // Run on: every run below its budget trains again, passed or not; the one at 60 does not.
+    state.runOnToBudget();
+    await vi.waitFor(() => expect(state.all.filter((r) => r.status === 'running')).toHaveLength(3));
+    expect(worker(ppo7).calls).not.toContain('start');
+    expect(state.atBudget).toBe(false);
+    worker(ppo9).send(updates(62, 15, 21));
+    state.holdDone();
+    await vi.waitFor(() => expect(ppo9.status).toBe('paused'));
+    expect([grpo7.status, grpo9.status]).toEqual(['running', 'running']);
+  });
+
+  it('starts the runs below their budget when running on, pauses the ones that reached it, and summarizes them', async () => {
     const state = new SeedRuns(block, manager);
     await state.open();
     const [ppo7, ppo9, grpo7, grpo9] = state.all as [LabRun, LabRun, LabRun, LabRun];
@@ -149,14 +189,14 @@ describe('SeedRuns', () => {
     worker(ppo9).send(updates(20, 15));
     worker(grpo7).send(updates(20, 10));
     worker(grpo9).send(updates(20, 12));
-    state.startAll();
+    state.runOnToBudget();
     await vi.waitFor(() => expect(state.all.filter((r) => r.status === 'running')).toHaveLength(3));
     expect(worker(ppo7).calls).not.toContain('start');
     expect(state.finished).toBe(false);
 
     // PPO seed 9 runs past its budget in one batch: held there.
     worker(ppo9).send(updates(62, 15, 21));
-    state.holdBudgets();
+    state.holdDone();
     await vi.waitFor(() => expect(ppo9.status).toBe('paused'));
     expect(worker(grpo7).calls).not.toContain('pause');
 
