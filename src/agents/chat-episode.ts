@@ -18,7 +18,7 @@ import type { TokenTaskSample } from '../envs/token-tasks/types';
 import type { ChatMessage, ToolDefinition } from '../models/tokenizer-api';
 import { OpInputError } from '../ops/errors';
 import type { AgentTask } from './agent-task';
-import type { ChatTokenizer } from './chat-task';
+import { TASK_CHAT_OPTIONS, type ChatTokenizer } from './chat-task';
 import {
   chatToolFormat,
   continues,
@@ -86,6 +86,7 @@ export function renderChat(
 ): string {
   const listTools = setup.format.toolsIn === 'template' && setup.tools.length > 0;
   return setup.tokenizer.applyChatTemplate(messages, {
+    ...TASK_CHAT_OPTIONS,
     addGenerationPrompt,
     ...(listTools ? { tools: setup.tools } : {}),
   });

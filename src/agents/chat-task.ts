@@ -34,9 +34,18 @@ export function chatTokenizer(tokenizer: Tokenizer & { endOfTurn?: number }): Ch
   return tokenizer as ChatTokenizer;
 }
 
+/**
+ * How the lab's tasks render chats: the answer without a reasoning block. A task gives a turn 8–48
+ * tokens, and a model that thinks first (Qwen3's template turns thinking on by default) would
+ * spend them all before it answers; TRL users pass the same as
+ * `chat_template_kwargs={"enable_thinking": False}`.
+ */
+export const TASK_CHAT_OPTIONS = { thinking: false } as const;
+
 /** The ids of the chat that asks `sample`'s prompt, ending where the assistant starts writing. */
 export function chatPromptIds(tokenizer: ChatTokenizer, sample: TokenTaskSample): Int32Array {
   const text = tokenizer.applyChatTemplate([{ role: 'user', content: sample.prompt }], {
+    ...TASK_CHAT_OPTIONS,
     addGenerationPrompt: true,
   });
   return tokenizer.encode(text);

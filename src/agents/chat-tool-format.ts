@@ -19,7 +19,7 @@
  * linear scan, never evaluated.
  */
 import type { ChatMessage, ToolDefinition } from '../models/tokenizer-api';
-import type { ChatTokenizer } from './chat-task';
+import { TASK_CHAT_OPTIONS, type ChatTokenizer } from './chat-task';
 import { jsonObjectEnd, parseJsonObject } from './json-object-scan';
 
 export interface ToolCallFormat {
@@ -72,6 +72,7 @@ export function chatToolFormat(tokenizer: ChatTokenizer): ChatToolFormat {
   const render = (messages: ChatMessage[], generate: boolean, tools?: ToolDefinition[]) => {
     try {
       return tokenizer.applyChatTemplate(messages, {
+        ...TASK_CHAT_OPTIONS,
         addGenerationPrompt: generate,
         ...(tools ? { tools } : {}),
       });

@@ -47,6 +47,11 @@ export interface ChatTemplateOptions {
   /** Ends the text with the opening of an assistant turn, so that generation writes the answer. */
   addGenerationPrompt: boolean;
   tools?: readonly ToolDefinition[];
+  /**
+   * For templates with a thinking mode (Qwen3's `enable_thinking`): false asks the model to answer
+   * without a reasoning block first; absent, the template's own default. Others ignore it.
+   */
+  thinking?: boolean;
 }
 
 export interface Tokenizer {

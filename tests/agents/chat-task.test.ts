@@ -25,12 +25,14 @@ const corpus = JSON.parse(readFileSync('tests/fixtures/hf/bpe_corpus.json', 'utf
   texts: string[];
 };
 
-async function tokenizer() {
+async function tokenizer(chatTemplate?: string) {
   const bpe = trainBpe(corpus.texts, { merges: 80 });
+  const config = tokenizerConfigJson(bpe, 64) as Record<string, unknown>;
+  if (chatTemplate !== undefined) config.chat_template = chatTemplate;
   return chatTokenizer(
     await HfTokenizer.load('chat-task-test', {
       tokenizerJson: JSON.stringify(tokenizerJson(bpe)),
-      tokenizerConfig: JSON.stringify(tokenizerConfigJson(bpe, 64)),
+      tokenizerConfig: JSON.stringify(config),
       generationConfig: JSON.stringify(generationConfigJson(bpe)),
     }),
   );
@@ -50,6 +52,21 @@ describe('chat tasks', () => {
     // Encoded apart or together, the same ids: training sees what generation will write.
     const whole = tok.encode(tok.decode(prompt) + '46<|im_end|>');
     expect(Array.from(whole)).toEqual([...prompt, ...answer]);
+  });
+
+  it('asks a template with a thinking mode (as Qwen3 has) for the answer alone', async () => {
+    // Qwen3's templates think unless told otherwise; told, they close an empty thinking block.
+    const tok = await tokenizer(
+      "{%- for m in messages %}{{ '<|im_start|>' + m.role + '\\n' + m.content + '<|im_end|>\\n' }}" +
+        "{%- endfor %}{%- if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}" +
+        '{%- if enable_thinking is defined and enable_thinking is false %}' +
+        "{{ '<think>\\n\\n</think>\\n\\n' }}{%- endif %}{%- endif %}",
+    );
+    const asked = '<|im_start|>user\n12+34=<|im_end|>\n<|im_start|>assistant\n';
+    expect(
+      tok.applyChatTemplate([{ role: 'user', content: '12+34=' }], { addGenerationPrompt: true }),
+    ).toBe(asked);
+    expect(tok.decode(chatPromptIds(tok, sample))).toBe(`${asked}<think>\n\n</think>\n\n`);
   });
 
   it('counts a right answer only when the turn ends', async () => {

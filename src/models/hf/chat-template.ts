@@ -114,6 +114,9 @@ export class ChatTemplate {
       );
     }
     const context: Record<string, unknown> = {
+      // The interface's thinking switch under the name Qwen3's templates read; a caller's own
+      // `variables` come after it and win.
+      ...(options.thinking === undefined ? {} : { enable_thinking: options.thinking }),
       ...extraVariables(options.variables),
       ...this.variables,
       messages: templateMessages(messages),

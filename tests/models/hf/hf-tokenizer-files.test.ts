@@ -281,6 +281,15 @@ describe('template variables beyond the interface', () => {
     expect(render({ enable_thinking: false, tag: 'T', n: 2 })).toBe('<no-think>T2');
   });
 
+  it("take the interface's thinking switch as enable_thinking; a caller's own variable wins", async () => {
+    const t = await load(files({ chat_template: THINK }));
+    const render = (options: object): string =>
+      t.applyChatTemplate!([], { addGenerationPrompt: true, ...options });
+    expect(render({ thinking: false })).toBe('<no-think>-');
+    expect(render({ thinking: true })).toBe('-');
+    expect(render({ thinking: false, variables: { enable_thinking: true } })).toBe('-');
+  });
+
   it('may not take the names the tokenizer sets, and hold only plain values', async () => {
     const t = await load(files({ chat_template: THINK }));
     const render = (variables: unknown): string =>
