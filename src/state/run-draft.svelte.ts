@@ -84,6 +84,17 @@ export class RunDraft {
   }
 
   /**
+   * What the task's defaults did, measured, for the form to say before Create: shown from the
+   * start it was measured from (the task's start made for RL, or a new model where none ships).
+   */
+  get startExpectation(): string | undefined {
+    const recommended = this.taskInfo?.recommended;
+    if (!recommended?.expect) return undefined;
+    const measuredFrom = recommended.start ? `shipped:${recommended.start}` : 'new';
+    return this.start === measuredFrom ? recommended.expect : undefined;
+  }
+
+  /**
    * Picks a task: its options go back to their defaults, and the settings it needs (e.g. a longer
    * turn budget for agent tasks) replace the algorithm's defaults.
    */

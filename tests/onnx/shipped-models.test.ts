@@ -12,6 +12,8 @@
  *   addition 1–2 digits          maxChars = 3·2 + 3 = 9        ('99+99=' and '198')           → 19
  *   (addition-noisy writes the sum reversed: the same characters)
  *   multiply 1–2 digits, tools   maxChars = 8·2 + 50 = 66      (a call, its result, answer)   → 76
+ *   countdown 3 numbers ≤ 9, target ≤ 50: prompt '9 9 9>50:' 9, answer 3 digits, 2 operators and
+ *                                one pair of parentheses 7: maxChars = 16                       → 26
  *   shopping, sized for its top rung (3 items; the longest item name, 'umbrella', has 8 letters):
  *                                maxChars = 3·(2·8 + 44) + 60 = 240                            → 250
  */
@@ -38,6 +40,7 @@ const EXPECTED_CONTEXT: Record<string, number> = {
   'sort-noisy': 23,
   addition: 19,
   'addition-noisy': 19,
+  countdown: 26,
   multiply: 76,
   shopping: 250,
   'multiply-recall': 76,
@@ -46,13 +49,14 @@ const EXPECTED_CONTEXT: Record<string, number> = {
 const manifest = shippedManifest();
 
 describe('src/models/shipped-manifest.json', () => {
-  it('lists the lessons’ ten models once each, with recipe and result', () => {
+  it('lists the lab’s eleven models once each, with recipe and result', () => {
     expect(manifest.version).toBe(1);
     expect(manifest.models.map((m) => m.name).sort()).toEqual([
       'addition',
       'addition-noisy',
       'copy',
       'copy-noisy',
+      'countdown',
       'multiply',
       'multiply-recall',
       'reverse',

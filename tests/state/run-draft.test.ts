@@ -42,13 +42,27 @@ describe('RunDraft: the start a task recommends', () => {
   });
 
   it('starts a task without a recommended model from a new one, with its warm-up', () => {
-    const draft = new RunDraft(catalog, { algo: 'grpo', task: 'countdown' });
+    const draft = new RunDraft(catalog, { algo: 'grpo', task: 'wordproblem' });
     expect(draft.start).toBe('new');
     expect(draft.spec.sftSteps).toBeGreaterThan(0);
     // And the form says, before Create, what its defaults did (measured), where copy's need not.
-    expect(draft.taskInfo?.recommended.expect).toMatch(/^No start made for RL ships for countdown/);
+    expect(draft.startExpectation).toMatch(/^No start made for RL ships for wordproblem/);
     draft.selectTask('copy');
-    expect(draft.taskInfo?.recommended.expect).toBeUndefined();
+    expect(draft.startExpectation).toBeUndefined();
+  });
+
+  it('starts countdown from its shipped start and says what to expect from it, there only', () => {
+    const draft = new RunDraft(catalog, { algo: 'grpo', task: 'countdown' });
+    expect(draft.start).toBe('shipped:countdown');
+    expect(draft.spec).toMatchObject({
+      init: { kind: 'shipped', model: 'countdown' },
+      sftSteps: 0,
+    });
+    expect(draft.spec.config).toMatchObject({ iterations: 2, promptsPerUpdate: 16, lr: 1.5e-3 });
+    expect(draft.startExpectation).toMatch(/^From the shipped countdown start/);
+    // Measured from that start: a new model's run is another run, and the sentence goes.
+    draft.selectStart('new');
+    expect(draft.startExpectation).toBeUndefined();
   });
 
   it("applies the settings the task recommends for each algorithm's run from its start", () => {
@@ -61,7 +75,7 @@ describe('RunDraft: the start a task recommends', () => {
     expect(grpo.spec.config).toMatchObject({ promptsPerUpdate: 32, lr: 1e-3, beta: 0.1 });
     // Another task without them: the algorithm's own defaults (verl's ppo_epochs 1).
     grpo.select('grpo');
-    grpo.selectTask('countdown');
+    grpo.selectTask('wordproblem');
     expect(grpo.spec.config).toMatchObject({ iterations: 1 });
   });
 });
