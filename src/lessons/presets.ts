@@ -305,6 +305,32 @@ export const PRESETS = {
     control: { config: { klCoef: 1e-6 }, what: 'klCoef 1e-6: a reference, no pull' },
     backend: 'auto',
   },
+  'grpo-copy-gamed-kl': {
+    title: 'GRPO on a gameable reward, held to what it did well by a KL to the start',
+    algo: 'grpo',
+    ...FROM_SHIPPED_COPY,
+    seed: 1,
+    // grpo-copy-gamed's reward (a length bonus, a prefix verifier) with verl's GRPO KL (k3 in the
+    // loss, coefficient 1): the check is on what the KL keeps, strict success, against the same
+    // run without it; 16 prompts an update, so that a lucky first batch does not decide it
+    // (docs/presets.md).
+    config: {
+      promptsPerUpdate: 16,
+      maxNewTokens: 12,
+      lengthBonus: 0.1,
+      verifierMatch: 'prefix',
+      klCoef: 1,
+      klEstimator: 'k3',
+      klPenalty: 'loss',
+    },
+    free: ['klCoef', 'lengthBonus', 'lr'],
+    keyMetric: 'reward/strict_accuracy',
+    alsoChart: ['response_length/clip_ratio', 'actor/kl_loss'],
+    check: 'reward/strict_accuracy gain>=-0.1 after 20',
+    budget: 25,
+    control: { config: { klCoef: 0 }, what: 'klCoef 0: no KL penalty (grpo-copy-gamed)' },
+    backend: 'auto',
+  },
   'grpo-multiply-tools': {
     title: 'GRPO with a calculator, from the shipped multiply checkpoint',
     algo: 'grpo',

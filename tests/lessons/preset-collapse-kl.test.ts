@@ -1,6 +1,7 @@
 /**
- * The collapse lesson's presets (see lm-presets.ts): a learning rate that collapses the policy, and
- * the same run held by a KL to the start. Each preset's check, budget and control are its own in
+ * The collapse and KL lessons' presets (see lm-presets.ts): a learning rate that collapses the
+ * policy, the same run held by a KL to the start, and a gameable reward whose run a KL keeps
+ * right. Each preset's check, budget and control are its own in
  * src/lessons/presets.ts.
  */
 import { presetTests } from './lm-presets';
@@ -12,4 +13,7 @@ presetTests([
   // The same run with a k3 KL in the loss (klCoef 3): the entropy has not fallen at update 20;
   // with the pull all but off (klCoef 1e-6, the reference still scored) the run collapses.
   'grpo-copy-kl',
+  // A length bonus and a prefix verifier with a k3 KL in the loss (klCoef 1): strict success has
+  // not fallen by 0.1 at update 20; without the KL (klCoef 0) the run pads and it falls to 0.
+  'grpo-copy-gamed-kl',
 ]);
