@@ -140,6 +140,16 @@ const COPY_REWARD_MODEL: RewardModelConfig = {
 };
 
 /** GRPO rewarded by the reward model alone: the verifier's weight 0, the model's 1. */
+/**
+ * The reward-hacking lesson's gameable reward: 0.1 per answer token with room for 12, and a
+ * verifier that accepts any answer beginning with the right copy, so padding pays.
+ */
+const GAMEABLE_REWARD = {
+  maxNewTokens: 12,
+  lengthBonus: 0.1,
+  verifierMatch: 'prefix',
+} as const;
+
 const REWARD_MODEL_RUN = {
   lr: 1e-3,
   promptsPerUpdate: 16,
@@ -316,9 +326,7 @@ export const PRESETS = {
     // (docs/presets.md).
     config: {
       promptsPerUpdate: 16,
-      maxNewTokens: 12,
-      lengthBonus: 0.1,
-      verifierMatch: 'prefix',
+      ...GAMEABLE_REWARD,
       klCoef: 1,
       klEstimator: 'k3',
       klPenalty: 'loss',
@@ -361,7 +369,7 @@ export const PRESETS = {
     seed: 1,
     // 0.1 per token with room for 12: a padded right answer earns more than an honest one, so the
     // check is the hack itself, the share of answers cut at the limit (docs/presets.md).
-    config: { maxNewTokens: 12, lengthBonus: 0.1, verifierMatch: 'prefix' },
+    config: { ...GAMEABLE_REWARD },
     free: ['lengthBonus', 'verifierMatch', 'lr'],
     keyMetric: 'reward/strict_accuracy',
     alsoChart: ['response_length/clip_ratio', 'reward/mean'],
@@ -379,9 +387,7 @@ export const PRESETS = {
     // and more than padding earns from 9 on; judged at update 25, as the control games late on
     // some seeds (docs/presets.md).
     config: {
-      maxNewTokens: 12,
-      lengthBonus: 0.1,
-      verifierMatch: 'prefix',
+      ...GAMEABLE_REWARD,
       overlongEnable: true,
       overlongMaxLength: 9,
       overlongBuffer: 2,
