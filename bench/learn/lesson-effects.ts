@@ -234,6 +234,23 @@ export async function lessonEffects(
       `--presets names no preset: ${unknown.join(', ')} (see src/lessons/presets.ts)`,
     );
   }
+  // A preset is measured as a widget of a lesson (its check is the widget's): one that no chosen
+  // lesson opens would give an empty table.
+  const opened = new Set(
+    LESSONS.filter((l) => !options.lessons || options.lessons.some((p) => l.id.startsWith(p)))
+      .flatMap((l) => lessonWidgets(lessonBlocks(l)))
+      .filter(
+        (b) => b.check.kind === 'metric' && ALGORITHMS[PRESETS[b.preset].algo]!.family === 'lm',
+      )
+      .map((b) => b.preset),
+  );
+  const unopened = options.presets?.filter((p) => !opened.has(p as PresetName)) ?? [];
+  if (unopened.length) {
+    throw new Error(
+      `--presets names ${unopened.join(', ')}, which no language-model widget of the chosen ` +
+        'lessons opens: put the preset in a lesson (::widget or ::seeds) to measure it',
+    );
+  }
   const rows: EffectRow[] = [];
   // A preset and check that two widgets share (ppo-copy in its own lesson and in the side by
   // side) is measured once: the same seeds give the same runs, so a second measurement would only
