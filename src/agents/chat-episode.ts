@@ -21,7 +21,7 @@ import type { AgentTask } from './agent-task';
 import { TASK_CHAT_OPTIONS, type ChatTokenizer } from './chat-task';
 import {
   chatToolFormat,
-  continues,
+  turnEnd,
   eotText,
   parseChatTurn,
   resultsMessage,
@@ -140,14 +140,14 @@ export function observationIds(
   const added = turnMessages(setup, turn.text, turn.content, turn.calls, mark);
   const before = renderChat(setup, [...history, added[0]!], false);
   const after = renderChat(setup, [...history, ...added], true);
-  const eot = eotText(setup.tokenizer);
-  if (!continues(before, after, eot)) {
+  const end = turnEnd(before, after, eotText(setup.tokenizer));
+  if (end === undefined) {
     throw new Error(
-      'chat episode: the chat template writes the earlier turns differently once a tool result ' +
-        'follows them, so a row cannot keep what the model wrote',
+      'chat episode: the chat template ends fewer turns once a tool result follows them, so a ' +
+        'row cannot keep what the model wrote',
     );
   }
-  const text = after.slice(before.lastIndexOf(eot) + eot.length);
+  const text = after.slice(end);
   const ids: number[] = [];
   const parts = text.split(/\uE000result (\d+)\uE000/);
   parts.forEach((part, i) => {

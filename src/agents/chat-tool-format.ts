@@ -12,8 +12,9 @@
  *   call, and the object's keys for the name and the arguments; a template that writes no tool
  *   calls (SmolLM2's, the shipped tiny chat model's) gets the Hermes format, taught by the
  *   instructions;
- * - results: tool messages, where the template frames them and adds them after the turns before
- *   without rewriting those; else a user message of the lab's, `<tool_response>…</tool_response>`.
+ * - results: tool messages, where the template frames them and ends the turns before them as
+ *   often as before (it may rewrite an earlier turn, as Qwen3's drops an empty thinking block:
+ *   see `turnEnd`); else a user message of the lab's, `<tool_response>…</tool_response>`.
  *
  * `parseChatTurn` reads a model's turn in that format; the turn is untrusted text, read in one
  * linear scan, never evaluated.
@@ -97,7 +98,7 @@ export function chatToolFormat(tokenizer: ChatTokenizer): ChatToolFormat {
   const resultsFramed =
     call !== undefined &&
     answered?.includes(PROBE_RESULT) === true &&
-    continues(called!, answered, eotText(tokenizer));
+    turnEnd(called!, answered, eotText(tokenizer)) !== undefined;
   return {
     toolsIn: listed ? 'template' : 'instructions',
     call: call ?? { ...HERMES_CALL_FORMAT },
@@ -115,9 +116,27 @@ export function eotText(tokenizer: ChatTokenizer): string {
  * True when `after` (the chat with more messages) writes `before` unchanged up to the end of its
  * last turn: a row can then keep what the model wrote and append only what follows.
  */
-export function continues(before: string, after: string, eot: string): boolean {
+function continues(before: string, after: string, eot: string): boolean {
   const end = before.lastIndexOf(eot);
   return end >= 0 && after.startsWith(before.slice(0, end + eot.length));
+}
+
+/**
+ * Where the last turn of `before` ends in `after`, the chat with what follows it; undefined when
+ * `after` ends fewer turns. Most templates write `before` unchanged there (`continues`). Some
+ * write earlier turns differently once more follow — Qwen3's keeps the empty thinking block only
+ * on the last assistant turn — and then a row keeps what the model saw when it wrote each turn
+ * (as generation with a cache does), and the turn ends at the same count of end-of-turn tokens.
+ */
+export function turnEnd(before: string, after: string, eot: string): number | undefined {
+  if (continues(before, after, eot)) return before.lastIndexOf(eot) + eot.length;
+  const turns = before.split(eot).length - 1;
+  let at = -1;
+  for (let n = 0, from = 0; n < turns && from >= 0; n++) {
+    at = after.indexOf(eot, from);
+    from = at < 0 ? -1 : at + eot.length;
+  }
+  return turns === 0 || at < 0 ? undefined : at + eot.length;
 }
 
 /**

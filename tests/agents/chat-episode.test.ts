@@ -262,6 +262,57 @@ describe('chat episodes', () => {
     expect(episode!.modelTokens).toBe(model.reduce((n, s) => n + s.end - s.start, 0));
   });
 
+  it('keeps what the model saw where the template rewrites earlier turns (as Qwen3 does)', async () => {
+    // Qwen3's way, on the Qwen fixture's template: an empty thinking block after the generation
+    // prompt when thinking is off, and on the last assistant turn only — once a tool result
+    // follows, the turn is written without it.
+    const qwen = (JSON.parse(files(QWEN).tokenizerConfig) as { chat_template: string })
+      .chat_template;
+    const qwen3Style = qwen
+      .replace(
+        "{{- '<|im_start|>assistant' }}",
+        "{{- '<|im_start|>assistant' }}{%- if loop.last %}{{- '\\n<think>\\n\\n</think>\\n' }}{%- endif %}",
+      )
+      .replace(
+        "{{- '<|im_start|>assistant\\n' }}",
+        "{{- '<|im_start|>assistant\\n' }}{%- if enable_thinking is defined and enable_thinking is false %}{{- '<think>\\n\\n</think>\\n\\n' }}{%- endif %}",
+      );
+    expect(qwen3Style).not.toBe(qwen);
+    const tok = await tokenizerOf(QWEN, qwen3Style);
+    const task = multiplyTask({ minDigits: 3, maxDigits: 3 });
+    const callText =
+      '<tool_call>\n{"name": "calc", "arguments": {"expression": "347*186"}}\n</tool_call>';
+    const policy = scriptedPolicy(
+      tok,
+      (_, call) => (call === 0 ? callText : '64542') + '<|im_end|>',
+    );
+    const [episode] = await runChatEpisodes({
+      policy,
+      tokenizer: tok,
+      task,
+      samples: [{ prompt: '347*186=', answer: '64542' }],
+      maxLength: 1500,
+      maxTurnTokens: 64,
+      sampling: { temperature: 1 },
+      seed: 3,
+    });
+    expect(episode!.end).toBe('answer');
+    expect(episode!.answer).toBe('64542');
+    expect(episode!.calls).toEqual([{ tool: 'calc', args: '347*186', ok: true, result: '64542' }]);
+    // The template's own tool messages, though it rewrites the turn before them.
+    expect(chatToolFormat(tok).resultsIn).toBe('tool-role');
+    // The row: the prompt as generation saw it (thinking off), the call, the result, and the
+    // answer after a second generation prompt — not the template's rewrite of the first turn.
+    const setup = chatAgentSetup(tok, task);
+    const prompt = renderChat(setup, openingMessages(setup, 'What is 347*186?'), true);
+    expect(prompt.endsWith('<|im_start|>assistant\n<think>\n\n</think>\n\n')).toBe(true);
+    const used = episode!.segments.at(-1)!.end;
+    expect(tok.decode(episode!.tokens.subarray(0, used))).toBe(
+      `${prompt}${callText}<|im_end|>\n<|im_start|>user\n<tool_response>\n64542\n</tool_response>` +
+        '<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n64542<|im_end|>',
+    );
+  });
+
   it('teaches the format in a system message where the template defines none', async () => {
     const tok = await tokenizerOf(TINY_CHAT);
     const task = factsTask();
