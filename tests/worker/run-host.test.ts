@@ -603,7 +603,7 @@ describe('run host: starting from saved weights', () => {
   it.each([
     [
       { init: { kind: 'shipped', model: 'gpt' } },
-      "init.model must be one of reverse, copy, copy-noisy, reverse-noisy, sort-noisy, addition, addition-noisy, multiply, shopping, multiply-recall, got 'gpt'",
+      "init.model must be one of reverse, copy, copy-noisy, reverse-noisy, sort-noisy, addition, addition-noisy, countdown, multiply, shopping, multiply-recall, got 'gpt'",
     ],
     [{ task: 'copy' }, "init.model 'reverse' was warmed up on reverse, not copy"],
     [
@@ -785,6 +785,7 @@ describe('run spec: task options', () => {
     expect(recommending.map((t) => t.name).sort()).toEqual([
       'addition',
       'copy',
+      'countdown',
       'multiply',
       'reverse',
       'sort',
@@ -797,8 +798,10 @@ describe('run spec: task options', () => {
       expect(
         checkRunSpec({ ...lm(start!.taskOptions as Record<string, number>), task: task.name }),
       ).toEqual([]);
-      // Room and signal: most prompts have a right answer among G samples.
-      expect(start!.sampled!.passAtG, task.name).toBeGreaterThanOrEqual(0.8);
+      // Room and signal: most prompts have a right answer among G samples — four in five, or three
+      // in four for a start whose task says before Create that it does not rise fast (countdown).
+      const least = task.recommended.expect === undefined ? 0.8 : 0.75;
+      expect(start!.sampled!.passAtG, task.name).toBeGreaterThanOrEqual(least);
     }
   });
 
