@@ -234,11 +234,10 @@ export async function lessonEffects(
       `--presets names no preset: ${unknown.join(', ')} (see src/lessons/presets.ts)`,
     );
   }
-  // A preset is measured as a widget of a lesson (its check is the widget's): one that no chosen
-  // lesson opens would give an empty table.
+  // A preset is measured as a widget of a lesson (its check is the widget's): one that no lesson
+  // opens could never give a row. (One that another lesson than those chosen opens is left out.)
   const opened = new Set(
-    LESSONS.filter((l) => !options.lessons || options.lessons.some((p) => l.id.startsWith(p)))
-      .flatMap((l) => lessonWidgets(lessonBlocks(l)))
+    LESSONS.flatMap((l) => lessonWidgets(lessonBlocks(l)))
       .filter(
         (b) => b.check.kind === 'metric' && ALGORITHMS[PRESETS[b.preset].algo]!.family === 'lm',
       )
@@ -247,8 +246,8 @@ export async function lessonEffects(
   const unopened = options.presets?.filter((p) => !opened.has(p as PresetName)) ?? [];
   if (unopened.length) {
     throw new Error(
-      `--presets names ${unopened.join(', ')}, which no language-model widget of the chosen ` +
-        'lessons opens: put the preset in a lesson (::widget or ::seeds) to measure it',
+      `--presets names ${unopened.join(', ')}, which no language-model widget of a lesson ` +
+        'opens: put the preset in a lesson (::widget or ::seeds) to measure it',
     );
   }
   const rows: EffectRow[] = [];

@@ -46,10 +46,10 @@ describe('lessonEffects', () => {
     ).rejects.toThrow(/--presets names no preset: grpo-cpoy/);
   });
 
-  it('refuses a preset that no chosen lesson opens as a widget, naming it', async () => {
+  it('refuses a preset that no lesson opens as a language-model widget, naming it', async () => {
     await expect(
-      lessonEffects({ backend: 'cpu', seeds: [1], lessons: ['01-'], presets: ['grpo-copy'] }),
-    ).rejects.toThrow(/--presets names grpo-copy, which no language-model widget/);
+      lessonEffects({ backend: 'cpu', seeds: [1], presets: ['grpo-copy', 'ppo-cartpole'] }),
+    ).rejects.toThrow(/--presets names ppo-cartpole, which no language-model widget/);
   });
 
   it('a claim holds only when every seed passed and no control did', () => {
