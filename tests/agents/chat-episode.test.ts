@@ -209,27 +209,33 @@ describe('the tools as chat functions', () => {
   });
 });
 
+const CALC_CALL =
+  '<tool_call>\n{"name": "calc", "arguments": {"expression": "347*186"}}\n</tool_call>';
+
+/** One episode of 347*186 in `tok`'s template: the scripted model calls calc, then answers. */
+async function calcEpisode(tok: ChatTokenizer) {
+  const task = multiplyTask({ minDigits: 3, maxDigits: 3 });
+  const policy = scriptedPolicy(
+    tok,
+    (_, call) => (call === 0 ? CALC_CALL : '64542') + '<|im_end|>',
+  );
+  const [episode] = await runChatEpisodes({
+    policy,
+    tokenizer: tok,
+    task,
+    samples: [{ prompt: '347*186=', answer: '64542' }],
+    maxLength: 1500,
+    maxTurnTokens: 64,
+    sampling: { temperature: 1 },
+    seed: 3,
+  });
+  return { task, episode: episode! };
+}
+
 describe('chat episodes', () => {
   it('runs calls in the template’s format; the row is the template’s chat, the mask the model’s turns', async () => {
     const tok = await tokenizerOf(QWEN);
-    const task = multiplyTask({ minDigits: 3, maxDigits: 3 });
-    const sample = { prompt: '347*186=', answer: '64542' };
-    const callText =
-      '<tool_call>\n{"name": "calc", "arguments": {"expression": "347*186"}}\n</tool_call>';
-    const policy = scriptedPolicy(
-      tok,
-      (_, call) => (call === 0 ? callText : '64542') + '<|im_end|>',
-    );
-    const [episode] = await runChatEpisodes({
-      policy,
-      tokenizer: tok,
-      task,
-      samples: [sample],
-      maxLength: 1500,
-      maxTurnTokens: 64,
-      sampling: { temperature: 1 },
-      seed: 3,
-    });
+    const { task, episode } = await calcEpisode(tok);
     expect(episode!.end).toBe('answer');
     expect(episode!.answer).toBe('64542');
     expect(episode!.calls).toEqual([{ tool: 'calc', args: '347*186', ok: true, result: '64542' }]);
@@ -254,7 +260,7 @@ describe('chat episodes', () => {
     // Padding past the end; mask 1 exactly on the two turns' tokens.
     expect([...episode!.tokens.subarray(used)].every((id) => id === tok.pad)).toBe(true);
     const model = episode!.segments.filter((s) => s.kind === 'model');
-    expect(model.map((s) => s.text)).toEqual([callText + '<|im_end|>', '64542<|im_end|>']);
+    expect(model.map((s) => s.text)).toEqual([CALC_CALL + '<|im_end|>', '64542<|im_end|>']);
     for (let t = 0; t < episode!.mask.length; t++) {
       const inTurn = model.some((s) => t >= s.start && t < s.end);
       expect(episode!.mask[t], `position ${t}`).toBe(inTurn ? 1 : 0);
@@ -279,23 +285,7 @@ describe('chat episodes', () => {
       );
     expect(qwen3Style).not.toBe(qwen);
     const tok = await tokenizerOf(QWEN, qwen3Style);
-    const task = multiplyTask({ minDigits: 3, maxDigits: 3 });
-    const callText =
-      '<tool_call>\n{"name": "calc", "arguments": {"expression": "347*186"}}\n</tool_call>';
-    const policy = scriptedPolicy(
-      tok,
-      (_, call) => (call === 0 ? callText : '64542') + '<|im_end|>',
-    );
-    const [episode] = await runChatEpisodes({
-      policy,
-      tokenizer: tok,
-      task,
-      samples: [{ prompt: '347*186=', answer: '64542' }],
-      maxLength: 1500,
-      maxTurnTokens: 64,
-      sampling: { temperature: 1 },
-      seed: 3,
-    });
+    const { task, episode } = await calcEpisode(tok);
     expect(episode!.end).toBe('answer');
     expect(episode!.answer).toBe('64542');
     expect(episode!.calls).toEqual([{ tool: 'calc', args: '347*186', ok: true, result: '64542' }]);
@@ -308,7 +298,7 @@ describe('chat episodes', () => {
     expect(prompt.endsWith('<|im_start|>assistant\n<think>\n\n</think>\n\n')).toBe(true);
     const used = episode!.segments.at(-1)!.end;
     expect(tok.decode(episode!.tokens.subarray(0, used))).toBe(
-      `${prompt}${callText}<|im_end|>\n<|im_start|>user\n<tool_response>\n64542\n</tool_response>` +
+      `${prompt}${CALC_CALL}<|im_end|>\n<|im_start|>user\n<tool_response>\n64542\n</tool_response>` +
         '<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n64542<|im_end|>',
     );
   });
