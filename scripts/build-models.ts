@@ -242,11 +242,9 @@ export const MODELS: readonly ModelPlan[] = [
     rlSampling: { temperature: 1, groupSize: 8 },
   },
   {
-    // The lab's countdown start: clean demonstrations (the sampler's reference expressions), 5,000
-    // steps: greedy 50%; sampled, one answer in three is right and 8 samples of a prompt hold a
-    // right one for four prompts in five (at 3,000 steps: greedy 41%, pass@1 0.27, pass@8 0.75).
-    // Not noisy demonstrations: with every character of an expression at stake, 600 noisy steps
-    // after 3,000 clean ones left pass@1 at 0.05 and pass@8 at 0.31.
+    // The lab's countdown start: clean demonstrations (the sampler's reference expressions). Not
+    // noisy ones: with every character of an expression at stake they leave too few right
+    // answers for RL (the recipes tried: docs/cli.md).
     name: 'countdown',
     task: 'countdown',
     options: {},

@@ -330,7 +330,7 @@ export const TOKEN_TASKS: {
       recommended: {
         start: 'countdown',
         settings: NOISY_START_SETTINGS,
-        // bench/results/learn-2026-12-07T11-27-26-313Z.json (--only=defaults --tasks=countdown).
+        // bench/results/learn-2026-12-07T11-27-26-313Z.json (--tasks=countdown).
         expect:
           'From the shipped countdown start (about one sampled answer in three right, and a ' +
           'right one among 8 for four prompts in five), GRPO with these settings moved success ' +
@@ -378,9 +378,7 @@ export const TOKEN_TASKS: {
       defaults: DEFAULT_WORD_PROBLEM_OPTIONS,
       difficultyLevels: wordProblemDifficultyLevels,
       recommended: {
-        // bench:learn --only=defaults --tasks=wordproblem --algos=grpo (CPU, 20 updates): GRPO Δ
-        // +0.01 and −0.02 on seeds 1 and 2, its lr 1e-9 controls −0.01; 126–130 s a run
-        // (bench/results/learn-defaults-2026-12-07T08-41-00Z-log.json).
+        // bench/results/learn-defaults-2026-12-07T08-41-00Z-log.json (--tasks=wordproblem).
         expect:
           'No start made for RL ships for wordproblem: it is written for instruction-tuned ' +
           'models (train one on "Bring a model"). From a new tiny model, GRPO with these ' +
@@ -432,9 +430,7 @@ export const TOKEN_TASKS: {
       difficultyLevels: shoppingDifficultyLevels,
       recommended: {
         ...AGENT_RECOMMENDED,
-        // bench:learn --only=defaults --tasks=shopping --algos=grpo (CPU): GRPO Δ 0.11 in 20
-        // updates on seed 1, its lr 1e-9 control 0.01; 418 s
-        // (bench/results/learn-defaults-2026-12-07T08-41-00Z-log.json).
+        // bench/results/learn-defaults-2026-12-07T08-41-00Z-log.json (--tasks=shopping).
         expect:
           'No start made for RL ships for shopping. From a new model, GRPO with these defaults ' +
           'rose 0.11 in 20 updates on seed 1 (its control at lr 1e-9: 0.01) — short of a clear ' +
@@ -463,9 +459,7 @@ export const TOKEN_TASKS: {
       difficultyLevels: factsDifficultyLevels,
       recommended: {
         ...AGENT_RECOMMENDED,
-        // bench:learn --only=defaults --tasks=facts (CPU): GRPO Δ 0.04 in 20 updates on seed 1,
-        // its lr 1e-9 control 0.04; 733 s
-        // (bench/results/learn-defaults-2026-12-07T08-41-00Z-log.json).
+        // bench/results/learn-defaults-2026-12-07T08-41-00Z-log.json (--tasks=facts).
         expect:
           'No start made for RL ships for facts. From a new model, GRPO with these defaults rose ' +
           '0.04 in 20 updates on seed 1 — no more than its control at lr 1e-9 — and took 12 ' +

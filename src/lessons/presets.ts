@@ -139,7 +139,6 @@ const COPY_REWARD_MODEL: RewardModelConfig = {
   lr: 1e-3,
 };
 
-/** GRPO rewarded by the reward model alone: the verifier's weight 0, the model's 1. */
 /**
  * The reward-hacking lesson's gameable reward: 0.1 per answer token with room for 12, and a
  * verifier that accepts any answer beginning with the right copy, so padding pays.
@@ -150,6 +149,7 @@ const GAMEABLE_REWARD = {
   verifierMatch: 'prefix',
 } as const;
 
+/** GRPO rewarded by the reward model alone: the verifier's weight 0, the model's 1. */
 const REWARD_MODEL_RUN = {
   lr: 1e-3,
   promptsPerUpdate: 16,

@@ -2,8 +2,9 @@
  * A lesson's seeds block as state: every preset × seed run (opened through the lab's run manager,
  * as a widget opens its one run), started and paused together, each stopped once it has passed
  * its check (the block's verdict needs no more, and a stopped run leaves the CPU to the others)
- * or at its preset's budget — or, once the reader asks to run on, at the budget only; and what the block draws and tabulates from their series — per preset the mean ± std
- * band over seeds (seedBand, as the compare view draws it) and the summary of what passing took
+ * or at its preset's budget — or, once the reader asks to run on, at the budget only; and what
+ * the block draws and tabulates from their series — per preset the mean ± std band over seeds
+ * (seedBand, as the compare view draws it) and the summary of what passing took
  * (src/lessons/seed-summary.ts).
  */
 import { seedBand, type SeedBand } from '../compare/seed-groups';
