@@ -13,11 +13,10 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { LESSONS } from '../../src/lessons/catalog';
 import type { MetricCheck } from '../../src/lessons/checks';
-import { lessonBlocks, lessonWidgets } from '../../src/lessons/lesson';
-import { PRESETS, type PresetName } from '../../src/lessons/presets';
-import { ALGORITHMS } from '../../src/rl/registry';
+import type { PresetName } from '../../src/lessons/presets';
 import { fmtControlValues, fmtPassedAt, fmtStart, summariseEffect } from './effect-summary';
 import type { EffectRow } from './lesson-effects';
+import { lmMetricWidgets } from './lm-widgets';
 
 export const TABLES = ['learning', 'failure-modes'] as const;
 export type TableName = (typeof TABLES)[number];
@@ -42,9 +41,7 @@ export function claimWidgets(): Record<TableName, ClaimWidget[]> {
   const tables: Record<TableName, ClaimWidget[]> = { learning: [], 'failure-modes': [] };
   const seen = new Map<string, ClaimWidget>();
   for (const lesson of LESSONS) {
-    for (const block of lessonWidgets(lessonBlocks(lesson))) {
-      if (block.check.kind !== 'metric') continue;
-      if (ALGORITHMS[PRESETS[block.preset].algo]!.family !== 'lm') continue;
+    for (const block of lmMetricWidgets(lesson)) {
       const key = `${block.preset} ${block.check.text}`;
       const known = seen.get(key);
       if (known) {

@@ -25,7 +25,6 @@ import {
   type PresetControl,
   type PresetName,
 } from '../../src/lessons/presets';
-import { ALGORITHMS } from '../../src/rl/registry';
 import { SHIPPED_MODELS } from '../../src/worker/shipped-models';
 import {
   fmt,
@@ -35,6 +34,7 @@ import {
   fmtStart,
   summariseEffect,
 } from './effect-summary';
+import { lmMetricWidgets } from './lm-widgets';
 import { runPreset } from './preset-run';
 
 /** One run of a preset or of its control on one seed. */
@@ -236,13 +236,7 @@ export async function lessonEffects(
   }
   // A preset is measured as a widget of a lesson (its check is the widget's): one that no lesson
   // opens could never give a row. (One that another lesson than those chosen opens is left out.)
-  const opened = new Set(
-    LESSONS.flatMap((l) => lessonWidgets(lessonBlocks(l)))
-      .filter(
-        (b) => b.check.kind === 'metric' && ALGORITHMS[PRESETS[b.preset].algo]!.family === 'lm',
-      )
-      .map((b) => b.preset),
-  );
+  const opened = new Set(LESSONS.flatMap((l) => lmMetricWidgets(l).map((b) => b.preset)));
   const unopened = options.presets?.filter((p) => !opened.has(p as PresetName)) ?? [];
   if (unopened.length) {
     throw new Error(
@@ -257,9 +251,7 @@ export async function lessonEffects(
   const measured = new Map<string, EffectRow>();
   for (const lesson of LESSONS) {
     if (options.lessons && !options.lessons.some((p) => lesson.id.startsWith(p))) continue;
-    for (const block of lessonWidgets(lessonBlocks(lesson))) {
-      if (block.check.kind !== 'metric') continue;
-      if (ALGORITHMS[PRESETS[block.preset].algo]!.family !== 'lm') continue;
+    for (const block of lmMetricWidgets(lesson)) {
       if (options.presets && !options.presets.includes(block.preset)) continue;
       const key = `${block.preset} ${block.check.text}`;
       const earlier = measured.get(key);
