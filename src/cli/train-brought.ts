@@ -25,7 +25,6 @@ import {
   adapterConfigText,
   adapterWeightsBytes,
 } from '../models/hf/peft-adapter';
-import { evaluateTask } from '../rl/evaluate';
 import { FlagError } from './args';
 import { loadLmAdapter, loadLmModel, loadLmTokenizer } from './lm-model';
 import {
@@ -37,7 +36,7 @@ import {
 import { shortFingerprint, weightsFingerprint } from '../models/weights-fingerprint';
 import { modelFolder, modelName, type ModelSource } from './model-source';
 import { writeAtomically } from './output-file';
-import type { PreparedRun } from './prepared-run';
+import { finalSuccess, type PreparedRun } from './prepared-run';
 import type { Config, LmFlags } from './train-flags';
 import type { BroughtModelFlags } from './train-brought-flags';
 
@@ -115,10 +114,7 @@ export async function setUpBroughtRun(
     trainer,
     label: `${flags.name} on ${task.name}, LoRA r = ${rank}, alpha = ${alpha} on ${targets.join(', ') || 'no module'} (${parameters} trainable parameters) of ${name}`,
     backend,
-    finish: async () => {
-      const final = await evaluateTask(policy, chat, task, { seed: flags.seed + 1, samples: 256 });
-      return { successRate: final.successRate };
-    },
+    finish: finalSuccess(policy, chat, task, { seed: flags.seed + 1, samples: run.evalSamples }),
     dispose: () => {
       reference?.dispose();
       release();

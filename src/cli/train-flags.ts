@@ -63,6 +63,9 @@ import { checkRunFileBudget } from './run-file-budget';
  */
 export const MAX_UPDATES = 100_000;
 
+/** Prompts of a language-model run's final greedy evaluation (`--eval-samples`). */
+export const DEFAULT_EVAL_SAMPLES = 256;
+
 /** Seconds between the run file's saves while training (`--save-every`). */
 export const DEFAULT_SAVE_EVERY_S = 30;
 
@@ -85,6 +88,8 @@ export interface LmFlags {
   positions: PositionKind;
   /** A brought model trained through LoRA (`--model=DIR`; cli/train-brought-flags.ts). */
   model?: BroughtModelFlags;
+  /** Prompts of the greedy evaluation after the last update (`--eval-samples`; 0: none). */
+  evalSamples: number;
 }
 
 export interface TrainFlags {
@@ -199,6 +204,7 @@ function lmFlags(args: CliArgs, algo: LmAlgorithm): Omit<LmFlags, 'rewardModel'>
   });
   const backend = args.choice('backend', BACKEND_CHOICES, 'auto');
   const reference = args.choice('reference', REFERENCE_ENGINES, 'engine');
+  const evalSamples = args.int('eval-samples', DEFAULT_EVAL_SAMPLES, { min: 0, max: 100_000 });
   const init = args.optional('init');
   const sftSteps = args.int('sft-steps', 300, { min: SFT_STEPS.min, max: SFT_STEPS.max });
   const shapeFlag = (key: keyof ModelShape) => {
@@ -247,6 +253,7 @@ function lmFlags(args: CliArgs, algo: LmAlgorithm): Omit<LmFlags, 'rewardModel'>
     shape,
     positions,
     ...(model ? { model } : {}),
+    evalSamples,
   };
 }
 

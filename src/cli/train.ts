@@ -52,7 +52,6 @@ import { transformerLayout } from '../models/transformer-params';
 import { nodeOrtOptions } from '../onnx/ort-node';
 import { OrtReferenceModel } from '../onnx/ort-reference-model';
 import { readStartingPolicy } from '../onnx/starting-policy';
-import { evaluateTask } from '../rl/evaluate';
 import type { RewardModel, RewardModelConfig, RewardModelReport } from '../rl/reward-model';
 import { DEFAULT_SFT_CONFIG, runSft } from '../rl/sft';
 import { timedUpdate } from '../rl/trainer';
@@ -65,7 +64,7 @@ import { createLanguageModel } from './backend';
 import { modelFileError, readModelFile } from './model-file';
 import { prepareOutput, writeAtomically } from './output-file';
 import { checkRunFileBudget, metricsBound } from './run-file-budget';
-import type { PreparedRun } from './prepared-run';
+import { finalSuccess, type PreparedRun } from './prepared-run';
 import { setUpBroughtRun } from './train-brought';
 import { readTrainFlags, type LmFlags, type TrainFlags } from './train-flags';
 import { errorText } from '../util/error-text';
@@ -335,13 +334,10 @@ async function setUpLmRun(flags: TrainFlags, run: LmFlags): Promise<PreparedRun>
       trainer,
       label: `${name} on ${lm.task.name}`,
       backend,
-      finish: async () => {
-        const final = await evaluateTask(lm.policy, lm.tokenizer, lm.task, {
-          seed: seed + 1,
-          samples: 256,
-        });
-        return { successRate: final.successRate };
-      },
+      finish: finalSuccess(lm.policy, lm.tokenizer, lm.task, {
+        seed: seed + 1,
+        samples: run.evalSamples,
+      }),
       dispose,
       recorded: { ...lm.recorded, ...(run.rewardModel ? { rewardModel: run.rewardModel } : {}) },
     };

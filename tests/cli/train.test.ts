@@ -71,6 +71,18 @@ describe('npm run train', () => {
     );
   }, 60_000);
 
+  it('--eval-samples sets the final evaluation: 0 skips it, a negative count is refused', async () => {
+    quiet();
+    const out = join(mkdtempSync(join(tmpdir(), 'train-')), 'run.json');
+    expect(await main([...TINY_GRPO_RUN, '--eval-samples=0', `--out=${out}`])).toBe(0);
+    const run = JSON.parse(readFileSync(out, 'utf8'));
+    expect(run.summary.updates).toBe(2);
+    expect('successRate' in run.summary).toBe(false);
+    await expect(main([...TINY_GRPO_RUN, '--eval-samples=-1'])).rejects.toThrow(
+      "--eval-samples must be an integer in [0, 100000], got '-1'",
+    );
+  }, 60_000);
+
   it('trains a new model with rotary positions (--positions=rotary) and records them', async () => {
     quiet();
     const out = join(mkdtempSync(join(tmpdir(), 'train-')), 'run.json');
