@@ -22,6 +22,21 @@ const gpuRequired = process.env.CI === 'true' || process.env.ALLOW_NO_GPU !== '1
 
 const gpuTests = ['tests/**/*.gpu.test.ts'];
 
+/**
+ * The GPU test files the browser layer runs beside its own (*.browser.test.ts). All of them run in
+ * Node (Dawn on SwiftShader); Chromium's WebGPU is the same software driver behind its own Dawn,
+ * so what the browser adds is its shader compiler and its validation. There every kernel compiles
+ * into its pipeline (tests/gpu/kernels-compile.browser.test.ts), and the RL ops, the nn kernels,
+ * the LoRA step and the GPU worker run in full; the model-level compositions of those kernels
+ * (tests/gpu/models/ but LoRA) and the CLI's GPU files (Node only: they read files) do not.
+ */
+const browserGpuTests = [
+  'tests/gpu/*.gpu.test.ts',
+  'tests/gpu/nn/*.gpu.test.ts',
+  'tests/gpu/models/llama-gpu-lora.gpu.test.ts',
+  'tests/gpu/worker/*.gpu.test.ts',
+];
+
 export default defineConfig({
   plugins: [svelte()],
   worker: { format: 'es' },
@@ -72,9 +87,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'browser',
-          include: [...gpuTests, 'tests/**/*.browser.test.ts'],
-          // The CLI runs in Node only: its GPU tests (files, Dawn) have no browser counterpart.
-          exclude: ['tests/gpu/cli/**'],
+          include: [...browserGpuTests, 'tests/**/*.browser.test.ts'],
           testTimeout: 60_000,
           browser: {
             enabled: true,

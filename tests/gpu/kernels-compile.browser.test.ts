@@ -1,8 +1,9 @@
 /**
  * Every kernel the project declares compiles, and its pipeline is created with its default
- * `override` constants, on this layer's WebGPU. In the browser layer this is what checks each
- * WGSL file against Chromium's own compiler; the kernels' numeric parity runs in full in Node
- * (Dawn), and in the browser for the RL ops, the nn kernels and the LoRA step (see vite.config.ts).
+ * `override` constants, on Chromium's WebGPU: what checks each WGSL file against the browser's own
+ * shader compiler. (In Node, Dawn compiles every kernel in its parity tests.) The kernels' numeric
+ * parity runs in full in Node, and in the browser for the RL ops, the nn kernels and the LoRA
+ * step (vite.config.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { Kernel } from '../../src/gpu/kernel';
