@@ -104,6 +104,13 @@ export interface LoraForm {
 export const CONTROL_LR = 1e-9;
 /** Held-out checks every this many updates (and at the last). */
 export const HELD_OUT_EVERY = 10;
+/**
+ * A running run is stored at each held-out check, and besides whenever this long has passed since
+ * its last store: on a real model ten updates can take many minutes, and a reload should cost
+ * seconds of training, not the updates since the last check. (A store writes both runs' adapters
+ * and optimizer state: for SmolLM2-135M at rank 16, about 60 MB each.)
+ */
+export const SAVE_EVERY_MS = 30_000;
 /** The gain in held-out strict success the page calls a clear effect. */
 export const CLEAR_GAIN = 0.3;
 
@@ -129,6 +136,10 @@ export interface LoraTrainOptions {
   key?: string;
   /** Starts one run's worker; default: a Web Worker (tests give in-process ones). */
   startWorker?: () => LoraWorker;
+  /** Milliseconds of training between stores besides the held-out checks (default SAVE_EVERY_MS). */
+  saveEveryMs?: number;
+  /** The clock saveEveryMs is read on (milliseconds; default performance.now). */
+  now?: () => number;
 }
 
 type LoraWorker = { api: Remote<LoraWorkerApi>; terminate: () => void };
@@ -163,7 +174,7 @@ export class LoraTrainState {
   /** Whether workers hold the run now (live changes go to them). */
   holdsWorkers = $state(false);
   /** Live changes to the run (not its control): the update each took effect at, and what. */
-  changes = $state.raw<{ step: number; text: string }[]>([]);
+  changes = $state.raw<LiveChange[]>([]);
   /** The run's last update, token by token (bounded as the lab keeps inspections). */
   inspection = $state.raw<SampleInspection | undefined>(undefined);
   /**
@@ -180,11 +191,15 @@ export class LoraTrainState {
   private readonly store: Promise<LoraRunStorePort> | undefined;
   private readonly key: string;
   private readonly startWorker: () => LoraWorker;
+  private readonly saveEveryMs: number;
+  private readonly now: () => number;
 
   constructor(options: LoraTrainOptions = {}) {
     this.store = options.store ? Promise.resolve(options.store) : undefined;
     this.key = options.key ?? 'panel';
     this.startWorker = options.startWorker ?? startLoraWorker;
+    this.saveEveryMs = options.saveEveryMs ?? SAVE_EVERY_MS;
+    this.now = options.now ?? (() => performance.now());
   }
 
   get busy(): boolean {
@@ -282,6 +297,15 @@ export class LoraTrainState {
     }
   }
 
+  /**
+   * The run's learning rate now, where a live change set it (the form keeps the one it started
+   * with): the value and the update it took effect at.
+   */
+  get changedLr(): { value: number; step: number } | undefined {
+    const last = this.changes.findLast((c) => typeof c.values.lr === 'number');
+    return last ? { value: last.values.lr as number, step: last.step } : undefined;
+  }
+
   /** Pauses after the update in progress; the run is kept (and stored, where it can be). */
   pause(): void {
     if (this.busy) this.pauseAsked = true;
@@ -377,17 +401,21 @@ export class LoraTrainState {
       const live = await prepare();
       this.status = 'training';
       const { updates } = live.form;
+      let lastSave = this.now();
       for (let u = this.step + 1; u <= updates && !this.pauseAsked; u++) {
         this.progress = `Update ${u} of ${updates}`;
         const check = u % HELD_OUT_EVERY === 0 || u === updates;
         const reports = await Promise.all(live.workers.map(({ api }) => api.update(check)));
         this.lines = this.lines.map((line, i) => withReport(line, reports[i]!));
         const changed = reports[0]!.changes;
-        if (changed) this.changes = [...this.changes, { step: u, text: changeText(changed) }];
+        if (changed) this.changes = [...this.changes, liveChange(u, changed)];
         const inspection = await live.workers[0]!.api.inspect();
         if (inspection) this.inspection = keptInspection(inspection) as SampleInspection;
-        // Kept at each held-out check: a reload loses at most the updates since the last one.
-        if (check && u < updates) await this.save(live, false);
+        // Kept at each held-out check and every saveEveryMs (SAVE_EVERY_MS says why).
+        if (u < updates && (check || this.now() - lastSave >= this.saveEveryMs)) {
+          await this.save(live, false);
+          lastSave = this.now();
+        }
       }
       const finished = this.step >= updates;
       this.progress = 'Saving the run';
@@ -488,16 +516,24 @@ export class LoraTrainState {
 }
 
 /** "lr 0.002" for { lr: 0.002 }. */
-function changeText(changes: Record<string, number | boolean | string>): string {
-  return Object.entries(changes)
+/** A live change: the update it took effect at, the settings it set, and those as one line. */
+export interface LiveChange {
+  step: number;
+  values: Record<string, number | boolean | string>;
+  text: string;
+}
+
+function liveChange(step: number, values: LiveChange['values']): LiveChange {
+  const text = Object.entries(values)
     .map(([key, value]) => `${key} ${String(value)}`)
     .join(', ');
+  return { step, values, text };
 }
 
 /** The live changes a stored run's trainer recorded. */
-function changesOf(saved: StoredLoraRun): { step: number; text: string }[] {
+function changesOf(saved: StoredLoraRun): LiveChange[] {
   return saved.checkpoints[0]!.run.trainer.events.flatMap((e) =>
-    e.kind === 'hyperparams' ? [{ step: e.step, text: changeText(e.changes) }] : [],
+    e.kind === 'hyperparams' ? [liveChange(e.step, e.changes)] : [],
   );
 }
 

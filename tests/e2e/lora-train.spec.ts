@@ -94,6 +94,13 @@ test('a paused run is kept across a reload and resumes once its model is loaded 
   await expect(section.getByTestId('lora-changes')).toContainText(/lr 0\.002 from update \d+/, {
     timeout: 60_000,
   });
+  // The form keeps the lr the run started with, under its name; the live box says the one now.
+  await expect(section.getByTestId('lora-lr-now')).toHaveText(
+    /^Now 0\.002, since update \d+\.\s*$/,
+  );
+  await expect(
+    section.getByRole('spinbutton', { name: 'Learning rate at start', exact: true }),
+  ).toHaveValue('0.005');
   await section.getByRole('button', { name: 'Pause' }).click();
   await expect(status).toHaveAttribute('data-status', 'paused', { timeout: 60_000 });
   const pausedAt = Number(/Paused at update (\d+) of 12/.exec((await status.textContent())!)![1]);

@@ -48,11 +48,16 @@ const inputs =
   };
 
 /** In-process workers; `afterUpdate` is told each update the run's worker finishes. */
-function trainState(store: LoraRunStorePort, afterUpdate?: (update: number) => void) {
+function trainState(
+  store: LoraRunStorePort,
+  afterUpdate?: (update: number) => void,
+  clock?: { now: () => number; saveEveryMs?: number },
+) {
   let started = 0;
   const train: LoraTrainState = new LoraTrainState({
     store,
     key: 'test',
+    ...clock,
     startWorker: () => {
       const api = createLoraWorkerApi();
       const isRun = started++ % 2 === 0;
@@ -125,6 +130,32 @@ describe('LoraTrainState across a reload', () => {
     expect(got!.config).toBe(want!.config);
     expect(withoutSeconds(reloaded.lines)).toEqual(withoutSeconds(unbroken.lines));
     expect((await store.load('test'))?.finished).toBe(true);
+  }, 120_000);
+
+  it('is stored at each held-out check and whenever 30 s have passed since its last store', async () => {
+    const memory = memoryLoraRunStore();
+    const stored: number[] = [];
+    const store: LoraRunStorePort = {
+      ...memory,
+      save: async (key, run) => {
+        stored.push(run.checkpoints[0]!.run.step);
+        await memory.save(key, run);
+      },
+    };
+    // Each update takes 20 s on this clock: a store after update 2 (40 s), then at the end (4,
+    // its held-out check); a reload at update 3 would lose one update, not three.
+    let ms = 0;
+    const train = trainState(store, () => (ms += 20_000), { now: () => ms });
+    await train.start(inputs(), 'cpu');
+    expect(train.status).toBe('done');
+    expect(stored).toEqual([2, 4]);
+    // Without the clock's rule (an hour between stores) only the check at the end stores it.
+    stored.length = 0;
+    await trainState(store, () => (ms += 20_000), { now: () => ms, saveEveryMs: 3_600_000 }).start(
+      inputs(),
+      'cpu',
+    );
+    expect(stored).toEqual([4]);
   }, 120_000);
 
   it('refuses to go on with another model, keeping the paused run as it was', async () => {
@@ -210,11 +241,17 @@ describe('LoraTrainState live changes', () => {
       drift = Math.max(drift, Math.abs(paused[i]! - afterOne[i]!));
     }
     expect(drift).toBeLessThan(1e-9);
-    expect(train.changes).toEqual([{ step: 2, text: 'lr 1e-12' }]);
+    const change = { step: 2, values: { lr: 1e-12 }, text: 'lr 1e-12' };
+    expect(train.changes).toEqual([change]);
+    // The form keeps the lr the run started with; the run says the one it has now.
+    expect(train.form.lr).toBe(5e-3);
+    expect(train.changedLr).toEqual({ value: 1e-12, step: 2 });
 
     const reloaded = trainState(store);
+    expect(reloaded.changedLr).toBeUndefined();
     await reloaded.restoreSaved();
-    expect(reloaded.changes).toEqual([{ step: 2, text: 'lr 1e-12' }]);
+    expect(reloaded.changes).toEqual([change]);
+    expect(reloaded.changedLr).toEqual({ value: 1e-12, step: 2 });
     expect(reloaded.holdsWorkers).toBe(false);
   }, 120_000);
 
