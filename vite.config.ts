@@ -26,14 +26,17 @@ const gpuTests = ['tests/**/*.gpu.test.ts'];
  * The GPU test files the browser layer runs beside its own (*.browser.test.ts). All of them run in
  * Node (Dawn on SwiftShader); Chromium's WebGPU is the same software driver behind its own Dawn,
  * so what the browser adds is its shader compiler and its validation. There every kernel compiles
- * into its pipeline (tests/gpu/kernels-compile.browser.test.ts), and the RL ops, the nn kernels,
- * the LoRA step and the GPU worker run in full; the model-level compositions of those kernels
- * (tests/gpu/models/ but LoRA) and the CLI's GPU files (Node only: they read files) do not.
+ * into its pipeline (tests/gpu/kernels-compile.browser.test.ts); the RL ops, the nn kernels, the
+ * real-model families' parity (forward, generation, LoRA, its training pass and one LoRA-GRPO
+ * update against the independent reference) and the GPU worker run in full. The tiny GPT's and
+ * the MLP's model-level files (compositions of kernels checked above) and the CLI's GPU files
+ * (they read files) run in Node only.
  */
 const browserGpuTests = [
   'tests/gpu/*.gpu.test.ts',
   'tests/gpu/nn/*.gpu.test.ts',
-  'tests/gpu/models/llama-gpu-lora.gpu.test.ts',
+  'tests/gpu/models/llama-*.gpu.test.ts',
+  'tests/gpu/models/lora-*.gpu.test.ts',
   'tests/gpu/worker/*.gpu.test.ts',
 ];
 

@@ -3,8 +3,8 @@
  * and values at a rollout batch (4) and a minibatch (128); three optimizer steps over actor and
  * critic together (gradient norm, clip scale, step count, updated joint parameters, and the
  * forward pass afterwards, which runs on the per-network copies); a non-finite gradient skipped on
- * both; a steady buffer pool; bad input rejected before any dispatch. Runs in Node (Dawn) and in
- * Chromium.
+ * both; a steady buffer pool; bad input rejected before any dispatch. Runs in Node (Dawn) only
+ * (vite.config.ts says why).
  *
  * Tolerances as in mlp.gpu.test.ts (same kernels): outputs 1e-5 absolute; weights after 3 Adam
  * steps 2e-6 absolute (each step moves a weight by ≈ lr = 2.5e-4, so this is < 1% of a step).

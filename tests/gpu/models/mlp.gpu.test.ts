@@ -2,7 +2,7 @@
  * The GPU MLP against its CPU twin (f32): forward outputs and backward gradients for CleanRL's
  * CartPole actor (4 → 64 → 64 → 2) and critic (4 → 64 → 64 → 1) at batch 1, 7 and 512, odd widths
  * with relu and gelu, a full optimizer step (grad norm, clipping, AdamW) on updated weights, a
- * steady buffer pool, and bad input. Runs in Node (Dawn) and in Chromium.
+ * steady buffer pool, and bad input. Runs in Node only.
  *
  * Tolerances: both sides are f32 but sum in a different order (64 × 64 matmul tiles, tree column
  * sums) and WGSL's tanh/exp may differ from V8's by more than an ulp on a hardware GPU (the spec

@@ -3,7 +3,7 @@
  * against the specification on the CPU (policyStepOnHost through CpuLanguageModel): every loss
  * term on, the updated weights and the optimizer's statistics, the behaviour policy taken from
  * the pass itself, the steps that must stop before their backward, and whole PPO updates. Runs in
- * Node (Dawn) and in Chromium.
+ * Node (Dawn) only (vite.config.ts says why).
  *
  * Tolerances as in transformer.gpu.test.ts: f32 on both sides with different summation orders.
  */

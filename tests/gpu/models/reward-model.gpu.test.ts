@@ -1,7 +1,7 @@
 /**
  * The learned reward model on the GPU against its CPU twin: the same transformer with a scalar
  * head, the same comparisons and seed, trained by the same Bradley–Terry steps. Runs in Node (Dawn)
- * and in Chromium; fails without an adapter (tests/support/gpu.ts).
+ * only (vite.config.ts says why); fails without an adapter (tests/support/gpu.ts).
  *
  * Tolerances: the first loss is one forward pass of an f32 transformer (~1e-5 apart); after 20
  * AdamW steps the two models have drifted apart by summation order only, so their scores are

@@ -2,7 +2,7 @@
  * The GPU transformer against its CPU twin: forward logits, backward gradients, whole training
  * steps (loss, optimizer stats, updated weights), KV-cache generation, the flat buffer pool, and
  * whole GRPO updates (their RL loss on the GPU: see also policy-step.gpu.test.ts).
- * Runs in Node (Dawn) and in Chromium.
+ * Runs in Node (Dawn) only (vite.config.ts says why).
  *
  * Tolerances: every layer is f32 on both sides but sums in a different order (tiles, tree
  * reductions) and the GPU's exp/tanh differ from V8's in the last bits; relative errors of ~1e-6
