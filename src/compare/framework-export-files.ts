@@ -24,6 +24,18 @@ interface Context {
   config: Settings;
   reward: RewardCode;
   lora?: ExportLora;
+  tools?: ExportTools;
+}
+
+/**
+ * The tools an agent task offers, for TRL's GRPOTrainer(tools=...): their Python definitions
+ * (framework-export-tools.ts) and the tool-calling turns an episode may take.
+ */
+export interface ExportTools {
+  names: readonly string[];
+  /** max_tool_calling_iterations: the lab's call budget, within its turns (one call a turn). */
+  iterations: number;
+  python: { imports: string[]; body: string };
 }
 
 /** MODEL_PATH's line: the model where the run names it, else a marked placeholder. */
@@ -64,6 +76,8 @@ const short = (commit: string) => commit.slice(0, 7);
 
 const DATA_NOTE =
   'one JSON object per line: {"prompt": ..., "answer": ...}, prompts and reference answers of the task';
+const CHAT_DATA_NOTE =
+  'one JSON object per line: {"prompt": [{"role": "user", "content": ...}], "answer": ...}, the questions as chats (TRL renders them with the chat template and the tools) and their reference answers';
 
 // ——— TRL ———
 
@@ -80,7 +94,16 @@ function trlRewardFuncs(config: Settings): { funcs: string[]; weights: number[] 
   return { funcs, weights };
 }
 
-function trainerCall(cls: TrlClass, config: Settings): { imports: string[]; code: string[] } {
+/** Whether TRL's trainer for `cls` runs `tools` (GRPOTrainer takes tools; RLOO and PPO do not). */
+function trlRunsTools(cls: TrlClass, tools: ExportTools | undefined): tools is ExportTools {
+  return tools !== undefined && cls === 'GRPOConfig';
+}
+
+function trainerCall(
+  cls: TrlClass,
+  config: Settings,
+  tools?: ExportTools,
+): { imports: string[]; code: string[] } {
   const trainer = cls.replace('Config', 'Trainer');
   if (cls === 'PPOConfig') {
     return {
@@ -129,13 +152,22 @@ function trainerCall(cls: TrlClass, config: Settings): { imports: string[]; code
     imports: config.overlongEnable ? ['from trl.rewards import get_soft_overlong_punishment'] : [],
     code: [
       '',
+      'def _text(value):',
+      '    """A prompt or completion as text: a string as it is; a chat (TRL\'s conversational',
+      '    format, and every completion that called tools) by its last message, the final answer."""',
+      '    if isinstance(value, list):',
+      '        return str(value[-1].get("content") or "") if value else ""',
+      '    return value',
+      '',
+      '',
       'def lab_reward_fn(prompts, completions, answer, **kwargs):',
-      '    return [lab_reward(p, a, c)["score"] for p, a, c in zip(prompts, answer, completions)]',
+      '    return [lab_reward(_text(p), a, _text(c))["score"] for p, a, c in zip(prompts, answer, completions)]',
       '',
       '',
       `trainer = ${trainer}(`,
       '    model=MODEL_PATH,',
       `    reward_funcs=[${funcs.join(', ')}],`,
+      ...(trlRunsTools(cls, tools) ? [`    tools=[${tools.names.join(', ')}],`] : []),
       '    args=config,',
       '    train_dataset=load_dataset("json", data_files=DATA_FILES, split="train"),',
       ')',
@@ -143,18 +175,34 @@ function trainerCall(cls: TrlClass, config: Settings): { imports: string[]; code
   };
 }
 
+/** What a TRL script of a tool task says of its tools (or that its trainer cannot run them). */
+function toolNotes(cls: TrlClass, tools: ExportTools): string[] {
+  const names = tools.names.join(', ');
+  if (!trlRunsTools(cls, tools)) {
+    return [
+      `the lab's episodes call ${names} before they answer; TRL ${TRL.release}'s ${cls.replace('Config', 'Trainer')} takes no tools, so here a completion is one turn, scored on its final answer`,
+    ];
+  }
+  return [
+    `GRPOTrainer runs ${names} as the lab's episodes do: through the model's chat template (a tool-calling chat model; transformers >= 5 and jmespath), results in tool messages, the reward read from the last message`,
+    'max_tool_calling_iterations counts tool-calling turns; the lab allows one call a turn and answers a call past its budget with an error, where TRL stops generating',
+  ];
+}
+
 /** The TRL script: config from the table's lines, trainer, reward function. */
 export function trlScript(
   context: Context & { cls: TrlClass; notes: readonly string[] },
   trl: Collected,
 ): ExportFile {
-  const { cls, config } = context;
+  const { cls, config, tools } = context;
   const module = TRL_CLASSES[cls];
   const trainer = cls.replace('Config', 'Trainer');
-  const call = trainerCall(cls, config);
+  const call = trainerCall(cls, config, tools);
+  const withTools = trlRunsTools(cls, tools);
   const lines: Line[] = [
     { name: 'output_dir', value: `agent-rl-lab-${context.algo}-${context.task}` },
     ...trl.lines,
+    ...(withTools ? [{ name: 'max_tool_calling_iterations', value: tools.iterations }] : []),
   ];
   if (cls === 'GRPOConfig' || cls === 'RLOOConfig') {
     const { weights } = trlRewardFuncs(config);
@@ -170,7 +218,7 @@ export function trlScript(
       : []),
     cls === 'DPOConfig'
       ? 'SAMPLES_FILE = "SAMPLES_FILE.jsonl"  # placeholder: see below'
-      : `DATA_FILES = "DATA_FILES.jsonl"  # placeholder: ${DATA_NOTE}`,
+      : `DATA_FILES = "DATA_FILES.jsonl"  # placeholder: ${withTools ? CHAT_DATA_NOTE : DATA_NOTE}`,
   ];
   const { lora } = context;
   // The trainer call gets the adapters' config as its last argument.
@@ -178,7 +226,9 @@ export function trlScript(
   const text = [
     `# Agent RL Lab: a ${oneLine(context.algo)} run${lora ? ' with LoRA adapters' : ''} on the '${oneLine(context.task)}' task for TRL ${TRL.release} (${short(TRL.commit)}).`,
     '# Placeholders to fill in before running: the upper-case paths below.',
-    ...context.reward.imports,
+    ...(withTools
+      ? [...new Set([...context.reward.imports, ...tools.python.imports])].sort()
+      : context.reward.imports),
     'from datasets import load_dataset',
     `from ${module} import ${cls}, ${trainer}`,
     ...call.imports,
@@ -189,11 +239,21 @@ export function trlScript(
     context.reward.body,
     '',
     '',
+    ...(withTools
+      ? [
+          "# The lab's tools (src/agents/tools/), offered to the model; TRL runs them on its calls.",
+          tools.python.body,
+          '',
+          '',
+        ]
+      : []),
     `config = ${cls}(`,
     ...lines.map((l) => `    ${l.name}=${python(l)},`),
     ')',
     ...trl.none,
-    ...[...context.notes, ...trl.notes].map((n) => `# note: ${n}`),
+    ...[...context.notes, ...trl.notes, ...(tools ? toolNotes(cls, tools) : [])].map(
+      (n) => `# note: ${n}`,
+    ),
     ...(lora ? peftConfigLines(lora) : []),
     ...code,
     'trainer.train()',

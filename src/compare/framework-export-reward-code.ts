@@ -132,9 +132,7 @@ export function rewardCode(task: string, answerChars: string, config: Settings):
     `LENGTH_TARGET = ${Number(config.lengthTarget ?? 0)}`,
     `LENGTH_BONUS = ${pyNum(Number(config.lengthBonus ?? 0))}`,
     ...(AGENT.has(task)
-      ? [
-          '# In the lab this task calls tools before it answers; here the completion is the final answer.',
-        ]
+      ? ['# This task calls tools before it answers; the reward scores the final answer only.']
       : []),
     '',
     '',

@@ -13,12 +13,16 @@
  * tests/compare/framework-export*.test.ts check every emitted name and value against a snapshot
  * of the frameworks' own config definitions at those releases.
  */
+import { isAgentTask } from '../agents/agent-task';
 import { createTokenTask } from '../agents/token-task-registry';
+import type { ToolName } from '../agents/tools';
+import type { TokenTask } from '../envs/token-tasks/types';
 import { DPO_TABLE } from './framework-export-dpo';
-import { trlScript, verlFiles, type ExportFile } from './framework-export-files';
+import { trlScript, verlFiles, type ExportFile, type ExportTools } from './framework-export-files';
 import { GRPO_TABLE } from './framework-export-grpo';
 import { PPO_TABLE } from './framework-export-ppo';
 import { rewardCode } from './framework-export-reward-code';
+import { pythonTools } from './framework-export-tools';
 import type { FrameworkTable, Line } from './framework-export-table';
 import { expectSettings } from '../util/json-checks';
 import type { AlgorithmInfo, Settings } from './run-record';
@@ -78,13 +82,16 @@ export function frameworkExport(
   const table = FRAMEWORK_TABLES[algo.name];
   if (!table) return { ok: false, reason: unsupportedReason(algo) };
   const valid = expectSettings(config, 'config', algo, true);
-  const reward = rewardCode(task.name, createTokenTask(task.name, task.options).answerChars, valid);
+  const tokenTask = createTokenTask(task.name, task.options);
+  const reward = rewardCode(task.name, tokenTask.answerChars, valid);
+  const tools = exportTools(tokenTask);
   const context = {
     algo: algo.name,
     task: task.name,
     config: valid,
     reward,
     ...(lora ? { lora } : {}),
+    ...(tools ? { tools } : {}),
   };
 
   const target = table.trl(valid);
@@ -116,6 +123,20 @@ export function frameworkExport(
         }
       : { ok: false, reason: table.verl.unavailable };
   return { ok: true, trl, verl };
+}
+
+/**
+ * The tools of an agent task that offers them, as TRL's GRPOTrainer takes them. An episode makes
+ * one call a turn and has maxTurns turns, the last left for its answer, and at most maxCalls calls.
+ */
+function exportTools(task: TokenTask): ExportTools | undefined {
+  if (!isAgentTask(task) || task.tools.length === 0) return undefined;
+  const names = task.tools as readonly ToolName[];
+  return {
+    names,
+    iterations: Math.min(task.env.maxCalls, task.env.maxTurns - 1),
+    python: pythonTools(names),
+  };
 }
 
 function collect(
