@@ -1,9 +1,10 @@
 /**
  * The state of "Bring a model" (#/models): where the files came from (picked, a folder, dropped,
  * or downloaded from the Hub), what the model is and whether it fits, loading it (GPU f16 when
- * WebGPU is available, the CPU otherwise), and the chat. Loading and generation run on the page,
- * not in a worker: the page awaits between tensors, so its progress bar moves; a CPU answer
- * blocks the page while its tokens are computed (small models only, see model-fit.ts).
+ * WebGPU is available, the CPU otherwise), and the chat. Loading runs on the page, which awaits
+ * between tensors so that its progress bar moves; on the CPU the weights then move to a chat
+ * worker (src/worker/chat-protocol.ts), so that computing an answer never holds the page. On the
+ * GPU the page only records and submits work.
  */
 import { acquireForChoice, type BackendChoice } from '../gpu/backend-choice';
 import type { GpuContext } from '../gpu/context';
@@ -11,18 +12,19 @@ import type { CheckpointFiles } from '../models/hf/hf-checkpoint';
 import { HfTokenizer } from '../models/hf/hf-tokenizer';
 import { downloadModel } from '../models/hf/hub';
 import type { DownloadProgress } from '../models/hf/hub-download';
-import { llamaGenerate, type LlamaGenerated } from '../models/hf/llama-cpu-generate';
-import type { LlamaCpuModel } from '../models/hf/llama-cpu-weights';
+import type { LlamaGenerated } from '../models/hf/llama-cpu-generate';
 import { llamaGenerateGpu } from '../models/hf/llama-gpu-generate';
 import { loadLlamaGpuWeights, type LlamaGpuWeights } from '../models/hf/llama-gpu-weights';
 import { openCacheStorage } from '../models/hf/model-cache';
 import { filesFromBlobs, readHfModelConfig, type HfModelConfig } from '../models/hf/picked-files';
 import { errorText } from '../util/error-text';
+import { startChatWorker, type ChatWorkerHandle } from '../worker/client';
+import { transfer } from 'comlink';
 import { answerRoom, generatedTokens, promptIds, type ChatTurn } from './chat-turns';
 import type { BufferLimits } from '../models/hf/memory-plan';
 import { chatContext, checkFit, type Backend, type Fit } from './model-fit';
 import {
-  loadCpuModel,
+  loadCpuBase,
   readTokenizerFiles,
   storedDtypes,
   trainingInputsFrom,
@@ -46,7 +48,7 @@ export interface Sampling {
 }
 
 type Loaded =
-  | { kind: 'cpu'; model: LlamaCpuModel }
+  | { kind: 'cpu'; worker: ChatWorkerHandle }
   | { kind: 'webgpu'; gpu: GpuContext; weights: LlamaGpuWeights };
 
 export class BringModelState {
@@ -78,9 +80,12 @@ export class BringModelState {
   private loaded = $state.raw<Loaded | undefined>(undefined);
   private gpu: GpuContext | undefined;
   private backendReady: Promise<void>;
+  private readonly startChatWorker: () => ChatWorkerHandle;
 
-  constructor(choice: BackendChoice) {
+  /** `startChatWorker`: the CPU chat's worker; default a Web Worker (tests give in-process ones). */
+  constructor(choice: BackendChoice, options: { startChatWorker?: () => ChatWorkerHandle } = {}) {
     this.backendReady = this.findBackend(choice);
+    this.startChatWorker = options.startChatWorker ?? startChatWorker;
   }
 
   get ready(): boolean {
@@ -222,7 +227,15 @@ export class BringModelState {
         });
         this.loaded = { kind: 'webgpu', gpu: this.gpu, weights };
       } else {
-        this.loaded = { kind: 'cpu', model: await loadCpuModel(config.spec, files, onTensor) };
+        const base = await loadCpuBase(config.spec, files, onTensor);
+        const worker = this.startChatWorker();
+        try {
+          await worker.api.open(config.spec, transfer(base, [base.buffer]));
+        } catch (error) {
+          worker.terminate();
+          throw error;
+        }
+        this.loaded = { kind: 'cpu', worker };
       }
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
       this.loadedNote =
@@ -244,8 +257,6 @@ export class BringModelState {
     const turns: ChatTurn[] = [...this.turns, { role: 'user', content: message }];
     this.turns = turns;
     this.busy = 'generating';
-    // Let the page paint the question and "Generating…" before a CPU answer holds the thread.
-    await new Promise((resolve) => setTimeout(resolve, 30));
     try {
       const s = this.sampling;
       const prompt = promptIds(tokenizer, turns, s.system);
@@ -260,7 +271,7 @@ export class BringModelState {
       const out: LlamaGenerated =
         loaded.kind === 'webgpu'
           ? await llamaGenerateGpu(loaded.gpu, loaded.weights, [prompt], options)
-          : llamaGenerate(loaded.model, [prompt], options);
+          : await loaded.worker.api.generate([prompt], options);
       const ids = out.tokens[0]!;
       this.turns = [
         ...turns,
@@ -298,6 +309,7 @@ export class BringModelState {
   /** Frees the loaded weights (GPU buffers back to the pool). */
   release(): void {
     if (this.loaded?.kind === 'webgpu') this.loaded.weights.release();
+    if (this.loaded?.kind === 'cpu') this.loaded.worker.terminate();
     this.loaded = undefined;
   }
 }

@@ -1,11 +1,10 @@
 /**
  * Plain helpers of "Bring a model" that build collections (kept out of the rune class, whose
- * collections would otherwise be taken for reactive state): the dtypes a checkpoint stores, the
- * CPU model from its f32 weights, the tokenizer's files, and a LoRA run's inputs.
+ * collections would otherwise be taken for reactive state): the dtypes a checkpoint stores, its
+ * f32 weights for the CPU, the tokenizer's files, and a LoRA run's inputs.
  */
 import { loadHfWeights, locateTensors, type CheckpointFiles } from '../models/hf/hf-checkpoint';
 import type { HfTokenizerFiles } from '../models/hf/hf-tokenizer';
-import { llamaModelFromWeights, type LlamaCpuModel } from '../models/hf/llama-cpu-weights';
 import type { ModelSpec } from '../models/model-spec';
 
 /** The safetensors dtypes of every tensor of the checkpoint, sorted, e.g. ['BF16']. */
@@ -14,18 +13,16 @@ export async function storedDtypes(files: CheckpointFiles): Promise<string[]> {
   return [...new Set([...located.values()].map((l) => l.info.dtype))].sort();
 }
 
-/** The CPU model (f32) of the checkpoint; `onTensor` after each tensor read. */
-export async function loadCpuModel(
+/**
+ * The checkpoint's weights as f32, in the 'base' group's layout (what llamaModelFromBase and the
+ * CPU chat worker take); `onTensor` after each tensor read.
+ */
+export async function loadCpuBase(
   spec: ModelSpec,
   files: CheckpointFiles,
   onTensor: (done: number, total: number) => void,
-): Promise<LlamaCpuModel> {
-  const loaded = await loadHfWeights(spec, files, { onTensor });
-  const f32 = loaded.f32!;
-  const weights = new Map(
-    loaded.layout.entries.map((e) => [e.name, loaded.layout.view(f32, e.name)]),
-  );
-  return llamaModelFromWeights(spec, weights);
+): Promise<Float32Array> {
+  return (await loadHfWeights(spec, files, { onTensor })).f32!;
 }
 
 /** The largest tokenizer file read whole (Qwen's tokenizer.json is about 7 MB). */
@@ -75,6 +72,6 @@ export async function trainingInputsFrom(
   files: CheckpointFiles,
   onTensor: (done: number, total: number) => void,
 ): Promise<TrainingInputs> {
-  const loaded = await loadHfWeights(spec, files, { onTensor });
-  return { source, spec, base: loaded.f32!, tokenizerFiles: await readTokenizerFiles(files) };
+  const base = await loadCpuBase(spec, files, onTensor);
+  return { source, spec, base, tokenizerFiles: await readTokenizerFiles(files) };
 }

@@ -1,5 +1,6 @@
 /** Starts workers and returns their typed comlink proxies. */
 import { wrap, type Remote } from 'comlink';
+import type { ChatWorkerApi } from './chat-protocol';
 import type { LabWorkerApi } from './lab-protocol';
 import type { LoraWorkerApi } from './lora-protocol';
 import type { RunWorkerApi } from './run-protocol';
@@ -51,6 +52,24 @@ export function startLoraWorker(): { api: Remote<LoraWorkerApi>; terminate: () =
   });
   return {
     api: watchedApi('lora', worker, wrap<LoraWorkerApi>(worker)),
+    terminate: () => worker.terminate(),
+  };
+}
+
+/** A chat worker's API, and how to end it. */
+export interface ChatWorkerHandle {
+  api: Remote<ChatWorkerApi>;
+  terminate(): void;
+}
+
+/** Starts the worker that answers a brought model's chat on the CPU (chat.worker.ts). */
+export function startChatWorker(): ChatWorkerHandle {
+  const worker = new Worker(new URL('./chat.worker.ts', import.meta.url), {
+    type: 'module',
+    name: 'chat',
+  });
+  return {
+    api: watchedApi('chat', worker, wrap<ChatWorkerApi>(worker)),
     terminate: () => worker.terminate(),
   };
 }

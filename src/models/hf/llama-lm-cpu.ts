@@ -49,6 +49,26 @@ import type { LlamaLora } from './llama-lora';
 
 const OP = 'llamaLm';
 
+/**
+ * The CPU model over `base`, every weight in the 'base' group's f32 layout (hfBaseGroup(spec,
+ * 'f32')): its tensors are views into `base`, not copies. A `base` of another length is refused
+ * with both counts.
+ */
+export function llamaModelFromBase(spec: ModelSpec, base: Float32Array): LlamaCpuModel {
+  const { layout } = hfBaseGroup(spec, 'f32');
+  if (base.length !== layout.total) {
+    throw new OpInputError(
+      OP,
+      'base',
+      `must hold the ${spec.family} model's ${layout.total} weights, got ${base.length}`,
+    );
+  }
+  return llamaModelFromWeights(
+    spec,
+    new Map(layout.entries.map((e) => [e.name, layout.view(base, e.name)])),
+  );
+}
+
 /** What scoreTokens() keeps for backwardFromLogp(). */
 interface Scored {
   forward: LlamaForward;
@@ -67,7 +87,7 @@ export class LlamaCpuLanguageModel implements LanguageModel {
   private scored: Scored | undefined;
 
   /**
-   * `base`: every weight in the 'base' group's f32 layout (hfBaseGroup(spec, 'f32'); the model's
+   * `base`: every weight in the 'base' group's f32 layout (llamaModelFromBase; the model's
    * tensors are views into it, not copies). `lora`: adapters to train, or none (a frozen model).
    */
   constructor(
@@ -77,17 +97,7 @@ export class LlamaCpuLanguageModel implements LanguageModel {
   ) {
     const baseGroup = hfBaseGroup(spec, 'f32');
     this.baseLayout = baseGroup.layout;
-    if (base.length !== this.baseLayout.total) {
-      throw new OpInputError(
-        OP,
-        'base',
-        `must hold the ${spec.family} model's ${this.baseLayout.total} weights, got ${base.length}`,
-      );
-    }
-    const weights = new Map(
-      this.baseLayout.entries.map((e) => [e.name, this.baseLayout.view(base, e.name)]),
-    );
-    this.model = llamaModelFromWeights(spec, weights);
+    this.model = llamaModelFromBase(spec, base);
     this.spec = spec;
     // A reference (no adapters) is frozen whole; paramGroups() is for models that train.
     this.groups = lora ? paramGroups([baseGroup, lora.group]) : Object.freeze([baseGroup]);
