@@ -14,13 +14,14 @@
 import type { ToolDefinition } from '../models/tokenizer-api';
 import { clipResult, TOOL_NAMES, type ToolName } from './tools';
 
-interface ChatToolSchema {
+export interface ChatToolSchema {
   description: string;
   parameter: string;
   parameterDescription: string;
 }
 
-const SCHEMAS: Readonly<Record<ToolName, ChatToolSchema>> = {
+/** Each tool's description and its one parameter: what chat templates and the TRL export show. */
+export const CHAT_TOOL_SCHEMAS: Readonly<Record<ToolName, ChatToolSchema>> = {
   calc: {
     description: 'Exact arithmetic with + - * / and parentheses, e.g. 347*86 or (3*7+2)/4.',
     parameter: 'expression',
@@ -47,7 +48,7 @@ export function chatToolDefinitions(names: readonly string[]): ToolDefinition[] 
     if (!isToolName(name)) {
       throw new Error(`chatToolDefinitions: names[${i}] '${name}' is not a tool`);
     }
-    const schema = SCHEMAS[name];
+    const schema = CHAT_TOOL_SCHEMAS[name];
     return {
       name,
       description: schema.description,
@@ -71,7 +72,7 @@ export function chatToolArgs(
   args: Record<string, unknown>,
 ): { ok: true; text: string } | { ok: false; error: string } {
   if (!isToolName(name)) return { ok: true, text: '' };
-  const { parameter } = SCHEMAS[name];
+  const { parameter } = CHAT_TOOL_SCHEMAS[name];
   const keys = Object.keys(args);
   const extra = keys.find((key) => key !== parameter);
   if (extra !== undefined || keys.length === 0) {

@@ -8,7 +8,7 @@
  * Lengths: this lab's tokenizer has one token per character, so the Python counts characters of
  * the decoded completion; with a subword tokenizer that is a different length.
  */
-import { pythonString } from './python-literal';
+import { pythonFloat, pythonString } from './python-literal';
 import type { Settings } from './run-record';
 
 /** Tasks whose verifier is an exact match with the reference answer. */
@@ -89,10 +89,6 @@ function py(text: string): string {
   return pythonString(text);
 }
 
-function pyNum(n: number): string {
-  return Number.isInteger(n) ? `${n}.0` : String(n);
-}
-
 /** Python source split so a script can put every import first. */
 export interface RewardCode {
   imports: string[];
@@ -126,11 +122,11 @@ export function rewardCode(task: string, answerChars: string, config: Settings):
   const lines = [
     `# The reward of the lab's '${task}' task with this run's reward settings.`,
     `ANSWER_CHARS = ${py(answerChars)}`,
-    `CORRECT_WEIGHT = ${pyNum(Number(config.correctWeight ?? 1))}`,
-    `FORMAT_WEIGHT = ${pyNum(Number(config.formatWeight ?? 0))}`,
-    `LENGTH_PENALTY = ${pyNum(Number(config.lengthPenalty ?? 0))}`,
+    `CORRECT_WEIGHT = ${pythonFloat(Number(config.correctWeight ?? 1))}`,
+    `FORMAT_WEIGHT = ${pythonFloat(Number(config.formatWeight ?? 0))}`,
+    `LENGTH_PENALTY = ${pythonFloat(Number(config.lengthPenalty ?? 0))}`,
     `LENGTH_TARGET = ${Number(config.lengthTarget ?? 0)}`,
-    `LENGTH_BONUS = ${pyNum(Number(config.lengthBonus ?? 0))}`,
+    `LENGTH_BONUS = ${pythonFloat(Number(config.lengthBonus ?? 0))}`,
     ...(AGENT.has(task)
       ? ['# This task calls tools before it answers; the reward scores the final answer only.']
       : []),

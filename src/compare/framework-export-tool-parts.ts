@@ -3,7 +3,7 @@
  * framework-export-tool-calc.ts): a tool's piece of the module, literals, and each tool's
  * signature and Google-style docstring, from which TRL builds the schema the model is shown.
  */
-import { chatToolDefinitions } from '../agents/chat-tools';
+import { CHAT_TOOL_SCHEMAS } from '../agents/chat-tools';
 import type { ToolName } from '../agents/tools';
 import { pythonString } from './python-literal';
 
@@ -19,35 +19,10 @@ export function py(text: string): string {
   return pythonString(text);
 }
 
-/** A JavaScript number as Python reads it back to the same double (String() gives the shortest). */
-export function pyFloat(n: number): string {
-  return Number.isInteger(n) ? `${n}.0` : String(n);
-}
-
 /** Python for a bigint bound: 2**k when it is a power of two (as the lab's messages write it). */
 export function pyBound(n: bigint): string {
   const bits = n.toString(2).length - 1;
   return 1n << BigInt(bits) === n ? `2**${bits}` : n.toString();
-}
-
-/** The SCHEMAS entry of chat-tools.ts for `name`, read back from its chat-template definition. */
-function schemaOf(name: ToolName): {
-  description: string;
-  parameter: string;
-  parameterDescription: string;
-} {
-  const [definition] = chatToolDefinitions([name]);
-  const properties = definition!.parameters.properties as Record<string, { description: string }>;
-  const parameters = Object.keys(properties);
-  if (parameters.length !== 1) {
-    throw new Error(`pythonTools: ${name} must take one parameter, has ${parameters.length}`);
-  }
-  const parameter = parameters[0]!;
-  return {
-    description: definition!.description,
-    parameter,
-    parameterDescription: properties[parameter]!.description,
-  };
 }
 
 /**
@@ -66,7 +41,7 @@ function docText(text: string): string {
  * first line is the schema's description, Args: names the one parameter with its description.
  */
 export function signature(name: ToolName, returns: string, raises: string): string[] {
-  const schema = schemaOf(name);
+  const schema = CHAT_TOOL_SCHEMAS[name];
   return [
     `def ${name}(${schema.parameter}: str) -> str:`,
     `    """${docText(schema.description)}`,

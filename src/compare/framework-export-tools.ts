@@ -27,7 +27,8 @@ import { TOOL_NAMES, type ToolName } from '../agents/tools';
 import { BM25_B, BM25_K1 } from '../agents/tools/search';
 import { MAX_TOOL_ARGS_CHARS, MAX_TOOL_RESULT_CHARS } from '../agents/tools/tool';
 import { calcPiece } from './framework-export-tool-calc';
-import { py, pyFloat, signature, type Piece } from './framework-export-tool-parts';
+import { py, signature, type Piece } from './framework-export-tool-parts';
+import { pythonFloat } from './python-literal';
 
 /** Python source split so a script can put every import first. */
 export interface ToolsCode {
@@ -140,8 +141,8 @@ function searchPiece(): Piece {
     imports: [],
     tables: [
       `_DOCUMENTS = [\n${DOCUMENTS.map((d) => `    ${py(d.text)},`).join('\n')}\n]`,
-      `_BM25_K1 = ${pyFloat(BM25_K1)}`,
-      `_BM25_B = ${pyFloat(BM25_B)}`,
+      `_BM25_K1 = ${pythonFloat(BM25_K1)}`,
+      `_BM25_B = ${pythonFloat(BM25_B)}`,
     ],
     functions: [
       `def _search_tokens(text):

@@ -30,3 +30,11 @@ export function pythonString(text: string): string {
   }
   return out + quote;
 }
+
+/**
+ * A JavaScript number as a Python float literal that reads back to the same double: String()
+ * gives the shortest digits, and a whole number gets '.0' so that Python makes it a float.
+ */
+export function pythonFloat(n: number): string {
+  return Number.isInteger(n) ? `${n}.0` : String(n);
+}

@@ -515,7 +515,6 @@ export class LoraTrainState {
   }
 }
 
-/** "lr 0.002" for { lr: 0.002 }. */
 /** A live change: the update it took effect at, the settings it set, and those as one line. */
 export interface LiveChange {
   step: number;
@@ -523,6 +522,7 @@ export interface LiveChange {
   text: string;
 }
 
+/** The change at `step` of `values`, its text "lr 0.002" for { lr: 0.002 }. */
 function liveChange(step: number, values: LiveChange['values']): LiveChange {
   const text = Object.entries(values)
     .map(([key, value]) => `${key} ${String(value)}`)
