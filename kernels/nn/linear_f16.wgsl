@@ -14,6 +14,11 @@
 // differ: each thread fetches two u32 words (four halves) per slice and widens them into the f32
 // tile, so W crosses memory at half the bytes of an f32 weight. f32 accumulation.
 // Grid: (⌈n / 64⌉, ⌈m / 64⌉) workgroups.
+//
+// A and out may be column windows of wider row-major matrices, as in matmul.wgsl: A's row i starts
+// at a[i · a_stride + a_col], out's at out[i · out_stride + out_col], bias is indexed in out's full
+// columns. A weight split by rows into parts (a large vocabulary) is one dispatch per part: the
+// forward writes the part's columns of y, the input gradient reads the part's columns of dy.
 
 // W used transposed (the forward) or as stored (the input gradient).
 override TRANS_W: bool = true;
@@ -28,6 +33,10 @@ struct Params {
   n: u32,
   has_bias: u32,    // 1: add bias[col] to every row
   accumulate: u32,  // 1: out = out + result
+  a_stride: u32,    // elements from one row of A to the next (k without a window)
+  a_col: u32,       // A's first column
+  out_stride: u32,  // elements from one row of out to the next (n without a window)
+  out_col: u32,     // out's first column
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -44,7 +53,7 @@ fn load_a(i: u32, p: u32) -> f32 {
   if (i >= params.m || p >= params.k) {
     return 0.0;
   }
-  return a[i * params.k + p];
+  return a[i * params.a_stride + params.a_col + p];
 }
 
 // Stages word `e` (0 … 511) of the W slice at inner offset k0, column offset col0, as two f32.
@@ -135,9 +144,9 @@ fn store_row(row: u32, col: u32, v: vec4f) {
     if (col + c < params.n) {
       var x = v[c];
       if (params.has_bias != 0u) {
-        x += bias[col + c];
+        x += bias[params.out_col + col + c];
       }
-      let index = row * params.n + col + c;
+      let index = row * params.out_stride + params.out_col + col + c;
       if (params.accumulate != 0u) {
         x = out[index] + x;
       }

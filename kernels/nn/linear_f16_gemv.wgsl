@@ -11,6 +11,8 @@
 // j's and writes its output.
 // inDim is even (the wrapper checks): a row of W is whole words and a row of x whole vec2s.
 // Grid: ⌈outDim / OUTS⌉ workgroups over (x, y) past 65,535.
+// y may be a column window of a wider matrix (a weight split by rows into parts, one dispatch
+// each): row r of y starts at y[r · y_stride + y_col], and bias is indexed in y's full columns.
 
 const LANES: u32 = 32u;      // threads per output feature
 const OUTS: u32 = 8u;        // output features per workgroup
@@ -24,7 +26,9 @@ struct Params {
   rows: u32,
   in_dim: u32,
   out_dim: u32,
-  has_bias: u32,  // 1: add bias[o] to every row
+  has_bias: u32,  // 1: add bias[y_col + o] to every row
+  y_stride: u32,  // elements from one row of y to the next (outDim without a window)
+  y_col: u32,     // y's first column
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -80,9 +84,9 @@ fn main(
         v += partial[first + l];
       }
       if (params.has_bias != 0u) {
-        v += bias[o];
+        v += bias[params.y_col + o];
       }
-      y[(r0 + lane) * params.out_dim + o] = v;
+      y[(r0 + lane) * params.y_stride + params.y_col + o] = v;
     }
     // The next block overwrites partial: every lane must have read its sum.
     workgroupBarrier();

@@ -11,6 +11,12 @@
 // memory (2 × 4 KiB), then every thread does 16 × 16 multiply-adds from it. Loads outside the
 // matrix read 0, so any m, k, n ≥ 1 works; writes outside are skipped. f32 accumulation.
 // Grid: (⌈n / 64⌉, ⌈m / 64⌉) workgroups; m, n ≤ 2^20 keeps both ≤ 16384.
+//
+// A and out may be column windows of wider row-major matrices: stored A's row r starts at
+// a[r · a_stride + a_col], out's row i at out[i · out_stride + out_col], and bias is indexed in
+// out's full columns (bias[out_col + j]). A weight split by output rows into parts (the vocabulary
+// of a large LM head) is then one dispatch per part, each writing its own columns of the logits.
+// Without a window: a_stride = stored A's width, a_col = 0, out_stride = n, out_col = 0.
 
 // A and B stored transposed; the wrapper builds one pipeline per combination.
 override TRANS_A: bool = false;
@@ -26,6 +32,10 @@ struct Params {
   n: u32,
   has_bias: u32,    // 1: add bias[col] to every row
   accumulate: u32,  // 1: out = out + result
+  a_stride: u32,    // elements from one stored row of A to the next
+  a_col: u32,       // stored A's first column
+  out_stride: u32,  // elements from one row of out to the next
+  out_col: u32,     // out's first column
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -45,9 +55,9 @@ fn load_a(i: u32, p: u32) -> f32 {
     return 0.0;
   }
   if (TRANS_A) {
-    return a[p * params.m + i];
+    return a[p * params.a_stride + params.a_col + i];
   }
-  return a[i * params.k + p];
+  return a[i * params.a_stride + params.a_col + p];
 }
 
 // op(B)[p, j], or 0 outside the matrix.
@@ -131,9 +141,9 @@ fn store_row(row: u32, col: u32, v: vec4f) {
     if (col + c < params.n) {
       var x = v[c];
       if (params.has_bias != 0u) {
-        x += bias[col + c];
+        x += bias[params.out_col + col + c];
       }
-      let index = row * params.n + col + c;
+      let index = row * params.out_stride + params.out_col + col + c;
       if (params.accumulate != 0u) {
         x = out[index] + x;
       }

@@ -10,6 +10,7 @@
  * chat still answers in seconds and a tab's memory is safe, so larger models need WebGPU.
  */
 import {
+  bindingPartLimit,
   formatBytes,
   MemoryPlanError,
   planMemory,
@@ -92,9 +93,10 @@ function planRow(spec: ModelSpec, storage: 'f16' | 'f32', limits: BufferLimits):
 }
 
 /**
- * Whether `spec` loads on `backend`. WebGPU: f16 storage; each tensor is one buffer binding in
- * the GPU loader (it does not split tensors), so a tensor over the device's
- * maxStorageBufferBindingSize (or maxBufferSize) refuses the model. CPU: up to CPU_MAX_PARAMETERS.
+ * Whether `spec` loads on `backend`. WebGPU: f16 storage; a matrix over the device's
+ * maxStorageBufferBindingSize (or maxBufferSize) is split by rows into parts that each fit (the
+ * GPU loader does as the plan counts), which the verdict says; a model is refused where the plan
+ * cannot fit (one row, or one layer's KV cache, over a binding). CPU: up to CPU_MAX_PARAMETERS.
  */
 export function checkFit({ spec, backend, limits }: FitInput): Fit {
   const planLimits = limits ?? {
@@ -120,18 +122,18 @@ export function checkFit({ spec, backend, limits }: FitInput): Fit {
   }
   const f16 = plans[0]!;
   if (!f16.plan) return { ok: false, plans, reason: `Refused: ${f16.error!}` };
-  if (f16.plan.splits.length > 0 && limits) {
-    const s = f16.plan.splits[0]!;
-    const binding = Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize);
-    return {
-      ok: false,
-      plans,
-      reason: `Refused: ${s.name} is ${formatBytes(s.bytes)} as f16, more than the ${formatBytes(binding)} one GPU buffer binding may hold on this device${f16.plan.splits.length > 1 ? ` (and ${f16.plan.splits.length - 1} more tensors)` : ''}.`,
-    };
-  }
+  const splits = splitNote(f16.plan, limits);
   return {
     ok: true,
     plans,
-    reason: `Loads on the GPU as f16: ${formatBytes(f16.plan.totalBytes)} in all (weights ${formatBytes(f16.plan.weightBytes)}, KV cache ${formatBytes(f16.plan.kvCacheBytes)} for ${chatContext(spec)} positions, activations ${formatBytes(f16.plan.activationBytes)}).`,
+    reason: `Loads on the GPU as f16: ${formatBytes(f16.plan.totalBytes)} in all (weights ${formatBytes(f16.plan.weightBytes)}, KV cache ${formatBytes(f16.plan.kvCacheBytes)} for ${chatContext(spec)} positions, activations ${formatBytes(f16.plan.activationBytes)}).${splits}`,
   };
+}
+
+/** " model.embed_tokens.weight (272 MB) is held in 3 parts, …", or "" where nothing splits. */
+function splitNote(plan: MemoryPlan, limits: BufferLimits | undefined): string {
+  const first = plan.splits[0];
+  if (!first || !limits) return '';
+  const more = plan.splits.length > 1 ? ` (and ${plan.splits.length - 1} more tensors)` : '';
+  return ` ${first.name} (${formatBytes(first.bytes)}) is held in ${first.parts} parts of up to ${first.rowsPerPart.toLocaleString('en-US')} rows${more}, each within the ${formatBytes(bindingPartLimit(limits))} one GPU buffer binding may hold on this device.`;
 }

@@ -86,12 +86,23 @@ describe('model fit', () => {
     expect(fit.reason).toContain('KV cache 94.4 MB for 2048 positions');
   });
 
-  it('refuses a tensor over the binding size, naming it and both sizes', () => {
+  it('splits a tensor over the binding size into parts, and says so with the sizes', () => {
     const fit = checkFit({ spec: qwen25, backend: 'webgpu', limits: WEBGPU_DEFAULT_LIMITS });
+    expect(fit.ok).toBe(true);
+    // 151,936 × 896 halves = 272,269,312 bytes against the default 134,217,728-byte binding:
+    // rows of 1,792 bytes, 74,898 to a part, so 3 parts (74,898 + 74,898 + 2,140 rows).
+    expect(fit.reason).toContain(
+      'model.embed_tokens.weight (272 MB) is held in 3 parts of up to 74,898 rows, each within the 134 MB one GPU buffer binding may hold on this device.',
+    );
+  });
+
+  it('refuses a model whose single row is over the binding, naming the tensor and both sizes', () => {
+    const limits = { maxBufferSize: 1024, maxStorageBufferBindingSize: 1024 };
+    const fit = checkFit({ spec: qwen25, backend: 'webgpu', limits });
     expect(fit.ok).toBe(false);
-    // 151,936 × 896 halves = 272,269,312 bytes against the default 134,217,728-byte binding.
-    expect(fit.reason).toContain('model.embed_tokens.weight is 272 MB as f16');
-    expect(fit.reason).toContain('the 134 MB one GPU buffer binding may hold');
+    expect(fit.reason).toMatch(
+      /^Refused: memory plan: one row of model\.embed_tokens\.weight is 1\.8 kB, more than the 1\.0 kB a binding may hold/,
+    );
   });
 
   it('accepts that model where the device offers larger bindings', () => {

@@ -18,7 +18,7 @@ import { rotaryTableF32 } from '../../gpu/kernels/nn/rotary';
 import { encodeRotaryHeads } from '../../gpu/kernels/nn/rotary-heads';
 import type { RotaryTable } from '../../ops/nn/rotary';
 import type { BlockLoraGpu } from './llama-gpu-lora';
-import type { GpuLinearWeights } from './llama-gpu-weights';
+import type { GpuLinearWeights, GpuMatrix, GpuMatrixPart } from './llama-gpu-weights';
 import type { LoraModule } from './llama-lora';
 
 /** A rotary cos/sin table on the GPU: (positions, hs/2) f32 each. */
@@ -45,9 +45,20 @@ export function uploadRotaryTable(gpu: GpuContext, table: RotaryTable): GpuRotar
 }
 
 /**
- * Records y (rows, out) = x (rows, in)·Wᵀ (+ b) with W in its storage dtype, then, when `lora`
- * holds an adapter for `lora.module`, y += (alpha/r)·(x·Aᵀ)·Bᵀ, its u (rows, r) written to
- * `lora.u` when given (kept for a backward), else to the scratch's (overwritten).
+ * The part's shape, and the window of the full (rows, W rows) output it covers: none when W is
+ * one part, else the part's columns (W split by rows, e.g. a large vocabulary's LM head).
+ */
+function partShape(w: GpuMatrix, part: GpuMatrixPart, rows: number) {
+  const shape = { rows, inDim: w.cols, outDim: part.rows };
+  const window = w.parts.length > 1 ? { stride: w.rows, col: part.rowStart } : undefined;
+  return { shape, window };
+}
+
+/**
+ * Records y (rows, out) = x (rows, in)·Wᵀ (+ b) with W in its storage dtype, part by part where
+ * W is split by rows (each part writes its own columns of y), then, when `lora` holds an adapter
+ * for `lora.module`, y += (alpha/r)·(x·Aᵀ)·Bᵀ, its u (rows, r) written to `lora.u` when given
+ * (kept for a backward), else to the scratch's (overwritten).
  */
 export async function recordLinear(
   gpu: GpuContext,
@@ -58,10 +69,15 @@ export async function recordLinear(
   rows: number,
   lora?: { block: BlockLoraGpu | undefined; module: LoraModule; u?: GPUBuffer },
 ): Promise<void> {
+  for (const part of linear.w.parts) {
+    const { shape, window } = partShape(linear.w, part, rows);
+    const buffers = { x, w: part.buffer, y, ...(linear.b ? { b: linear.b } : {}) };
+    const options = window ? { yWindow: window } : {};
+    if (linear.w.storage === 'f16')
+      await encodeLinearF16Forward(gpu, batch, buffers, shape, options);
+    else await encodeLinearForward(gpu, batch, buffers, shape, options);
+  }
   const shape = { rows, inDim: linear.w.cols, outDim: linear.w.rows };
-  const buffers = { x, w: linear.w.buffer, y, ...(linear.b ? { b: linear.b } : {}) };
-  if (linear.w.storage === 'f16') await encodeLinearF16Forward(gpu, batch, buffers, shape);
-  else await encodeLinearForward(gpu, batch, buffers, shape);
   const adapter = lora?.block?.layer[lora.module];
   if (!lora?.block || !adapter) return;
   const { rank, scale, scratch } = lora.block;
@@ -77,6 +93,7 @@ export async function recordLinear(
 /**
  * Records dx (rows, in) = dy (rows, out)·W for a frozen W in its storage dtype (no dW: the base
  * does not train), or dx += … with `accumulate` (another projection's share of the same input).
+ * A W split by rows adds up its parts: dx (+)= Σ_parts dy[:, part's columns]·W_part.
  */
 export async function recordLinearInputGrad(
   gpu: GpuContext,
@@ -87,13 +104,18 @@ export async function recordLinearInputGrad(
   rows: number,
   accumulate: boolean,
 ): Promise<void> {
-  const shape = { rows, inDim: linear.w.cols, outDim: linear.w.rows };
-  if (linear.w.storage === 'f16') {
-    const buffers = { dy, w: linear.w.buffer, dx };
-    await encodeLinearF16BackwardInput(gpu, batch, buffers, shape, { accumulate });
-  } else {
-    const buffers = { a: dy, b: linear.w.buffer, out: dx };
-    await encodeMatmul(gpu, batch, buffers, linearMatmulShapes(shape).dx, { accumulate });
+  for (const [i, part] of linear.w.parts.entries()) {
+    const { shape, window } = partShape(linear.w, part, rows);
+    const add = accumulate || i > 0;
+    if (linear.w.storage === 'f16') {
+      const buffers = { dy, w: part.buffer, dx };
+      const options = { accumulate: add, ...(window ? { dyWindow: window } : {}) };
+      await encodeLinearF16BackwardInput(gpu, batch, buffers, shape, options);
+    } else {
+      const buffers = { a: dy, b: part.buffer, out: dx };
+      const options = { accumulate: add, ...(window ? { aWindow: window } : {}) };
+      await encodeMatmul(gpu, batch, buffers, linearMatmulShapes(shape).dx, options);
+    }
   }
 }
 

@@ -152,22 +152,17 @@ export async function recordEmbed(
   ws: Pick<LlamaWorkspace, 'tokens' | 'x' | 'rows'>,
 ): Promise<void> {
   const [V, C] = [embed.rows, embed.cols];
-  if (embed.storage === 'f16') {
-    await encodeEmbeddingF16(
-      gpu,
-      batch,
-      { tokens: ws.tokens, wte: embed.buffer, x: ws.x },
-      { rows: ws.rows, channels: C, vocab: V },
-    );
-    return;
+  // A table split by rows gathers part by part, each part writing the rows of its tokens.
+  for (const part of embed.parts) {
+    const rows = { rowStart: part.rowStart, rows: part.rows };
+    const buffers = { tokens: ws.tokens, wte: part.buffer, x: ws.x };
+    if (embed.storage === 'f16') {
+      await encodeEmbeddingF16(gpu, batch, buffers, { rows: ws.rows, channels: C, vocab: V }, rows);
+    } else {
+      const shape = { batch: 1, seq: ws.rows, maxSeq: ws.rows, channels: C, vocab: V };
+      await encodeEmbeddingForward(gpu, batch, buffers, shape, 0, rows);
+    }
   }
-  const shape = { batch: 1, seq: ws.rows, maxSeq: ws.rows, channels: C, vocab: V };
-  await encodeEmbeddingForward(
-    gpu,
-    batch,
-    { tokens: ws.tokens, wte: embed.buffer, x: ws.x },
-    shape,
-  );
 }
 
 /** A KV cache a block appends its new k, v rows to and attends over: (B, capacity, NKV·hs). */

@@ -109,14 +109,32 @@ function checkRequest(spec: ModelSpec, request: MemoryRequest): void {
   }
 }
 
+/** The most bytes one part of a split tensor may take: one binding, within one buffer. */
+export function bindingPartLimit(limits: BufferLimits): number {
+  return Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize);
+}
+
+/**
+ * Rows of a tensor per part when it is split to fit `partLimit` bytes per binding (the plan and
+ * the GPU loader split alike). f16 is read as u32 pairs (unpack2x16float), so a part must be a
+ * whole number of words. Throws MemoryPlanError where one row alone is over the limit.
+ */
+export function rowsPerBindingPart(name: string, rowBytes: number, partLimit: number): number {
+  let rowsPerPart = Math.floor(partLimit / rowBytes);
+  if (rowBytes % 4 !== 0 && rowsPerPart % 2 === 1 && rowsPerPart > 1) rowsPerPart--;
+  if (rowsPerPart === 0) {
+    throw new MemoryPlanError(
+      `memory plan: one row of ${name} is ${formatBytes(rowBytes)}, more than the ${formatBytes(partLimit)} a binding may hold`,
+    );
+  }
+  return rowsPerPart;
+}
+
 /** The plan for `spec` under `request`; throws MemoryPlanError, with the numbers, if it cannot fit. */
 export function planMemory(spec: ModelSpec, request: MemoryRequest): MemoryPlan {
   checkRequest(spec, request);
   const bytesPer = BYTES[request.storage];
-  const partLimit = Math.min(
-    request.limits.maxStorageBufferBindingSize,
-    request.limits.maxBufferSize,
-  );
+  const partLimit = bindingPartLimit(request.limits);
   // Weights: each tensor (or each part of a split one) aligned, packed first-fit into buffers.
   const splits: TensorSplit[] = [];
   const pieces: number[] = [];
@@ -129,14 +147,7 @@ export function planMemory(spec: ModelSpec, request: MemoryRequest): MemoryPlan 
     }
     const rows = tensor.shape[0]!;
     const rowBytes = bytes / rows;
-    let rowsPerPart = Math.floor(partLimit / rowBytes);
-    // f16 is read as u32 pairs (unpack2x16float): a part's size must be a whole number of words.
-    if (rowBytes % 4 !== 0 && rowsPerPart % 2 === 1 && rowsPerPart > 1) rowsPerPart--;
-    if (rowsPerPart === 0) {
-      throw new MemoryPlanError(
-        `memory plan: one row of ${tensor.name} is ${formatBytes(rowBytes)}, more than the ${formatBytes(partLimit)} a binding may hold`,
-      );
-    }
+    const rowsPerPart = rowsPerBindingPart(tensor.name, rowBytes, partLimit);
     const parts = Math.ceil(rows / rowsPerPart);
     splits.push({ name: tensor.name, bytes, parts, rowsPerPart });
     for (let p = 0; p < parts; p++) {

@@ -61,6 +61,24 @@ export function checkEmbeddingShape(op: string, shape: EmbeddingShape, posOffset
   }
 }
 
+/**
+ * Rows rowStart … rowStart + rows − 1 of a (V, C) table: one part of a table split by rows because
+ * the whole would not fit one GPU buffer binding (a large vocabulary). The GPU kernels take a part
+ * and write the rows of x whose tokens it holds; the CPU keeps whole tables.
+ */
+export interface TableRows {
+  rowStart: number;
+  rows: number;
+}
+
+/** The part, checked to lie within the vocab's rows; the whole table without one. */
+export function checkTableRows(op: string, vocab: number, part?: TableRows): TableRows {
+  if (!part) return { rowStart: 0, rows: vocab };
+  checkInt(op, 'part.rowStart', part.rowStart, 0, vocab - 1);
+  checkInt(op, 'part.rows', part.rows, 1, vocab - part.rowStart);
+  return part;
+}
+
 /** Every token id must be an integer in [0, vocab); the error names the first bad index. */
 export function checkTokenIds(op: string, tokens: Ints, vocab: number, seq: number): void {
   for (let i = 0; i < tokens.length; i++) {

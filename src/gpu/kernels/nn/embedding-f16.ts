@@ -10,7 +10,7 @@
  */
 import source from '../../../../kernels/nn/embedding_f16.wgsl?raw';
 import { OpInputError } from '../../../ops/errors';
-import { checkTokenIds } from '../../../ops/nn/embedding';
+import { checkTableRows, checkTokenIds, type TableRows } from '../../../ops/nn/embedding';
 import type { Ints } from '../../../ops/nn/floats';
 import { checkInt } from '../../../ops/validate';
 import type { BufferRef, CommandBatch } from '../../batch';
@@ -27,6 +27,8 @@ export const embeddingF16Kernel = defineKernel({
     { name: 'pairs', type: 'u32' },
     { name: 'channels', type: 'u32' },
     { name: 'vocab', type: 'u32' },
+    { name: 'row_start', type: 'u32' },
+    { name: 'part_rows', type: 'u32' },
   ],
   storage: [
     { name: 'tokens', access: 'read' },
@@ -60,16 +62,22 @@ function checkShape(shape: EmbeddingF16Shape): void {
   }
 }
 
-/** Records x = widened wte rows of `tokens`. x must be another buffer than tokens and wte. */
+/**
+ * Records x = widened wte rows of `tokens`. x must be another buffer than tokens and wte. With
+ * `part`, wte holds only rows part.rowStart … + part.rows − 1 of the (V, C) table (one part of a
+ * table split by rows): the rows of x whose token it holds are written, the others left as they are.
+ */
 export async function encodeEmbeddingF16(
   gpu: GpuContext,
   batch: CommandBatch,
   buffers: { tokens: BufferRef; wte: BufferRef; x: BufferRef },
   shape: EmbeddingF16Shape,
+  part?: TableRows,
 ): Promise<void> {
   checkShape(shape);
   const { rows, channels, vocab } = shape;
-  const words = (vocab * channels) / 2;
+  const { rowStart, rows: partRows } = checkTableRows(OP, vocab, part);
+  const words = (partRows * channels) / 2;
   checkBindingSize(gpu, Math.max(rows * channels, words), `${OP} tensors`);
   checkRefElements(OP, 'tokens', buffers.tokens, rows);
   checkRefElements(OP, 'wte', buffers.wte, words);
@@ -81,7 +89,7 @@ export async function encodeEmbeddingF16(
   batch.dispatch(embeddingF16Kernel, {
     pipeline,
     buffers,
-    uniforms: { pairs, channels, vocab },
+    uniforms: { pairs, channels, vocab, row_start: rowStart, part_rows: partRows },
     workgroups: invocationGrid(gpu, pairs, ELEMENTWISE_WORKGROUP_SIZE),
   });
 }

@@ -14,13 +14,16 @@
 import backwardWpeSource from '../../../../kernels/nn/embedding_backward_wpe.wgsl?raw';
 import backwardWteSource from '../../../../kernels/nn/embedding_backward_wte.wgsl?raw';
 import forwardSource from '../../../../kernels/nn/embedding_forward.wgsl?raw';
+import { OpInputError } from '../../../ops/errors';
 import type { Ints } from '../../../ops/nn/floats';
 import {
   checkEmbeddingBackwardInput,
   checkEmbeddingForwardInput,
   checkEmbeddingShape,
+  checkTableRows,
   type EmbeddingBackwardOptions,
   type EmbeddingShape,
+  type TableRows,
 } from '../../../ops/nn/embedding';
 import { type BufferRef, type CommandBatch, workgroupGrid } from '../../batch';
 import type { GpuContext } from '../../context';
@@ -43,6 +46,8 @@ export const embeddingForwardKernel = defineKernel({
     { name: 'vocab', type: 'u32' },
     { name: 'pos_offset', type: 'u32' },
     { name: 'has_wpe', type: 'u32' },
+    { name: 'row_start', type: 'u32' },
+    { name: 'part_rows', type: 'u32' },
   ],
   storage: [
     { name: 'tokens', access: 'read' },
@@ -95,7 +100,9 @@ function checkRefs(op: string, refs: Record<string, [BufferRef, number]>): void 
  * Records x (B, T, C) = wte[tokens] + wpe[posOffset + t]. tokens: (B, T) u32/i32 ids; wte: (V, C);
  * wpe: (maxSeq, C), or absent for a model with rotary positions (x = the token rows; wte is then
  * bound in wpe's slot too, unread). x must not share a buffer with the inputs (it is the only
- * writable binding).
+ * writable binding). With `part`, wte holds only rows part.rowStart … + part.rows − 1 of the
+ * table (one part of a table split by rows; no wpe): the rows of x whose token it holds are
+ * written, the others left as they are.
  */
 export async function encodeEmbeddingForward(
   gpu: GpuContext,
@@ -103,15 +110,20 @@ export async function encodeEmbeddingForward(
   buffers: { tokens: BufferRef; wte: BufferRef; wpe?: BufferRef; x: BufferRef },
   shape: EmbeddingShape,
   posOffset = 0,
+  part?: TableRows,
 ): Promise<void> {
   const op = 'embeddingForward';
   checkEmbeddingShape(op, shape, posOffset);
   const { batch: B, seq: T, channels: C, vocab: V, maxSeq } = shape;
+  const { rowStart, rows: partRows } = checkTableRows(op, V, part);
+  if (part && buffers.wpe) {
+    throw new OpInputError(op, 'part', 'needs a model without a position table (wpe)');
+  }
   const count = B * T * C;
-  checkBindingSize(gpu, Math.max(count, V * C, maxSeq * C), `${op} tensors`);
+  checkBindingSize(gpu, Math.max(count, partRows * C, maxSeq * C), `${op} tensors`);
   checkRefs(op, {
     tokens: [buffers.tokens, B * T],
-    wte: [buffers.wte, V * C],
+    wte: [buffers.wte, partRows * C],
     ...(buffers.wpe ? { wpe: [buffers.wpe, maxSeq * C] as [BufferRef, number] } : {}),
     x: [buffers.x, count],
   });
@@ -128,6 +140,8 @@ export async function encodeEmbeddingForward(
       vocab: V,
       pos_offset: posOffset,
       has_wpe: buffers.wpe ? 1 : 0,
+      row_start: rowStart,
+      part_rows: partRows,
     },
     workgroups: invocationGrid(gpu, count, ELEMENTWISE_THREADS),
   });

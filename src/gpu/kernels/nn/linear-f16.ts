@@ -27,7 +27,7 @@ import { defineKernel } from '../../kernel';
 import { workgroupGrid } from '../../batch';
 import { reflectConstant } from '../../wgsl-reflect';
 import { PooledBuffers } from '../run-convenience';
-import { checkBindings } from './matmul';
+import { type ColumnWindow, checkBindings, windowElements, windowUniforms } from './matmul';
 
 export const linearF16Kernel = defineKernel({
   name: 'linear_f16',
@@ -38,6 +38,10 @@ export const linearF16Kernel = defineKernel({
     { name: 'n', type: 'u32' },
     { name: 'has_bias', type: 'u32' },
     { name: 'accumulate', type: 'u32' },
+    { name: 'a_stride', type: 'u32' },
+    { name: 'a_col', type: 'u32' },
+    { name: 'out_stride', type: 'u32' },
+    { name: 'out_col', type: 'u32' },
   ],
   storage: [
     { name: 'a', access: 'read' },
@@ -55,6 +59,8 @@ export const linearF16GemvKernel = defineKernel({
     { name: 'in_dim', type: 'u32' },
     { name: 'out_dim', type: 'u32' },
     { name: 'has_bias', type: 'u32' },
+    { name: 'y_stride', type: 'u32' },
+    { name: 'y_col', type: 'u32' },
   ],
   storage: [
     { name: 'x', access: 'read' },
@@ -100,9 +106,15 @@ export function linearF16KernelFor(
 export interface LinearF16ForwardOptions {
   /** 'auto' (default): linearF16KernelFor() — by rows and adapter. */
   kernel?: LinearF16KernelChoice;
+  /** y is a column window of a wider matrix (one part of a weight split by rows). */
+  yWindow?: ColumnWindow;
 }
 
-/** Records y = x·Wᵀ [+ b], W the packed halves. All f32 but w; whole buffers or slices. */
+/**
+ * Records y = x·Wᵀ [+ b], W the packed halves. All f32 but w; whole buffers or slices. With
+ * `yWindow`, y's rows are columns yWindow.col … + outDim − 1 of a wider matrix and b is indexed in
+ * its full columns.
+ */
 export async function encodeLinearF16Forward(
   gpu: GpuContext,
   batch: CommandBatch,
@@ -114,6 +126,8 @@ export async function encodeLinearF16Forward(
   checkLinearF16Shape(shape, op);
   const { rows, inDim, outDim } = shape;
   const kernel = linearF16KernelFor(gpu.summary, rows, options.kernel);
+  const yElements = windowElements(op, 'y', rows, outDim, options.yWindow);
+  const [yStride, yCol] = windowUniforms(outDim, options.yWindow);
   // A u32 word and an f32 are both 4 bytes: the f32 binding checks serve the packed weight.
   checkBindings(
     gpu,
@@ -121,9 +135,9 @@ export async function encodeLinearF16Forward(
     {
       x: [buffers.x, rows * inDim],
       w: [buffers.w, (outDim * inDim) / 2],
-      b: buffers.b && [buffers.b, outDim],
+      b: buffers.b && [buffers.b, yCol + outDim],
     },
-    ['y', buffers.y, rows * outDim],
+    ['y', buffers.y, yElements],
   );
   // Without a bias, x is bound in its place (never read: has_bias = 0).
   const bias = buffers.b ?? buffers.x;
@@ -135,7 +149,14 @@ export async function encodeLinearF16Forward(
     batch.dispatch(linearF16GemvKernel, {
       pipeline,
       buffers: { x: buffers.x, w: buffers.w, bias, y: buffers.y },
-      uniforms: { rows, in_dim: inDim, out_dim: outDim, has_bias: hasBias },
+      uniforms: {
+        rows,
+        in_dim: inDim,
+        out_dim: outDim,
+        has_bias: hasBias,
+        y_stride: yStride,
+        y_col: yCol,
+      },
       workgroups: workgroupGrid(
         Math.ceil(outDim / GEMV_OUTS),
         gpu.summary.limits.maxComputeWorkgroupsPerDimension,
@@ -147,32 +168,45 @@ export async function encodeLinearF16Forward(
   batch.dispatch(linearF16Kernel, {
     pipeline,
     buffers: { a: buffers.x, w: buffers.w, bias, out: buffers.y },
-    uniforms: { m: rows, k: inDim, n: outDim, has_bias: hasBias, accumulate: 0 },
+    uniforms: {
+      m: rows,
+      k: inDim,
+      n: outDim,
+      has_bias: hasBias,
+      accumulate: 0,
+      a_stride: inDim,
+      a_col: 0,
+      out_stride: yStride,
+      out_col: yCol,
+    },
     workgroups: [Math.ceil(outDim / TILE), Math.ceil(rows / TILE)],
   });
 }
 
 /**
  * Records dx = dy·W (dx += dy·W with `accumulate`: another path's share already in dx, e.g.
- * LoRA's). dy: (rows, outDim), w: packed (outDim, inDim), dx: (rows, inDim).
+ * LoRA's, or an earlier part's of a weight split by rows). dy: (rows, outDim), or a column window
+ * of a wider matrix with `dyWindow` (the part's columns of the logits' gradient); w: packed
+ * (outDim, inDim), dx: (rows, inDim).
  */
 export async function encodeLinearF16BackwardInput(
   gpu: GpuContext,
   batch: CommandBatch,
   buffers: { dy: BufferRef; w: BufferRef; dx: BufferRef },
   shape: LinearShape,
-  options: { accumulate?: boolean } = {},
+  options: { accumulate?: boolean; dyWindow?: ColumnWindow } = {},
 ): Promise<void> {
   const op = 'linearF16BackwardInput';
   checkLinearF16Shape(shape, op);
   checkOneOf(op, 'accumulate', options.accumulate, [undefined, false, true]);
   const { rows, inDim, outDim } = shape;
-  checkBindings(
-    gpu,
-    op,
-    { dy: [buffers.dy, rows * outDim], w: [buffers.w, (outDim * inDim) / 2] },
-    ['dx', buffers.dx, rows * inDim],
-  );
+  const dyElements = windowElements(op, 'dy', rows, outDim, options.dyWindow);
+  const [dyStride, dyCol] = windowUniforms(outDim, options.dyWindow);
+  checkBindings(gpu, op, { dy: [buffers.dy, dyElements], w: [buffers.w, (outDim * inDim) / 2] }, [
+    'dx',
+    buffers.dx,
+    rows * inDim,
+  ]);
   const pipeline = await gpu.pipelines.get(linearF16Kernel, { TRANS_W: 0 });
   batch.dispatch(linearF16Kernel, {
     pipeline,
@@ -184,6 +218,10 @@ export async function encodeLinearF16BackwardInput(
       n: inDim,
       has_bias: 0,
       accumulate: options.accumulate ? 1 : 0,
+      a_stride: dyStride,
+      a_col: dyCol,
+      out_stride: inDim,
+      out_col: 0,
     },
     workgroups: [Math.ceil(inDim / TILE), Math.ceil(rows / TILE)],
   });

@@ -17,14 +17,19 @@ import {
 import type { BufferRef, CommandBatch } from '../../batch';
 import type { GpuContext } from '../../context';
 import { PooledBuffers } from '../run-convenience';
-import { encodeColumnSums, encodeMatmul } from './matmul';
+import { type ColumnWindow, encodeColumnSums, encodeMatmul } from './matmul';
 
-/** Records y = x·Wᵀ [+ b]. x: (rows, inDim), w: (outDim, inDim), b: (outDim), y: (rows, outDim). */
+/**
+ * Records y = x·Wᵀ [+ b]. x: (rows, inDim), w: (outDim, inDim), b: (outDim), y: (rows, outDim),
+ * or y a column window of a wider matrix (one part of a weight split by rows; b then indexed in
+ * y's full columns).
+ */
 export async function encodeLinearForward(
   gpu: GpuContext,
   batch: CommandBatch,
   buffers: { x: BufferRef; w: BufferRef; b?: BufferRef; y: BufferRef },
   shape: LinearShape,
+  options: { yWindow?: ColumnWindow } = {},
 ): Promise<void> {
   checkLinearShape(shape, 'linearForward');
   await encodeMatmul(
@@ -32,6 +37,7 @@ export async function encodeLinearForward(
     batch,
     { a: buffers.x, b: buffers.w, ...(buffers.b ? { bias: buffers.b } : {}), out: buffers.y },
     linearMatmulShapes(shape).forward,
+    options.yWindow ? { outWindow: options.yWindow } : {},
   );
 }
 

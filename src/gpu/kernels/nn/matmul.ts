@@ -7,6 +7,7 @@
 import columnSumsSource from '../../../../kernels/nn/matmul_column_sums.wgsl?raw';
 import matmulSource from '../../../../kernels/nn/matmul.wgsl?raw';
 import { OpInputError } from '../../../ops/errors';
+import { checkInt } from '../../../ops/validate';
 import {
   type MatmulShape,
   checkColumnSumsInput,
@@ -30,6 +31,10 @@ export const matmulKernel = defineKernel({
     { name: 'n', type: 'u32' },
     { name: 'has_bias', type: 'u32' },
     { name: 'accumulate', type: 'u32' },
+    { name: 'a_stride', type: 'u32' },
+    { name: 'a_col', type: 'u32' },
+    { name: 'out_stride', type: 'u32' },
+    { name: 'out_col', type: 'u32' },
   ],
   storage: [
     { name: 'a', access: 'read' },
@@ -108,9 +113,49 @@ export function checkBindings(
   }
 }
 
+/**
+ * A column window of a wider row-major matrix: its rows lie `stride` elements apart and start at
+ * column `col`. A weight split by output rows into parts (a large vocabulary's LM head) multiplies
+ * part by part, each part's product written to (or read from) its own columns of the logits.
+ */
+export interface ColumnWindow {
+  stride: number;
+  col: number;
+}
+
+/**
+ * Elements a binding must hold for a stored (rows, cols) matrix seen through `window` (rows·cols
+ * without one); checks the window: col ≥ 0, stride ≥ col + cols, indices within u32.
+ */
+export function windowElements(
+  op: string,
+  name: string,
+  rows: number,
+  cols: number,
+  window: ColumnWindow | undefined,
+): number {
+  if (!window) return rows * cols;
+  checkInt(op, `${name}Window.col`, window.col, 0, 2 ** 32 - 1 - cols);
+  checkInt(op, `${name}Window.stride`, window.stride, window.col + cols, 2 ** 32 - 1);
+  const elements = (rows - 1) * window.stride + window.col + cols;
+  if (elements > 2 ** 32 - 1) {
+    throw new OpInputError(op, `${name}Window.stride`, `makes ${elements} elements (max 2^32 − 1)`);
+  }
+  return elements;
+}
+
+/** The kernels' stride and first-column uniforms for a stored matrix `cols` wide. */
+export function windowUniforms(cols: number, window: ColumnWindow | undefined): [number, number] {
+  return window ? [window.stride, window.col] : [cols, 0];
+}
+
 export interface MatmulEncodeOptions {
   /** out += op(A)·op(B) [+ bias]: `out` is read and written (gradient accumulation). */
   accumulate?: boolean;
+  /** Stored A is a column window of a wider matrix (stored shape (m, k), or (k, m) if transA). */
+  aWindow?: ColumnWindow;
+  /** out is a column window of a wider matrix; bias is then indexed in its full columns. */
+  outWindow?: ColumnWindow;
 }
 
 /**
@@ -126,12 +171,23 @@ export async function encodeMatmul(
 ): Promise<void> {
   checkMatmulShape(shape);
   const { m, k, n } = shape;
+  const [aRows, aCols] = shape.transA ? [k, m] : [m, k];
+  const { aWindow, outWindow } = options;
+  const aElements = windowElements('matmul', 'a', aRows, aCols, aWindow);
+  const outElements = windowElements('matmul', 'out', m, n, outWindow);
+  const biasElements = (outWindow?.col ?? 0) + n;
   checkBindings(
     gpu,
     'matmul',
-    { a: [buffers.a, m * k], b: [buffers.b, k * n], bias: buffers.bias && [buffers.bias, n] },
-    ['out', buffers.out, m * n],
+    {
+      a: [buffers.a, aElements],
+      b: [buffers.b, k * n],
+      bias: buffers.bias && [buffers.bias, biasElements],
+    },
+    ['out', buffers.out, outElements],
   );
+  const [aStride, aCol] = windowUniforms(aCols, aWindow);
+  const [outStride, outCol] = windowUniforms(n, outWindow);
   const pipeline = await gpu.pipelines.get(matmulKernel, {
     TRANS_A: shape.transA ? 1 : 0,
     TRANS_B: shape.transB ? 1 : 0,
@@ -147,6 +203,10 @@ export async function encodeMatmul(
       n,
       has_bias: buffers.bias ? 1 : 0,
       accumulate: options.accumulate ? 1 : 0,
+      a_stride: aStride,
+      a_col: aCol,
+      out_stride: outStride,
+      out_col: outCol,
     },
     workgroups: [Math.ceil(n / MATMUL_TILE), Math.ceil(m / MATMUL_TILE)],
   });
