@@ -52,12 +52,16 @@ struct Params {
   temperature: f32,  // > 0, or 0 = greedy
   top_p: f32,        // (0, 1]; 1 = off
   first_row: u32,    // the draw's row index of row 0 (a batch that is part of a larger one)
+  has_draw_rows: u32,  // 1: row r draws as row draw_rows[r] (first_row unused)
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> logits: array<f32>;          // (rows, vocab)
 @group(0) @binding(2) var<storage, read_write> tokens: array<u32>;    // (rows), i32 or u32 ids
 @group(0) @binding(3) var<storage, read_write> logprobs: array<f32>;  // (rows)
+// (rows) the draw's row index of each row, when has_draw_rows: a batch gathered from anywhere in a
+// larger one (prompts of one length, wherever they sit in the list) draws what those rows would.
+@group(0) @binding(4) var<storage, read> draw_rows: array<u32>;
 
 var<workgroup> red_f: array<f32, WORKGROUP_SIZE>;  // sums and scans
 var<workgroup> red_v: array<vec4f, WORKGROUP_SIZE>;  // the digit searches' 16 sums, 4 at a time
@@ -442,7 +446,11 @@ fn main(
 
   // 4. The draw: the first token whose cumulative e exceeds u · Z.
   let z = set_weight(boundary.x, boundary.y, true);
-  let u = counter_uniform(params.seed, params.step, params.first_row + row);
+  var draw_row = params.first_row + row;
+  if (params.has_draw_rows != 0u) {
+    draw_row = draw_rows[row];
+  }
+  let u = counter_uniform(params.seed, params.step, draw_row);
   var pick = find_boundary(boundary.x, boundary.y, true, z, u * z, true);
   if (pick.y == NONE) {
     // Rounding guard: the last token of the final set with e > 0.

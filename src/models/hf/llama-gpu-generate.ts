@@ -3,9 +3,11 @@
  * (llama-cpu-generate.ts), same options, same counter-based draws (seed, step, prompt index), so
  * both pick the same tokens up to f32 rounding at a sampling boundary.
  *
- * Prompts of one length run as one batch (the GQA kernel's KV cache shares `past` across a batch):
- * GRPO's G completions of a prompt are one such group; prompts of other lengths run as further
- * groups. Per group of B sequences of prompt length P:
+ * Prompts of one length run as one batch (the GQA kernel's KV cache shares `past` across a batch),
+ * wherever they sit in the list: GRPO's G completions of a prompt are in one such group, with
+ * those of every other prompt of its token length; prompts of other lengths run as further groups.
+ * Each row draws as its prompt's index in the list (the sampler's draw rows), so the tokens do not
+ * depend on the grouping. Per group of B sequences of prompt length P:
  *   prefill   the B·P prompt rows through every block, k and v appended to per-layer caches
  *             (B, P + maxNew, NKV·hs); each sequence's last row to the LM head; sample.
  *   decode    one row per sequence per step at position P + step, attention over the cache.
@@ -75,6 +77,8 @@ interface GroupState {
   /** (maxNew, B) i32 ids and f32 log-probs of every step. */
   historyIds: GPUBuffer;
   historyLogprobs: GPUBuffer;
+  /** (B) u32: each row's prompt index in the caller's list, the row its draws use. */
+  drawRows: GPUBuffer;
 }
 
 /** Records final norm → LM head on state.last.x → sample into last.tokens and the history. */
@@ -84,7 +88,6 @@ async function recordSample(
   state: GroupState,
   options: { sampling: ReturnType<typeof checkGenerateInput>['sampling']; seed: number },
   step: number,
-  firstRow: number,
 ): Promise<void> {
   const { spec } = state.weights;
   const ws = state.last;
@@ -96,7 +99,7 @@ async function recordSample(
     { logits: ws.logits, tokens: ws.tokens, logprobs: ws.logp },
     B,
     spec.vocab,
-    { ...options.sampling, firstRow },
+    { ...options.sampling, drawRows: state.drawRows },
     options.seed,
     step,
   );
@@ -104,7 +107,7 @@ async function recordSample(
   batch.copyRange(ws.logp, 0, state.historyLogprobs, step * B * 4, B * 4);
 }
 
-/** Generates for prompts of one length (indices `members` of the caller's prompt list). */
+/** Generates for prompts of one length (indices `members` of the caller's prompt list, any order). */
 async function generateGroup(
   gpu: GpuContext,
   weights: LlamaGpuWeights,
@@ -125,14 +128,20 @@ async function generateGroup(
   const last = new LlamaWorkspace(gpu, spec, B, 1);
   const historyIds = gpu.storage(maxNew * B * 4, 'generate history ids');
   const historyLogprobs = gpu.storage(maxNew * B * 4, 'generate history logprobs');
+  const drawRows = gpu.upload(Uint32Array.from(members), 'generate draw rows');
   // Sized for the prefill's B·P rows; each decode step uses its first B rows.
   const scratch = options.lora && new LoraScratch(gpu, B * P, options.lora.settings.rank);
   const lora = options.lora && scratch ? { lora: { adapters: options.lora, scratch } } : {};
-  const state: GroupState = { weights, caches, table, last, historyIds, historyLogprobs };
+  const state: GroupState = {
+    weights,
+    caches,
+    table,
+    last,
+    historyIds,
+    historyLogprobs,
+    drawRows,
+  };
   const sampling = { sampling: resolved.sampling, seed: resolved.seed };
-  // Sampler rows are the group's rows; the draws use the prompt's own index, which is
-  // members[0] + row because a group is a run of consecutive prompts (see groupPrompts).
-  const firstRow = members[0]!;
   try {
     const ids = new Int32Array(B * P);
     members.forEach((m, b) => ids.set(prompts[m]!, b * P));
@@ -149,7 +158,7 @@ async function generateGroup(
     for (let b = 0; b < B; b++) {
       batch.copyRange(prefill.x, ((b + 1) * P - 1) * rowBytes, last.x, b * rowBytes, rowBytes);
     }
-    await recordSample(gpu, batch, state, sampling, 0, firstRow);
+    await recordSample(gpu, batch, state, sampling, 0);
     batch.submit();
     let steps = 1;
     for (; steps < maxNew; steps++) {
@@ -161,7 +170,7 @@ async function generateGroup(
       gpu.device.queue.writeBuffer(last.positions, 0, new Uint32Array(B).fill(P + steps - 1));
       batch = gpu.beginBatch('llama decode step');
       await recordTrunk(gpu, batch, weights, last, table, { ...cachesAt(P + steps - 1), ...lora });
-      await recordSample(gpu, batch, state, sampling, steps, firstRow);
+      await recordSample(gpu, batch, state, sampling, steps);
       batch.submit();
     }
     const history = await readHistory(gpu, state, B, steps);
@@ -183,7 +192,7 @@ async function generateGroup(
       out.finish[m] = finish;
     });
   } finally {
-    for (const buffer of [historyIds, historyLogprobs]) gpu.pool.release(buffer);
+    for (const buffer of [historyIds, historyLogprobs, drawRows]) gpu.pool.release(buffer);
     scratch?.release();
     last.release();
     prefill.release();
@@ -216,15 +225,18 @@ async function allStopped(
   return true;
 }
 
-/** Runs of consecutive prompts with the same length: each run is one batch on the GPU. */
+/**
+ * The prompts' indices grouped by token length, groups in order of first appearance and indices
+ * ascending within each: each group is one batch on the GPU (one prefill, one decode loop).
+ */
 export function groupPrompts(prompts: readonly Ints[]): number[][] {
-  const groups: number[][] = [];
+  const byLength = new Map<number, number[]>();
   prompts.forEach((prompt, i) => {
-    const current = groups.at(-1);
-    if (current && prompts[current[0]!]!.length === prompt.length) current.push(i);
-    else groups.push([i]);
+    const group = byLength.get(prompt.length);
+    if (group) group.push(i);
+    else byLength.set(prompt.length, [i]);
   });
-  return groups;
+  return [...byLength.values()];
 }
 
 /**

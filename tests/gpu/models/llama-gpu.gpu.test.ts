@@ -17,7 +17,7 @@ import {
   type LlamaCpuModel,
 } from '../../../src/models/hf/llama-cpu-weights';
 import { llamaScoreGpu } from '../../../src/models/hf/llama-gpu';
-import { llamaGenerateGpu } from '../../../src/models/hf/llama-gpu-generate';
+import { groupPrompts, llamaGenerateGpu } from '../../../src/models/hf/llama-gpu-generate';
 import {
   type GpuWeightStorage,
   type LlamaGpuWeights,
@@ -116,6 +116,9 @@ describe.skipIf(!gpu).each(['llama-tiny', 'qwen2-tiny', 'qwen3-tiny'])('GPU Llam
       const prompts = [base.slice(0, 5), base.slice(10, 15), base.slice(20, 27), base.slice(3, 8)];
       const options = { maxNewTokens: 12, temperature: 0.9, topK: 40, topP: 0.95, seed: 7 };
       const input = prompts.map((p) => Int32Array.from(p));
+      // Prompts 0, 1 and 3 (5 tokens each) run as one batch around prompt 2: their draws must
+      // still be their own indices' for the CPU twin's tokens.
+      expect(groupPrompts(input)).toEqual([[0, 1, 3], [2]]);
       const expected = llamaGenerate(twin, input, options);
       const actual = await llamaGenerateGpu(device, weights, input, options);
       expect(actual.tokens.map((t) => Array.from(t))).toEqual(

@@ -401,7 +401,7 @@ describe.skipIf(!gpu)('sample-large kernel vs CPU twin', () => {
       const batch = device.beginBatch('sample-large 2D grid');
       batch.dispatch(sampleLargeKernel, {
         pipeline: await device.pipelines.get(sampleLargeKernel, { WORKGROUP_SIZE: 32 }),
-        buffers,
+        buffers: { ...buffers, draw_rows: buffers.logits },
         uniforms: {
           rows,
           vocab,
@@ -411,6 +411,7 @@ describe.skipIf(!gpu)('sample-large kernel vs CPU twin', () => {
           temperature: 0.8,
           top_p: 1,
           first_row: 0,
+          has_draw_rows: 0,
         },
         workgroups: [3, 2],
       });

@@ -18,7 +18,8 @@ import {
   checkSampleOptions,
   checkSampleShape,
 } from '../../../ops/nn/sample';
-import { type CommandBatch, workgroupGrid } from '../../batch';
+import { OpInputError } from '../../../ops/errors';
+import { type BufferRef, type CommandBatch, workgroupGrid } from '../../batch';
 import type { GpuContext } from '../../context';
 import { defineKernel } from '../../kernel';
 import { checkInt } from '../../../ops/validate';
@@ -26,6 +27,7 @@ import { COUNTER_RNG_WGSL } from '../../wgsl-lib';
 import { checkBindingSize } from '../advantage-dispatch';
 import { resolveRowWorkgroupSize } from '../row-workgroup-size';
 import { PooledBuffers } from '../run-convenience';
+import { checkRefElements } from './add';
 import type { SampleBuffers, SampleGpuOptions } from './sample';
 
 const OP = 'sampleTokensAnyVocab';
@@ -42,11 +44,13 @@ export const sampleLargeKernel = defineKernel({
     { name: 'temperature', type: 'f32' },
     { name: 'top_p', type: 'f32' },
     { name: 'first_row', type: 'u32' },
+    { name: 'has_draw_rows', type: 'u32' },
   ],
   storage: [
     { name: 'logits', access: 'read' },
     { name: 'tokens', access: 'read_write' },
     { name: 'logprobs', access: 'read_write' },
+    { name: 'draw_rows', access: 'read' },
   ],
 });
 
@@ -57,6 +61,12 @@ export interface SampleLargeGpuOptions extends SampleGpuOptions {
    * draws what the whole batch's rows would.
    */
   firstRow?: number;
+  /**
+   * (rows) u32: row r draws counterUniform(seed, step, drawRows[r]) — a batch gathered from
+   * anywhere in a larger one (prompts of one length wherever they sit in the list). Not with
+   * firstRow.
+   */
+  drawRows?: BufferRef;
 }
 
 /**
@@ -77,13 +87,18 @@ export async function encodeSampleLarge(
   checkSampleShape(rows, vocab, seed, step, SAMPLE_LARGE_MAX_VOCAB, OP);
   const firstRow = options.firstRow ?? 0;
   checkInt(OP, 'firstRow', firstRow, 0, 2 ** 32 - 1 - rows);
+  if (options.drawRows && options.firstRow !== undefined) {
+    throw new OpInputError(OP, 'drawRows', 'is given with firstRow: give one of them');
+  }
+  if (options.drawRows) checkRefElements(OP, 'drawRows', options.drawRows, rows);
   const { temperature, topK, topP } = checkSampleOptions(options, OP);
   const workgroupSize = resolveRowWorkgroupSize(OP, gpu.summary, vocab, options.workgroupSize);
   checkBindingSize(gpu, rows * vocab, `${OP} logits`);
   const pipeline = await gpu.pipelines.get(sampleLargeKernel, { WORKGROUP_SIZE: workgroupSize });
   batch.dispatch(sampleLargeKernel, {
     pipeline,
-    buffers,
+    // Without draw rows the logits are bound in their place (read-only both, never read).
+    buffers: { ...buffers, draw_rows: options.drawRows ?? buffers.logits },
     uniforms: {
       rows,
       vocab,
@@ -93,6 +108,7 @@ export async function encodeSampleLarge(
       temperature,
       top_p: topP,
       first_row: firstRow,
+      has_draw_rows: options.drawRows ? 1 : 0,
     },
     workgroups: workgroupGrid(rows, gpu.summary.limits.maxComputeWorkgroupsPerDimension),
   });
