@@ -17,6 +17,7 @@
 import type { GpuContext } from '../../gpu/context';
 import { GpuLimitError } from '../../gpu/errors';
 import { packF16, unpackF16 } from '../../ops/nn/unpack-f16';
+import { checkInt } from '../../ops/validate';
 import type { ModelSpec } from '../model-spec';
 import { type CheckpointFiles, loadHfWeights } from './hf-checkpoint';
 import { bindingPartLimit, rowsPerBindingPart } from './memory-plan';
@@ -106,7 +107,9 @@ class TensorUploader {
     options: GpuWeightOptions,
   ) {
     const deviceLimit = bindingPartLimit(gpu.summary.limits);
-    this.partLimit = Math.min(options.maxPartBytes ?? deviceLimit, deviceLimit);
+    const asked = options.maxPartBytes ?? deviceLimit;
+    checkInt('llamaGpuWeights', 'maxPartBytes', asked, 4, Number.MAX_SAFE_INTEGER);
+    this.partLimit = Math.min(asked, deviceLimit);
   }
 
   upload(name: string, shape: readonly number[], values: Float32Array): void {

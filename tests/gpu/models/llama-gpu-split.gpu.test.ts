@@ -80,6 +80,19 @@ describe.skipIf(!gpu).each(['llama-tiny', 'qwen2-tiny', 'qwen3-tiny'])(
       },
     );
 
+    it.runIf(name === 'llama-tiny')(
+      'refuses a part size that is not a whole number of bytes',
+      async () => {
+        const fixture = await loadBrowserFixture(name);
+        const cpu = llamaModelFromWeights(fixture.spec, fixture.weights);
+        for (const bad of [Number.NaN, 0, 100.5]) {
+          expect(() => llamaGpuWeightsFromCpu(device, cpu, 'f16', { maxPartBytes: bad })).toThrow(
+            /llamaGpuWeights: maxPartBytes must be an integer in \[4, /,
+          );
+        }
+      },
+    );
+
     // Once, for the family with the most split matrices (an untied LM head, q/k/v biases).
     it.runIf(name === 'qwen2-tiny')(
       'generates the same tokens with the KV cache (f16)',
