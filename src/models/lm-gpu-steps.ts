@@ -108,6 +108,21 @@ interface LossBuffers {
   loss: GPUBuffer; // (1) Σ dLogp·logp = token-mean cross-entropy
 }
 
+/** lb.loss = Σ dLogp·logp over `rows`: the token-mean cross-entropy, dLogp being −mask / Σ mask. */
+function encodeCrossEntropyLoss(
+  gpu: GpuContext,
+  pass: CommandBatch,
+  lb: LossBuffers,
+  rows: number,
+): Promise<void> {
+  return encodeMatmul(
+    gpu,
+    pass,
+    { a: lb.dLogp, b: lb.logp, out: lb.loss },
+    { m: 1, k: rows, n: 1 },
+  );
+}
+
 export class GpuLmSteps<W extends GpuPassWorkspace> {
   /** AdamW over the trained parameters; undefined for a frozen network (a KL reference). */
   private readonly optimizer: GpuOptimizerState | undefined;
@@ -148,6 +163,7 @@ export class GpuLmSteps<W extends GpuPassWorkspace> {
     const { gpu, network, vocab } = this;
     const rows = batch.batch * batch.seq;
     const dLogp = crossEntropyLogpGrad(batch);
+    if (this.slices(batch.batch)) return this.trainCrossEntropySliced(batch, dLogp, optimizer);
     const ws = network.writeTokens(batch.tokens, batch.batch, batch.seq);
     const lb = this.lossBuffersFor(rows);
     const queue = gpu.device.queue;
@@ -164,12 +180,7 @@ export class GpuLmSteps<W extends GpuPassWorkspace> {
       vocab,
       { withEntropy: false },
     );
-    await encodeMatmul(
-      gpu,
-      step,
-      { a: lb.dLogp, b: lb.logp, out: lb.loss },
-      { m: 1, k: rows, n: 1 },
-    );
+    await encodeCrossEntropyLoss(gpu, step, lb, rows);
     await encodeTokenLogprobsBackward(
       gpu,
       step,
@@ -408,6 +419,8 @@ export class GpuLmSteps<W extends GpuPassWorkspace> {
     temperature: number,
     optimizer: OptimizerConfig,
     uses: { entropy: boolean },
+    /** The step's loss where the GPU computed it (cross-entropy), for its stats. */
+    loss?: GPUBuffer,
   ): Promise<void> {
     const { gpu, network } = this;
     const { tokens, seq } = sliced;
@@ -441,8 +454,27 @@ export class GpuLmSteps<W extends GpuPassWorkspace> {
     }
     const step = gpu.beginBatch('policy-gradient step: optimizer');
     await this.encodeOptimizer(step, optimizer);
-    this.recordStats(step, undefined);
+    this.recordStats(step, loss);
     step.submit();
+  }
+
+  /**
+   * trainCrossEntropy in micro-batches: the rows scored slice by slice for the loss (Σ dLogp·logp,
+   * as the one-pass step computes it), then each slice's backward, one AdamW step for all.
+   */
+  private async trainCrossEntropySliced(
+    batch: SequenceBatch,
+    dLogp: Float32Array,
+    optimizer: OptimizerConfig,
+  ): Promise<void> {
+    const { gpu } = this;
+    const { tokens, targets, seq } = batch;
+    const { lb, rows, sliced } = await this.scoreSlices(tokens, targets, batch.batch, seq, 1);
+    gpu.device.queue.writeBuffer(lb.dLogp, 0, dLogp.buffer, dLogp.byteOffset, rows * 4);
+    const pass = gpu.beginBatch('cross-entropy step: loss');
+    await encodeCrossEntropyLoss(gpu, pass, lb, rows);
+    pass.submit();
+    await this.backwardSlices(sliced, rows, 1, optimizer, { entropy: false }, lb.loss);
   }
 
   /** policyStep in micro-batches: scored slice by slice, the loss over all rows, then the backward. */

@@ -171,6 +171,44 @@ describe.skipIf(!gpu)('LlamaGpuLanguageModel against the reference fixture', () 
     });
   }
 
+  it('a cross-entropy step in micro-batches of one sequence: the one-pass step’s loss and adapters', async () => {
+    const { ids } = golden.grpo;
+    const B = ids.length;
+    const T = ids[0]!.length - 1;
+    expect(B).toBeGreaterThan(1);
+    const { tokens, targets } = shifted(ids);
+    // Train on every target but each row's first (a prompt) so the mask is not all ones.
+    const mask = Float32Array.from({ length: B * T }, (_, i) => (i % T === 0 ? 0 : 1));
+    const batch = { batch: B, seq: T, tokens, targets, mask };
+    const optimizer = {
+      lr: 1e-2,
+      beta1: 0.9,
+      beta2: 0.999,
+      eps: 1e-8,
+      weightDecay: 0.01,
+      maxGradNorm: 1,
+    };
+    const step = async (microBatch?: number) => {
+      const lm = adapted(microBatch);
+      const storage = vi.spyOn(device, 'storage');
+      await lm.trainCrossEntropy(batch, optimizer);
+      const largest = Math.max(...storage.mock.calls.map(([bytes]) => bytes));
+      storage.mockRestore();
+      const [metrics] = await lm.takeMetrics();
+      const lora = await lm.readParams('lora');
+      lm.dispose();
+      return { loss: metrics!.loss, lora, largest };
+    };
+    const whole = await step();
+    const sliced = await step(1);
+    // The sliced step holds one sequence's logits at a time, never the batch's.
+    expect(sliced.largest).toBeLessThan(B * T * spec.vocab * 4);
+    expect(whole.loss).toBeGreaterThan(1);
+    expect(Math.abs(sliced.loss - whole.loss)).toBeLessThan(1e-5);
+    expect(maxAbsDiff(whole.lora, fixtureLora.params)).toBeGreaterThan(1e-3); // it trained
+    expect(maxAbsDiff(sliced.lora, whole.lora)).toBeLessThan(1e-6);
+  });
+
   it('generates the rows the CPU twin generates (prompt, new ids, padding)', async () => {
     const lm = adapted();
     const { layout } = hfBaseGroup(spec, 'f32');
