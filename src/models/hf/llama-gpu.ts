@@ -154,13 +154,12 @@ export async function recordEmbed(
   const [V, C] = [embed.rows, embed.cols];
   // A table split by rows gathers part by part, each part writing the rows of its tokens.
   for (const part of embed.parts) {
-    const rows = { rowStart: part.rowStart, rows: part.rows };
     const buffers = { tokens: ws.tokens, wte: part.buffer, x: ws.x };
     if (embed.storage === 'f16') {
-      await encodeEmbeddingF16(gpu, batch, buffers, { rows: ws.rows, channels: C, vocab: V }, rows);
+      await encodeEmbeddingF16(gpu, batch, buffers, { rows: ws.rows, channels: C, vocab: V }, part);
     } else {
       const shape = { batch: 1, seq: ws.rows, maxSeq: ws.rows, channels: C, vocab: V };
-      await encodeEmbeddingForward(gpu, batch, buffers, shape, 0, rows);
+      await encodeEmbeddingForward(gpu, batch, buffers, shape, 0, part);
     }
   }
 }

@@ -19,7 +19,7 @@
  */
 import { parameterCount, type ModelSpec } from '../model-spec';
 import { type LoraSettings, loraParamLayout } from './llama-lora';
-import { type BufferLimits, formatBytes, MemoryPlanError } from './memory-plan';
+import { bindingPartLimit, type BufferLimits, formatBytes, MemoryPlanError } from './memory-plan';
 
 export interface LoraTrainRequest {
   storage: 'f16' | 'f32';
@@ -154,7 +154,7 @@ export function planLoraTraining(spec: ModelSpec, request: LoraTrainRequest): Lo
     plan.activationBytes +
     plan.scratchBytes +
     plan.logitBytes;
-  const binding = Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize);
+  const binding = bindingPartLimit(limits);
   const shape = `${micro} answers × ${seq} tokens`;
   const change =
     micro > 1
