@@ -40,6 +40,28 @@ const browserGpuTests = [
   'tests/gpu/worker/*.gpu.test.ts',
 ];
 
+/** The CPU layer (Vitest in Node), run as two projects that share its workers: see below. */
+const cpuLayer = {
+  include: ['tests/**/*.test.ts'],
+  exclude: [...gpuTests, 'tests/**/*.browser.test.ts', 'tests/e2e/**'],
+  environment: 'node',
+  // One worker per core. Vitest's default keeps one core free, which on a 2-core CI machine runs
+  // every file one after another; these tests are single-threaded and CPU-bound, so a second
+  // worker nearly halves the layer.
+  maxWorkers: '100%',
+  // Vitest's 5 s default sits near the time of the slower unit tests (model set-up, ESLint's
+  // first lint) when the machine is busy; a hang still fails in 30 s.
+  testTimeout: 30_000,
+} as const;
+
+/** The CPU test files that replace a module with vi.mock (tests/lint/mocks.test.ts keeps this). */
+const mockingTests = [
+  'tests/cli/model-file.test.ts',
+  'tests/cli/output-file.test.ts',
+  'tests/cli/sft.test.ts',
+  'tests/cli/train-endings.test.ts',
+];
+
 export default defineConfig({
   plugins: [svelte()],
   worker: { format: 'es' },
@@ -62,19 +84,17 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          ...cpuLayer,
           name: 'cpu',
-          include: ['tests/**/*.test.ts'],
-          exclude: [...gpuTests, 'tests/**/*.browser.test.ts', 'tests/e2e/**'],
-          environment: 'node',
-          // One worker per core. Vitest's default keeps one core free, which on a 2-core CI
-          // machine runs every file one after another; these tests are single-threaded and
-          // CPU-bound, so a second worker nearly halves the layer.
-          maxWorkers: '100%',
-          // Vitest's 5 s default sits near the time of the slower unit tests (model set-up,
-          // ESLint's first lint) when the machine is busy; a hang still fails in 30 s.
-          testTimeout: 30_000,
+          exclude: [...cpuLayer.exclude, ...mockingTests],
+          // A worker keeps the modules it loaded from one file to the next: without this, each of
+          // the ~290 files loads the source graph afresh (about 100 s of the layer's CPU time).
+          // The files that replace a module with vi.mock run in cpu-mocks below, where a mock
+          // can neither miss a module cached by an earlier file nor leak into a later one.
+          isolate: false,
         },
       },
+      { extends: true, test: { ...cpuLayer, name: 'cpu-mocks', include: mockingTests } },
       {
         extends: true,
         test: {

@@ -65,7 +65,11 @@ function readCounts(read, file) {
 /** @param {number} start */
 const secondsSince = (start) => ((performance.now() - start) / 1000).toFixed(1);
 
-/** @param {string} project @param {boolean} stream @returns {Promise<LayerRow>} */
+/**
+ * One layer: the Vitest projects named `project` or `project-…` (the cpu layer is two projects
+ * that share its workers; see vite.config.ts), one report.
+ * @param {string} project @param {boolean} stream @returns {Promise<LayerRow>}
+ */
 async function vitestLayer(project, stream) {
   const report = `${OUT}/vitest-${project}.json`;
   const start = performance.now();
@@ -76,6 +80,8 @@ async function vitestLayer(project, stream) {
       'run',
       '--project',
       project,
+      '--project',
+      `${project}-*`,
       '--reporter=default',
       '--reporter=json',
       `--outputFile.json=${report}`,

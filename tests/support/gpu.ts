@@ -39,3 +39,11 @@ export function testGpu(): Promise<GpuContext | undefined> {
   acquisition ??= acquire();
   return acquisition;
 }
+
+/**
+ * True in the browser layer. Chromium's WebGPU there is the same software driver as Dawn's in
+ * Node, so what a browser run adds is its shader compiler and validation: a sweep over sizes or
+ * storages whose cases share one pipeline runs one case there (`it.skipIf(IN_BROWSER)` on the
+ * rest) and all of them in Node.
+ */
+export const IN_BROWSER = typeof window !== 'undefined';

@@ -1,5 +1,5 @@
 /**
- * Throughput discipline: after the first training step, 300 more steps create no GPU buffer —
+ * Throughput discipline: after the first training step, 150 more steps create no GPU buffer —
  * activations, gradients, optimizer state and the metrics ring are reused, and per-dispatch uniform
  * buffers come back to the pool on submit. The metrics are read in bulk (every 64 steps at most).
  */
@@ -9,20 +9,19 @@ import { CharTokenizer } from '../../../src/models/tokenizer';
 import type { TransformerConfig } from '../../../src/models/transformer-config';
 import { transformerLayout } from '../../../src/models/transformer-params';
 import { packSequences } from '../../../src/models/sequence-batch';
-import { testGpu } from '../../support/gpu';
+import { IN_BROWSER, testGpu } from '../../support/gpu';
 
 const gpu = await testGpu();
 
 // The pool is the same JavaScript in Node and in the browser; running the software-rendered
 // steps once (in Node) is enough.
-const inBrowser = typeof window !== 'undefined';
 
 // A buffer created per step shows after the second; the steps between reads outnumber the ring's
 // slots, so the ring fills and is flushed into the host-side backlog between every two reads.
-const STEPS = 300;
-const READ_EVERY = 100;
+const STEPS = 150;
+const READ_EVERY = 70;
 
-describe.skipIf(!gpu || inBrowser)(`buffer pool over ${STEPS} training steps`, () => {
+describe.skipIf(!gpu || IN_BROWSER)(`buffer pool over ${STEPS} training steps`, () => {
   it('allocates nothing after the first step', { timeout: 240_000 }, async () => {
     expect(READ_EVERY).toBeGreaterThan(METRICS_CAPACITY);
     const device = gpu!;

@@ -21,7 +21,7 @@ import {
   samplingDistribution,
 } from '../../../src/ops/nn/sample';
 import { counterHash, counterUniform } from '../../../src/util/counter-rng';
-import { testGpu } from '../../support/gpu';
+import { IN_BROWSER, testGpu } from '../../support/gpu';
 import { randomLogits, seededRandom } from '../../support/random';
 
 const gpu = await testGpu();
@@ -176,10 +176,15 @@ const SLOW = 180_000;
 describe.skipIf(!gpu)('sample-large kernel vs CPU twin', () => {
   const device = gpu!;
 
-  it.each([
+  // In the browser, the smallest vocabulary: the larger ones run the same pipeline (IN_BROWSER).
+  it.each<[number, number]>([
     [1000, 16],
-    [49_152, 4],
-    [151_936, 2],
+    ...(IN_BROWSER
+      ? []
+      : ([
+          [49_152, 4],
+          [151_936, 2],
+        ] as [number, number][])),
   ])(
     'at V = %i (%i rows per case), picks the CPU twin’s token in ≥ 99% of rows over all options and row kinds',
     async (vocab, rows) => {
@@ -252,7 +257,7 @@ describe.skipIf(!gpu)('sample-large kernel vs CPU twin', () => {
     expect(topK7.logprobs[2]).toBeCloseTo(-Math.log(7), 6);
   });
 
-  it(
+  it.skipIf(IN_BROWSER)(
     'draws one row’s tokens with the CPU distribution’s frequencies (χ² bound)',
     async () => {
       // One row of V = 1000 repeated over 1024 rows: each row draws with its own u, so the rows are
