@@ -103,6 +103,10 @@ export default defineConfig({
           environment: 'node',
           // Dawn is a native addon: separate processes isolate it from the other layers.
           pool: 'forks',
+          // One process keeps its modules, and so its one Dawn device, from file to file: loading
+          // each file's graph and acquiring a device afresh cost ~45 s of the layer. No file here
+          // mocks a module (tests/lint/mocks.test.ts).
+          isolate: false,
           testTimeout: 60_000,
         },
       },
@@ -112,6 +116,10 @@ export default defineConfig({
           name: 'browser',
           include: [...browserGpuTests, 'tests/**/*.browser.test.ts'],
           testTimeout: 60_000,
+          // One page for every file: its modules, its WebGPU device and the pipelines it compiled
+          // carry over (loading each file in a page of its own cost ~40 s of the layer). No file
+          // here mocks a module (tests/lint/mocks.test.ts).
+          isolate: false,
           browser: {
             enabled: true,
             headless: true,

@@ -1,8 +1,9 @@
 /**
- * The cpu project shares a worker's loaded modules between test files (isolate: false), so a
- * file that replaces a module with vi.mock must run in the isolated cpu-mocks project: there its
- * mock takes hold even if an earlier file loaded the module, and leaks into no later file.
- * vite.config.ts lists those files by hand; this keeps the list whole and exact.
+ * The cpu, gpu-node and browser projects share a worker's loaded modules between test files
+ * (isolate: false), so a CPU test file that replaces a module with vi.mock must run in the isolated
+ * cpu-mocks project: there its mock takes hold even if an earlier file loaded the module, and
+ * leaks into no later file. vite.config.ts lists those files by hand; this keeps the list whole
+ * and exact, and keeps mocks out of the GPU and browser files.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,14 +18,16 @@ function tsFiles(dir: string): string[] {
   });
 }
 
-/** The CPU-layer test files (not GPU, browser or e2e) that call vi.mock or vi.doMock. */
+/** The Vitest test files that call vi.mock or vi.doMock. */
 function filesThatMock(): string[] {
   return tsFiles('tests')
-    .filter((path) => path.endsWith('.test.ts') && !/\.(gpu|browser)\.test\.ts$/.test(path))
-    .filter((path) => !path.startsWith('tests/e2e/'))
+    .filter((path) => path.endsWith('.test.ts') && !path.startsWith('tests/e2e/'))
     .filter((path) => /\bvi\.(do)?[mM]ock\(/.test(readFileSync(path, 'utf8')))
     .sort();
 }
+
+const isGpuTest = (path: string) => path.endsWith('.gpu.test.ts');
+const isBrowserTest = (path: string) => path.endsWith('.browser.test.ts');
 
 /** The paths in vite.config.ts's `mockingTests` list. */
 function listedInConfig(): string[] {
@@ -35,7 +38,11 @@ function listedInConfig(): string[] {
 }
 
 it('every CPU test file that mocks a module runs isolated, and only those', () => {
-  const mocking = filesThatMock();
+  const mocking = filesThatMock().filter((path) => !isGpuTest(path) && !isBrowserTest(path));
   expect(mocking.length).toBeGreaterThan(0);
   expect(listedInConfig()).toEqual(mocking);
+});
+
+it('no GPU or browser test file mocks a module: those projects have no isolated twin', () => {
+  expect(filesThatMock().filter((path) => isGpuTest(path) || isBrowserTest(path))).toEqual([]);
 });
