@@ -6,8 +6,8 @@
 // The cpu layer keeps both cores busy (one Vitest worker per core), so it runs alone. What
 // follows is mostly one core each — gpu-node and browser run their files one after another, e2e
 // has one Playwright worker, the hygiene checks are single-threaded — so after the cpu layer two
-// lanes run side by side: gpu-node then browser, and e2e then hygiene. The lane that is not
-// streaming prints its output as each of its steps ends.
+// lanes run side by side: gpu-node then browser, and e2e; then each lane takes hygiene checks from
+// one queue until none is left. Held output (e2e's, the checks') prints as each step ends.
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { playwrightCounts, vitestCounts } from './test-reports.mjs';
@@ -132,23 +132,29 @@ async function main() {
   }
 
   const cpu = await vitestLayer('cpu', true);
-  const gpuLane = async () => [
-    await vitestLayer('gpu-node', true),
-    await vitestLayer('browser', true),
-  ];
+  // The hygiene checks are one queue that both lanes take from once their test layers are done,
+  // so that neither lane idles while the other still has checks to run.
+  const queue = [...HYGIENE];
+  /** @type {Map<string, boolean>} */
+  const checked = new Map();
+  const takeChecks = async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const [name, args] = next;
+      checked.set(name, (await run('npx', args, { stream: false, title: name })).code === 0);
+    }
+  };
+  const gpuLane = async () => {
+    const rows = [await vitestLayer('gpu-node', true), await vitestLayer('browser', true)];
+    await takeChecks();
+    return rows;
+  };
   const e2eLane = async () => {
     const e2e = await e2eLayer(false);
-    /** @type {{ name: string, ok: boolean }[]} */
-    const checks = [];
-    for (const [name, args] of HYGIENE) {
-      checks.push({
-        name,
-        ok: (await run('npx', args, { stream: false, title: name })).code === 0,
-      });
-    }
-    return { e2e, checks };
+    await takeChecks();
+    return e2e;
   };
-  const [gpuRows, { e2e, checks: hygiene }] = await Promise.all([gpuLane(), e2eLane()]);
+  const [gpuRows, e2e] = await Promise.all([gpuLane(), e2eLane()]);
+  const hygiene = HYGIENE.map(([name]) => ({ name, ok: checked.get(name) === true }));
   /** @type {LayerRow[]} */
   const rows = [cpu, ...gpuRows, e2e];
 
