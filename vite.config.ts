@@ -52,7 +52,7 @@ const cpuLayer = {
   // Vitest's 5 s default sits near the time of the slower unit tests (model set-up, ESLint's
   // first lint) when the machine is busy; a hang still fails in 30 s.
   testTimeout: 30_000,
-} as const;
+};
 
 /** The CPU test files that replace a module with vi.mock (tests/lint/mocks.test.ts keeps this). */
 const mockingTests = [
