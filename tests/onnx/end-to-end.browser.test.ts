@@ -15,13 +15,12 @@ import { transformerLayout } from '../../src/models/transformer-params';
 import { importTransformerOnnx } from '../../src/onnx/import';
 import { OnnxError } from '../../src/onnx/onnx-error';
 import { createOrtSession, ortForward, type OrtPolicySession } from '../../src/onnx/ort-reference';
-import { testGpu } from '../support/gpu';
+import { IN_BROWSER, testGpu } from '../support/gpu';
 import { maxAbsDiff } from '../support/random';
 import manifest from '../../src/models/shipped-manifest.json';
 import { maxAbs, randomTokens } from './helpers';
 
 const TOLERANCE = 1e-4;
-const inBrowser = typeof window !== 'undefined';
 
 async function fetchBytes(path: string): Promise<Uint8Array> {
   const response = await fetch(path);
@@ -29,7 +28,7 @@ async function fetchBytes(path: string): Promise<Uint8Array> {
   return new Uint8Array(await response.arrayBuffer());
 }
 
-describe.skipIf(!inBrowser)('shipped reverse model on onnxruntime-web WebGPU', () => {
+describe.skipIf(!IN_BROWSER)('shipped reverse model on onnxruntime-web WebGPU', () => {
   let hasGpu = false;
   let onnx: Uint8Array;
   let ckpt: LoadedLanguageModel;

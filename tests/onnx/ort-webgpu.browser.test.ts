@@ -27,17 +27,16 @@ import {
   ortForward,
   type OrtPolicySession,
 } from '../../src/onnx/ort-reference';
-import { testGpu } from '../support/gpu';
+import { IN_BROWSER, testGpu } from '../support/gpu';
 import { maxAbsDiff } from '../support/random';
 import { maxAbs, randomParams, randomTokens, transformerModel } from './helpers';
 
 const TOLERANCE = 1e-4;
-const inBrowser = typeof window !== 'undefined';
 
 // ORT's wasm module binds the console when it loads: collect its lines from here on, so the
 // placement report can be read back. Only while `tap` is set.
 let tap: string[] | undefined;
-if (inBrowser) {
+if (IN_BROWSER) {
   for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
     const original = console[method].bind(console);
     console[method] = (...args: unknown[]) => {
@@ -75,7 +74,7 @@ const config: TransformerConfig = {
   valueHead: true,
 };
 
-describe.skipIf(!inBrowser)(
+describe.skipIf(!IN_BROWSER)(
   'onnxruntime-web WebGPU EP runs our exports like our CPU forward',
   () => {
     let hasGpu = false;

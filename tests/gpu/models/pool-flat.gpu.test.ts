@@ -13,14 +13,13 @@ import { IN_BROWSER, testGpu } from '../../support/gpu';
 
 const gpu = await testGpu();
 
-// The pool is the same JavaScript in Node and in the browser; running the software-rendered
-// steps once (in Node) is enough.
-
 // A buffer created per step shows after the second; the steps between reads outnumber the ring's
 // slots, so the ring fills and is flushed into the host-side backlog between every two reads.
 const STEPS = 150;
 const READ_EVERY = 70;
 
+// The pool is the same JavaScript in Node and in the browser; running the software-rendered
+// steps once (in Node) is enough.
 describe.skipIf(!gpu || IN_BROWSER)(`buffer pool over ${STEPS} training steps`, () => {
   it('allocates nothing after the first step', { timeout: 240_000 }, async () => {
     expect(READ_EVERY).toBeGreaterThan(METRICS_CAPACITY);
