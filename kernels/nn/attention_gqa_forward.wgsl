@@ -8,7 +8,9 @@
 //           buffers need no reallocation as the context grows
 //   probs:  (B, NH, T, S), zero after each row's last key (written only when WRITE_PROBS)
 // Query row r = (b·NH + h)·T + t (the row index of probs) sits at position P + t and reads keys
-// u ≤ P + t.
+// u ≤ P + t. With per_sequence = 1 each sequence has its own past P_b = pasts[b] ≤ P (prompts of
+// different lengths decoding in one batch): its rows read keys u ≤ P_b + t, and `past` is the
+// largest P_b, which bounds the loops and sets S.
 //
 // LANES threads share a row; a workgroup holds WORKGROUP_SIZE / LANES rows. Keys go by in tiles
 // of LANES·KEYS_PER_LANE: lane l scores keys base + l + LANES·j (j < KEYS_PER_LANE; a full dot
@@ -49,6 +51,7 @@ struct Params {
   chunks: u32,      // key chunks per row (1 without SPLIT)
   chunk_keys: u32,  // keys per chunk
   scale: f32,       // 1 / √hs
+  per_sequence: u32, // 1: sequence b's past is pasts[b] (≤ past)
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -57,6 +60,7 @@ struct Params {
 @group(0) @binding(3) var<storage, read> v: array<f32>;           // (B, Smax, NKV·hs)
 @group(0) @binding(4) var<storage, read_write> out: array<f32>;   // (B, T, NH·hs); SPLIT: partials
 @group(0) @binding(5) var<storage, read_write> probs: array<f32>; // (B, NH, T, S); SPLIT: max, sum
+@group(0) @binding(6) var<storage, read> pasts: array<u32>;       // (B), read if per_sequence
 
 // Per thread: its keys' max in the tile, then (after the loop) its running sum.
 var<workgroup> lane_values: array<f32, WORKGROUP_SIZE>;
@@ -109,7 +113,8 @@ fn main(
   let bh = row / T;
   let h = bh % params.heads;
   let b = bh / params.heads;
-  let last = P + t;
+  // Rows past params.rows read sequence 0's past: they score nothing (in_range is false).
+  let last = select(P, pasts[select(0u, b, in_range)], params.per_sequence == 1u) + t;
   let q_width = params.heads * hs;
   let kv_width = params.kv_heads * hs;
   let group = params.heads / params.kv_heads;

@@ -2,9 +2,10 @@
 // (kvCacheAppend).
 //
 //   k_new, v_new: (B, T, W)   k_cache, v_cache: (B, Smax, W), W = NKV·hs
-//   cache[b, past + t, c] = new[b, t, c]   for t < T, with past + T ≤ Smax
-// Every sequence of the batch shares `past` (a batch decodes in step). One invocation per new
-// element, flat index n = (b·T + t)·W + c: contiguous reads and, per row, contiguous writes.
+//   cache[b, P_b + t, c] = new[b, t, c]   for t < T, with P_b + T ≤ Smax
+// P_b is `past` for every sequence, or with per_sequence = 1 pasts[b]: prompts of different
+// lengths decoding in one batch, each sequence's next row at its own length. One invocation per
+// new element, flat index n = (b·T + t)·W + c: contiguous reads and, per row, contiguous writes.
 
 override WORKGROUP_SIZE: u32 = 256u;
 
@@ -13,7 +14,8 @@ struct Params {
   seq: u32,      // T
   width: u32,    // W
   capacity: u32, // Smax
-  past: u32,     // first cache row written
+  past: u32,     // first cache row written (every sequence's unless per_sequence)
+  per_sequence: u32, // 1: sequence b's first row is pasts[b]
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -21,6 +23,7 @@ struct Params {
 @group(0) @binding(2) var<storage, read> v_new: array<f32>;         // (B, T, W)
 @group(0) @binding(3) var<storage, read_write> k_cache: array<f32>; // (B, Smax, W)
 @group(0) @binding(4) var<storage, read_write> v_cache: array<f32>; // (B, Smax, W)
+@group(0) @binding(5) var<storage, read> pasts: array<u32>;         // (B), read if per_sequence
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(
@@ -36,7 +39,8 @@ fn main(
   let bt = n / params.width;
   let t = bt % params.seq;
   let b = bt / params.seq;
-  let at = (b * params.capacity + params.past + t) * params.width + c;
+  let past = select(params.past, pasts[b], params.per_sequence == 1u);
+  let at = (b * params.capacity + past + t) * params.width + c;
   k_cache[at] = k_new[n];
   v_cache[at] = v_new[n];
 }

@@ -15,8 +15,10 @@ export function expectClose(
   let worst = -Infinity;
   let at = -1;
   for (let i = 0; i < actual.length; i++) {
-    const excess = Math.abs(actual[i]! - expected[i]!) - rel * Math.abs(expected[i]!);
-    if (!(excess <= worst)) [worst, at] = [excess, i];
+    // A NaN on either side is as far off as it gets (and must not be forgotten by a later index).
+    const diff = Math.abs(actual[i]! - expected[i]!) - rel * Math.abs(expected[i]!);
+    const excess = Number.isNaN(diff) ? Infinity : diff;
+    if (excess > worst) [worst, at] = [excess, i];
   }
   expect(worst, `${label}: index ${at}: ${actual[at]} vs ${expected[at]}`).toBeLessThanOrEqual(abs);
 }

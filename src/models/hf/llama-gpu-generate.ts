@@ -3,20 +3,21 @@
  * (llama-cpu-generate.ts), same options, same counter-based draws (seed, step, prompt index), so
  * both pick the same tokens up to f32 rounding at a sampling boundary.
  *
- * Prompts of one length run as one batch (the GQA kernel's KV cache shares `past` across a batch),
- * wherever they sit in the list: GRPO's G completions of a prompt are in one such group, with
- * those of every other prompt of its token length; prompts of other lengths run as further groups.
- * Each row draws as its prompt's index in the list (the sampler's draw rows), so the tokens do not
- * depend on the grouping. Per group of B sequences of prompt length P:
- *   prefill   the B·P prompt rows through every block, k and v appended to per-layer caches
- *             (B, P + maxNew, NKV·hs); each sequence's last row to the LM head; sample.
- *   decode    one row per sequence per step at position P + step, attention over the cache.
+ * Every prompt runs in one batch, whatever its length: GRPO's G completions of each of its
+ * prompts decode together; row b is prompt b, and draws as its index. For B prompts of
+ * lengths P_b, P = max P_b:
+ *   prefill   the prompts right-padded to P, B·P rows through every block, k and v appended to
+ *             per-layer caches (B, P + maxNew, NKV·hs); each sequence's row P_b − 1 to the LM
+ *             head; sample.
+ *   decode    one row per sequence per step, sequence b's at position P_b + step − 1: its k and v
+ *             written at that row of its cache and attention over its rows up to it (the KV
+ *             kernels' per-sequence pasts), so a short prompt never reads a longer one's padding.
  * Logits never leave the GPU: the sampler writes each step's ids into the next step's input and
  * into a history buffer (maxNew, B) of ids and log-probs, which is read back every few steps to
  * see whether every sequence has stopped (a stopped sequence runs on until then; its extra
  * tokens are dropped).
  *
- * Shapes: B = sequences in the group, C = width, NKV·hs = kv width, V = vocab.
+ * Shapes: B = sequences (prompts), C = width, NKV·hs = kv width, V = vocab.
  */
 import type { CommandBatch } from '../../gpu/batch';
 import type { GpuContext } from '../../gpu/context';
@@ -67,8 +68,8 @@ class KvCaches {
   }
 }
 
-/** The sampling state of one group: each step's ids feed the next step and the history. */
-interface GroupState {
+/** The sampling state of a generation: each step's ids feed the next step and the history. */
+interface GenerationState {
   weights: LlamaGpuWeights;
   caches: KvCaches;
   table: GpuRotaryTable;
@@ -77,15 +78,13 @@ interface GroupState {
   /** (maxNew, B) i32 ids and f32 log-probs of every step. */
   historyIds: GPUBuffer;
   historyLogprobs: GPUBuffer;
-  /** (B) u32: each row's prompt index in the caller's list, the row its draws use. */
-  drawRows: GPUBuffer;
 }
 
 /** Records final norm → LM head on state.last.x → sample into last.tokens and the history. */
 async function recordSample(
   gpu: GpuContext,
   batch: CommandBatch,
-  state: GroupState,
+  state: GenerationState,
   options: { sampling: ReturnType<typeof checkGenerateInput>['sampling']; seed: number },
   step: number,
 ): Promise<void> {
@@ -99,7 +98,7 @@ async function recordSample(
     { logits: ws.logits, tokens: ws.tokens, logprobs: ws.logp },
     B,
     spec.vocab,
-    { ...options.sampling, drawRows: state.drawRows },
+    options.sampling,
     options.seed,
     step,
   );
@@ -107,44 +106,48 @@ async function recordSample(
   batch.copyRange(ws.logp, 0, state.historyLogprobs, step * B * 4, B * 4);
 }
 
-/** Generates for prompts of one length (indices `members` of the caller's prompt list, any order). */
-async function generateGroup(
+/**
+ * Generates for every prompt in one batch: a right-padded prefill of B × Pmax rows, then one
+ * decode loop in which sequence b writes and reads its cache at its own length (pasts).
+ */
+async function generateBatch(
   gpu: GpuContext,
   weights: LlamaGpuWeights,
   prompts: readonly Ints[],
-  members: number[],
   options: LlamaGenerateGpuOptions,
   resolved: ReturnType<typeof checkGenerateInput>,
-  out: LlamaGenerated,
-): Promise<void> {
+): Promise<LlamaGenerated> {
   const { spec } = weights;
-  const B = members.length;
-  const P = prompts[members[0]!]!.length;
+  const B = prompts.length;
+  const lengths = prompts.map((p) => p.length);
+  const P = Math.max(...lengths);
   const maxNew = options.maxNewTokens;
   const capacity = P + maxNew;
   const caches = new KvCaches(gpu, spec, B, capacity);
   const table = uploadRotaryTable(gpu, rotaryTable(capacity, spec.headDim, spec.rotaryBase));
-  const prefill = new LlamaWorkspace(gpu, spec, B, P);
+  const prefill = new LlamaWorkspace(gpu, spec, B, P, false);
   const last = new LlamaWorkspace(gpu, spec, B, 1);
   const historyIds = gpu.storage(maxNew * B * 4, 'generate history ids');
   const historyLogprobs = gpu.storage(maxNew * B * 4, 'generate history logprobs');
-  const drawRows = gpu.upload(Uint32Array.from(members), 'generate draw rows');
+  // (B) u32: each sequence's cached rows before a decode step, its next token's position too.
+  const pasts = gpu.storage(B * 4, 'generate pasts');
   // Sized for the prefill's B·P rows; each decode step uses its first B rows.
   const scratch = options.lora && new LoraScratch(gpu, B * P, options.lora.settings.rank);
   const lora = options.lora && scratch ? { lora: { adapters: options.lora, scratch } } : {};
-  const state: GroupState = {
+  const state: GenerationState = {
     weights,
     caches,
     table,
     last,
     historyIds,
     historyLogprobs,
-    drawRows,
   };
   const sampling = { sampling: resolved.sampling, seed: resolved.seed };
   try {
+    // Right-padded with id 0: a padding row's k and v land after its prompt's last row, where
+    // the first decode steps overwrite them before any query reads that far.
     const ids = new Int32Array(B * P);
-    members.forEach((m, b) => ids.set(prompts[m]!, b * P));
+    prompts.forEach((prompt, b) => ids.set(prompt, b * P));
     gpu.device.queue.writeBuffer(prefill.tokens, 0, ids);
     gpu.device.queue.writeBuffer(
       prefill.positions,
@@ -152,12 +155,12 @@ async function generateGroup(
       Uint32Array.from({ length: B * P }, (_, r) => r % P),
     );
     let batch = gpu.beginBatch('llama prefill');
-    const cachesAt = (past: number) => ({ caches: { k: caches.k, v: caches.v, capacity, past } });
-    await recordTrunk(gpu, batch, weights, prefill, table, { ...cachesAt(0), ...lora });
+    const caches0 = { caches: { k: caches.k, v: caches.v, capacity, past: 0 } };
+    await recordTrunk(gpu, batch, weights, prefill, table, { ...caches0, ...lora });
     const rowBytes = spec.width * 4;
-    for (let b = 0; b < B; b++) {
-      batch.copyRange(prefill.x, ((b + 1) * P - 1) * rowBytes, last.x, b * rowBytes, rowBytes);
-    }
+    lengths.forEach((length, b) => {
+      batch.copyRange(prefill.x, (b * P + length - 1) * rowBytes, last.x, b * rowBytes, rowBytes);
+    });
     await recordSample(gpu, batch, state, sampling, 0);
     batch.submit();
     let steps = 1;
@@ -167,14 +170,18 @@ async function generateGroup(
         (await allStopped(gpu, state, B, steps, resolved.stopIds))
       )
         break;
-      gpu.device.queue.writeBuffer(last.positions, 0, new Uint32Array(B).fill(P + steps - 1));
+      const own = Uint32Array.from(lengths, (length) => length + steps - 1);
+      gpu.device.queue.writeBuffer(last.positions, 0, own);
+      gpu.device.queue.writeBuffer(pasts, 0, own);
+      const cachesNow = { k: caches.k, v: caches.v, capacity, past: P + steps - 1, pasts };
       batch = gpu.beginBatch('llama decode step');
-      await recordTrunk(gpu, batch, weights, last, table, { ...cachesAt(P + steps - 1), ...lora });
+      await recordTrunk(gpu, batch, weights, last, table, { caches: cachesNow, ...lora });
       await recordSample(gpu, batch, state, sampling, steps);
       batch.submit();
     }
     const history = await readHistory(gpu, state, B, steps);
-    members.forEach((m, b) => {
+    const out: LlamaGenerated = { tokens: [], logprobs: [], finish: [] };
+    for (let b = 0; b < B; b++) {
       const tokens: number[] = [];
       const logprobs: number[] = [];
       let finish: 'stop' | 'length' = 'length';
@@ -187,12 +194,13 @@ async function generateGroup(
           break;
         }
       }
-      out.tokens[m] = Int32Array.from(tokens);
-      out.logprobs[m] = Float32Array.from(logprobs);
-      out.finish[m] = finish;
-    });
+      out.tokens.push(Int32Array.from(tokens));
+      out.logprobs.push(Float32Array.from(logprobs));
+      out.finish.push(finish);
+    }
+    return out;
   } finally {
-    for (const buffer of [historyIds, historyLogprobs, drawRows]) gpu.pool.release(buffer);
+    for (const buffer of [historyIds, historyLogprobs, pasts]) gpu.pool.release(buffer);
     scratch?.release();
     last.release();
     prefill.release();
@@ -201,7 +209,7 @@ async function generateGroup(
   }
 }
 
-async function readHistory(gpu: GpuContext, state: GroupState, B: number, steps: number) {
+async function readHistory(gpu: GpuContext, state: GenerationState, B: number, steps: number) {
   const ids = new Int32Array(await gpu.read(state.historyIds, steps * B * 4));
   const logprobs = new Float32Array(await gpu.read(state.historyLogprobs, steps * B * 4));
   return { ids, logprobs };
@@ -210,7 +218,7 @@ async function readHistory(gpu: GpuContext, state: GroupState, B: number, steps:
 /** Whether every sequence has produced a stop id within the first `steps` steps. */
 async function allStopped(
   gpu: GpuContext,
-  state: GroupState,
+  state: GenerationState,
   B: number,
   steps: number,
   stopIds: readonly number[],
@@ -223,20 +231,6 @@ async function allStopped(
     if (!stopped) return false;
   }
   return true;
-}
-
-/**
- * The prompts' indices grouped by token length, groups in order of first appearance and indices
- * ascending within each: each group is one batch on the GPU (one prefill, one decode loop).
- */
-export function groupPrompts(prompts: readonly Ints[]): number[][] {
-  const byLength = new Map<number, number[]>();
-  prompts.forEach((prompt, i) => {
-    const group = byLength.get(prompt.length);
-    if (group) group.push(i);
-    else byLength.set(prompt.length, [i]);
-  });
-  return [...byLength.values()];
 }
 
 /**
@@ -259,13 +253,5 @@ export async function llamaGenerateGpu(
       `has adapters for ${lora.layers.length} layers, the model has ${weights.spec.layers}`,
     );
   }
-  const out: LlamaGenerated = {
-    tokens: prompts.map(() => new Int32Array(0)),
-    logprobs: prompts.map(() => new Float32Array(0)),
-    finish: prompts.map(() => 'length' as const),
-  };
-  for (const members of groupPrompts(prompts)) {
-    await generateGroup(gpu, weights, prompts, members, options, resolved, out);
-  }
-  return out;
+  return generateBatch(gpu, weights, prompts, options, resolved);
 }

@@ -5,7 +5,11 @@
  */
 import type { BufferRef, CommandBatch } from '../../gpu/batch';
 import type { GpuContext } from '../../gpu/context';
-import { encodeGqaAttentionForward, type GqaGpuShape } from '../../gpu/kernels/nn/attention-gqa';
+import {
+  encodeGqaAttentionForward,
+  type GqaForwardBuffers,
+  type GqaGpuShape,
+} from '../../gpu/kernels/nn/attention-gqa';
 import { encodeLinearForward } from '../../gpu/kernels/nn/linear';
 import {
   encodeLinearF16BackwardInput,
@@ -141,7 +145,7 @@ export async function recordRotary(
 export async function recordAttention(
   gpu: GpuContext,
   batch: CommandBatch,
-  buffers: { q: BufferRef; k: BufferRef; v: BufferRef; out: BufferRef; probs?: BufferRef },
+  buffers: GqaForwardBuffers,
   shape: GqaGpuShape,
 ): Promise<void> {
   await encodeGqaAttentionForward(gpu, batch, buffers, shape);

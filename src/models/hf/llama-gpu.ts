@@ -77,6 +77,8 @@ export class LlamaWorkspace {
     spec: ModelSpec,
     readonly batch: number,
     readonly seq: number,
+    /** false: no LM head on these rows (a generator's prefill): logits, targets, logp not held. */
+    head = true,
   ) {
     const N = batch * seq;
     this.rows = N;
@@ -103,9 +105,10 @@ export class LlamaWorkspace {
     this.gate = f32(N * F, 'gate');
     this.up = f32(N * F, 'up');
     this.h = f32(N * F, 'h');
-    this.logits = f32(N * V, 'logits');
-    this.targets = f32(N, 'targets');
-    this.logp = f32(N, 'logp');
+    // A prefill's B·P rows of logits would be the largest buffer of a generation, never read.
+    this.logits = f32(head ? N * V : 1, 'logits');
+    this.targets = f32(head ? N : 1, 'targets');
+    this.logp = f32(head ? N : 1, 'logp');
   }
 
   /** The block's buffers over this workspace: the residual in place, one norm and rstd reused. */
@@ -171,6 +174,11 @@ export interface BlockCache {
   capacity: number;
   /** Rows already cached per sequence: the new rows sit at positions past … past + T − 1. */
   past: number;
+  /**
+   * (B) u32, each sequence's own rows cached (≤ past, then their largest): prompts of different
+   * lengths decoding in one batch. None: `past` for every sequence.
+   */
+  pasts?: GPUBuffer | undefined;
 }
 
 /**
@@ -280,10 +288,10 @@ export async function recordBlockInto(
     await encodeKvCacheAppend(
       gpu,
       batch,
-      { kNew: b.kRot, vNew: b.v, kCache: cache.k, vCache: cache.v },
+      { kNew: b.kRot, vNew: b.v, kCache: cache.k, vCache: cache.v, pasts: cache.pasts },
       { batch: b.batch, seq: b.seq, width: NKV * hs, capacity, past },
     );
-    const buffers = { q: b.qRot, k: cache.k, v: cache.v, out: b.attn };
+    const buffers = { q: b.qRot, k: cache.k, v: cache.v, out: b.attn, pasts: cache.pasts };
     await recordAttention(gpu, batch, buffers, { ...heads, past, kvCapacity: capacity });
   } else {
     const probs = b.probs ? { probs: b.probs } : {};
@@ -304,12 +312,16 @@ export async function recordBlockInto(
   await residual(b.xMid, b.out);
 }
 
-/** Per-layer KV caches (one k and one v buffer per block), each holding `past` rows per sequence. */
+/**
+ * Per-layer KV caches (one k and one v buffer per block), each holding `past` rows per sequence,
+ * or `pasts[b]` rows for sequence b (BlockCache's).
+ */
 export interface LayerCaches {
   k: readonly GPUBuffer[];
   v: readonly GPUBuffer[];
   capacity: number;
   past: number;
+  pasts?: GPUBuffer | undefined;
 }
 
 /**
@@ -333,6 +345,7 @@ export async function recordTrunk(
       v: caches.v[l]!,
       capacity: caches.capacity,
       past: caches.past,
+      pasts: caches.pasts,
     };
     const block = blockLoraGpu(lora?.adapters, lora?.scratch, l);
     await recordBlock(gpu, batch, weights.spec, layer, ws, table, cache, block);

@@ -19,11 +19,15 @@
  *   out[b, t, h·hs + i] = Σ_u P[t, u] · v_u,⌊h/G⌋[i]       out: (B, T, NH·hs)
  * probs: (B, NH, T, S) is saved for the backward. P = 0 is the teacher-forced pass over a whole
  * sequence; P > 0 with k and v the cache plus the new rows is decoding (T = 1) or a chunked prefill.
+ * With `pasts` the forward gives each sequence b its own past P_b ≤ P (prompts of different
+ * lengths decoding in one batch): its row t sits at P_b + t and reads keys u ≤ P_b + t; keys
+ * after that, up to S − 1, are not read (a KV cache's rows not yet written).
  *
  * Sums run in JS numbers (float64) for both precisions; outputs take the input's precision.
  */
 import { OpInputError } from '../errors';
 import { checkInt, checkLength } from '../validate';
+import { checkPasts } from './kv-cache';
 import { type Floats, zerosLike } from './floats';
 import { softmaxInPlace } from './softmax-row';
 
@@ -34,6 +38,11 @@ export interface GqaShape {
   seq: number;
   /** P, keys before the first query (a KV cache's length), ≥ 0. Default 0. */
   past?: number;
+  /**
+   * The forward only: each sequence's own past (B values, each 0 … P), P being their largest;
+   * none: P for every sequence.
+   */
+  pasts?: readonly number[] | undefined;
   /** NH, query heads (num_attention_heads). */
   heads: number;
   /** NKV, key/value heads (num_key_value_heads); divides NH. */
@@ -70,6 +79,7 @@ export function checkGqaShape(op: string, shape: GqaShape): number {
   checkInt(op, 'headSize', shape.headSize, 1, GQA_LIMITS.maxHeadSize);
   checkInt(op, 'seq', shape.seq, 1, GQA_LIMITS.maxKeys);
   checkInt(op, 'past', past, 0, GQA_LIMITS.maxKeys - shape.seq);
+  if (shape.pasts !== undefined) checkPasts(op, shape.pasts, shape.batch, past);
   const probs = shape.batch * shape.heads * shape.seq * (past + shape.seq);
   const keys = shape.batch * (past + shape.seq) * shape.kvHeads * shape.headSize;
   const queries = shape.batch * shape.seq * shape.heads * shape.headSize;
@@ -111,6 +121,9 @@ export function checkGqaBackwardInput(
 ): number {
   const op = 'gqaAttentionBackward';
   const past = checkGqaShape(op, shape);
+  if (shape.pasts !== undefined) {
+    throw new OpInputError(op, 'pasts', 'are for decoding; the backward takes one past for all');
+  }
   const n = sizes(shape, past);
   checkLength(op, 'dout', dout, n.q, 'B × T × NH·hs');
   checkLength(op, 'q', q, n.q, 'B × T × NH·hs');
@@ -139,10 +152,11 @@ export function gqaAttentionForward<T extends Floats>(
   const row = new Float64Array(S); // scores, then probabilities, of one query row
   const mixed = new Float64Array(hs); // Σ_u P[t, u]·v_u of one query row, in float64
   for (let b = 0; b < B; b++) {
+    const ownPast = shape.pasts?.[b] ?? past;
     for (let h = 0; h < NH; h++) {
       const kvHead = Math.floor(h / group) * hs;
       for (let t = 0; t < T; t++) {
-        const last = past + t; // the query's own position: the last key it may read
+        const last = ownPast + t; // the query's own position: the last key it may read
         const qo = (b * T + t) * qWidth + h * hs;
         for (let u = 0; u <= last; u++) {
           const ko = (b * S + u) * kvWidth + kvHead;

@@ -9,7 +9,7 @@
  * (float64 forward on the weights rounded to f16) — tight enough that skipping the rounding
  * (which moves llama-tiny's log-probs by up to 0.018) fails.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { llamaScore } from '../../../src/models/hf/llama-cpu';
 import { llamaGenerate } from '../../../src/models/hf/llama-cpu-generate';
 import {
@@ -17,7 +17,7 @@ import {
   type LlamaCpuModel,
 } from '../../../src/models/hf/llama-cpu-weights';
 import { llamaScoreGpu } from '../../../src/models/hf/llama-gpu';
-import { groupPrompts, llamaGenerateGpu } from '../../../src/models/hf/llama-gpu-generate';
+import { llamaGenerateGpu } from '../../../src/models/hf/llama-gpu-generate';
 import {
   type GpuWeightStorage,
   type LlamaGpuWeights,
@@ -113,14 +113,22 @@ describe.skipIf(!gpu).each(['llama-tiny', 'qwen2-tiny', 'qwen3-tiny'])('GPU Llam
               new Map([...fixture.weights].map(([k, w]) => [k, roundToF16(w)])),
             );
       const base = fixture.golden.long_sequence.ids;
-      const prompts = [base.slice(0, 5), base.slice(10, 15), base.slice(20, 27), base.slice(3, 8)];
+      const prompts = [base.slice(0, 5), base.slice(10, 15), base.slice(20, 27), base.slice(3, 6)];
       const options = { maxNewTokens: 12, temperature: 0.9, topK: 40, topP: 0.95, seed: 7 };
       const input = prompts.map((p) => Int32Array.from(p));
-      // Prompts 0, 1 and 3 (5 tokens each) run as one batch around prompt 2: their draws must
-      // still be their own indices' for the CPU twin's tokens.
-      expect(groupPrompts(input)).toEqual([[0, 1, 3], [2]]);
       const expected = llamaGenerate(twin, input, options);
-      const actual = await llamaGenerateGpu(device, weights, input, options);
+      // Lengths 5, 5, 7 and 3 decode as one batch: one prefill and one loop of 11 steps, each
+      // sequence at its own length in the cache (its CPU twin generates one sequence at a time).
+      const batches = vi.spyOn(device, 'beginBatch');
+      let actual: Awaited<ReturnType<typeof llamaGenerateGpu>>;
+      try {
+        actual = await llamaGenerateGpu(device, weights, input, options);
+        const labels = batches.mock.calls.map(([label]) => label);
+        expect(labels.filter((l) => l === 'llama prefill')).toHaveLength(1);
+        expect(labels.filter((l) => l === 'llama decode step')).toHaveLength(11);
+      } finally {
+        batches.mockRestore();
+      }
       expect(actual.tokens.map((t) => Array.from(t))).toEqual(
         expected.tokens.map((t) => Array.from(t)),
       );

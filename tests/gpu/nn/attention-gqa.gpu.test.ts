@@ -152,6 +152,50 @@ describe.skipIf(!gpu)('grouped-query attention kernels vs CPU reference', () => 
     }
   });
 
+  // Prompts of different lengths decoding in one batch: each sequence reads keys up to its own
+  // past (pasts) in k, v sized for the largest. Rows of a workgroup span sequences of different
+  // lengths; keys after a sequence's own are NaN, so reading one would show. With probs, without
+  // (1 chunk), and split into chunks some sequences have no keys in.
+  it.each([
+    [1, 1],
+    [8, 1],
+    [64, 1],
+    [1, 3],
+    [32, 5],
+  ] as const)(
+    'lanes = %i, chunks = %i: per-sequence pasts match the CPU twin',
+    async (lanes, chunks) => {
+      for (const seq of [1, 3]) {
+        const pasts = [0, 37, 5, 40];
+        const shape: GqaShape = {
+          batch: 4,
+          seq,
+          past: 40,
+          pasts,
+          heads: 6,
+          kvHeads: 2,
+          headSize: 16,
+        };
+        const { q, k, v } = inputs(shape, 90 + lanes + chunks + seq);
+        const W = 2 * 16;
+        const S = 40 + seq;
+        pasts.forEach((past, b) => {
+          k.fill(NaN, (b * S + past + seq) * W, (b + 1) * S * W);
+          v.fill(NaN, (b * S + past + seq) * W, (b + 1) * S * W);
+        });
+        const expected = gqaAttentionForward(q, k, v, shape);
+        const probs = chunks === 1;
+        const actual = await gqaAttentionForwardGpu(device, q, k, v, shape, {
+          lanes,
+          chunks,
+          probs,
+        });
+        expectClose(actual.out, expected.out, 2e-5, 0, `out (T = ${seq})`);
+        if (probs) expectClose(actual.probs!, expected.probs, 2e-5, 0, `probs (T = ${seq})`);
+      }
+    },
+  );
+
   it('backward gives the same bits on every run (no atomics)', async () => {
     const shape: GqaShape = { batch: 2, seq: 20, heads: 6, kvHeads: 2, headSize: 16 };
     const { q, k, v, dout } = inputs(shape, 9);

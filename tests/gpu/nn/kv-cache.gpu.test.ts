@@ -28,6 +28,25 @@ describe.skipIf(!gpu)('kv_cache_append kernel vs CPU reference', () => {
     expect(Array.from(vCache)).toEqual(Array.from(vExpected));
   });
 
+  it('writes each sequence at its own past (pasts) as its CPU twin does, bit for bit', async () => {
+    const shape = { batch: 4, seq: 1, width: 6, capacity: 7, past: 6, pasts: [0, 6, 3, 5] };
+    const kNew = randomLogits(4 * 6, 1, 5);
+    const vNew = randomLogits(4 * 6, 1, 6);
+    const kCache = randomLogits(4 * 7 * 6, 1, 7);
+    const vCache = randomLogits(4 * 7 * 6, 1, 8);
+    const kExpected = kCache.slice();
+    const vExpected = vCache.slice();
+    kvCacheAppend(kNew, kExpected, shape);
+    kvCacheAppend(vNew, vExpected, shape);
+    // Not the shared past's rows: the per-sequence rows are what moved.
+    const shared = kCache.slice();
+    kvCacheAppend(kNew, shared, { ...shape, pasts: undefined });
+    expect(Array.from(shared)).not.toEqual(Array.from(kExpected));
+    await kvCacheAppendGpu(device, kNew, vNew, kCache, vCache, shape);
+    expect(Array.from(kCache)).toEqual(Array.from(kExpected));
+    expect(Array.from(vCache)).toEqual(Array.from(vExpected));
+  });
+
   it('rejects rows past the capacity, naming the field, before any dispatch', async () => {
     const created = device.pool.stats().created;
     const f = (n: number) => new Float32Array(n);

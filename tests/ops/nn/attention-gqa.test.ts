@@ -165,6 +165,48 @@ describe('gqaAttentionForward (CPU reference)', () => {
     }
   });
 
+  it('with pasts, each sequence equals a batch of one at its own past; later keys unread', () => {
+    // B = 3 sequences with pasts 2, 6, 0 in k, v of S = 6 + T rows each (P = 6, the largest).
+    const pasts = [2, 6, 0];
+    const [T, P, NH, NKV, hs] = [2, 6, 4, 2, 3];
+    const S = P + T;
+    const heads = { heads: NH, kvHeads: NKV, headSize: hs };
+    const q = randomF64(3 * T * NH * hs, 1.5, 21);
+    const k = randomF64(3 * S * NKV * hs, 1.5, 22);
+    const v = randomF64(3 * S * NKV * hs, 1.5, 23);
+    const mixed = gqaAttentionForward(q, k, v, { batch: 3, seq: T, past: P, pasts, ...heads });
+    const kvRows = NKV * hs;
+    pasts.forEach((past, b) => {
+      const own = past + T;
+      const one = gqaAttentionForward(
+        q.slice(b * T * NH * hs, (b + 1) * T * NH * hs),
+        k.slice(b * S * kvRows, (b * S + own) * kvRows),
+        v.slice(b * S * kvRows, (b * S + own) * kvRows),
+        { batch: 1, seq: T, past, ...heads },
+      );
+      const mine = mixed.out.subarray(b * T * NH * hs, (b + 1) * T * NH * hs);
+      expect(maxAbsDiff(mine, one.out)).toBe(0);
+      for (let r = 0; r < NH * T; r++) {
+        const row = mixed.probs.subarray((b * NH * T + r) * S, (b * NH * T + r + 1) * S);
+        expect(maxAbsDiff(row.subarray(0, own), one.probs.subarray(r * own, (r + 1) * own))).toBe(
+          0,
+        );
+        expect(Array.from(row.subarray(own))).toEqual(new Array(S - own).fill(0));
+      }
+    });
+    // A key after a sequence's own rows changes nothing of it (a cache row not yet written).
+    const kChanged = k.slice();
+    kChanged[(0 * S + 2 + T) * kvRows] = 1e6;
+    const again = gqaAttentionForward(q, kChanged, v, {
+      batch: 3,
+      seq: T,
+      past: P,
+      pasts,
+      ...heads,
+    });
+    expect(maxAbsDiff(again.out, mixed.out)).toBe(0);
+  });
+
   it('keeps f32 in, f32 out', () => {
     const { out, probs } = gqaAttentionForward(
       new Float32Array(8),
@@ -222,6 +264,16 @@ describe('gqaAttention input checks', () => {
       'past',
       () => gqaAttentionForward(f(16), f(8), f(8), { ...ok, past: -1 }),
       /past must be an integer in \[0, /,
+    ],
+    [
+      'a sequence past the shared past',
+      () => gqaAttentionForward(f(16), f(12), f(12), { ...ok, past: 1, pasts: [2] }),
+      /pasts\[0\] must be an integer in \[0, 1\], got 2/,
+    ],
+    [
+      'pasts in the backward',
+      () => gqaAttentionBackward(f(16), f(16), f(8), f(8), f(16), { ...ok, pasts: [0] }),
+      /gqaAttentionBackward: pasts are for decoding/,
     ],
     [
       'q length',

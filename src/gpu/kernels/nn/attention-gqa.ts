@@ -65,6 +65,7 @@ export const gqaForwardKernel = defineKernel({
     { name: 'chunks', type: 'u32' },
     { name: 'chunk_keys', type: 'u32' },
     { name: 'scale', type: 'f32' },
+    { name: 'per_sequence', type: 'u32' },
   ],
   storage: [
     { name: 'q', access: 'read' },
@@ -72,6 +73,7 @@ export const gqaForwardKernel = defineKernel({
     { name: 'v', access: 'read' },
     { name: 'out', access: 'read_write' },
     { name: 'probs', access: 'read_write' },
+    { name: 'pasts', access: 'read' },
   ],
 });
 
@@ -158,6 +160,11 @@ export interface GqaForwardBuffers {
   out: BufferRef;
   /** Left out when no backward follows (decoding, scoring): then probs are never written. */
   probs?: BufferRef;
+  /**
+   * (B) u32: each sequence's own past, ≤ shape.past (the twin's `pasts`, on the GPU: not checked,
+   * never read back). Left out: shape.past for every sequence.
+   */
+  pasts?: BufferRef | undefined;
 }
 
 export interface GqaBackwardBuffers {
@@ -214,6 +221,10 @@ export async function encodeGqaAttentionForward(
   checkRef(gpu, op, 'v', buffers.v, n.cache);
   checkRef(gpu, op, 'out', buffers.out, n.q);
   if (buffers.probs) checkRef(gpu, op, 'probs', buffers.probs, n.probs);
+  if (shape.pasts !== undefined) {
+    throw new OpInputError(op, 'pasts', 'are read from buffers.pasts on the GPU, not the shape');
+  }
+  if (buffers.pasts) checkRef(gpu, op, 'pasts', buffers.pasts, B);
   const lanes = options.lanes ?? defaultThreadsPerRow(gpu.summary, hs);
   checkOneOf(op, 'lanes', lanes, ROW_THREADS);
   const rows = B * NH * T;
@@ -256,6 +267,7 @@ export async function encodeGqaAttentionForward(
       v: buffers.v,
       out: partials ?? buffers.out,
       probs: stats ?? buffers.probs ?? scratchBuffer(gpu, 'unused gqa probs', 16),
+      pasts: buffers.pasts ?? scratchBuffer(gpu, 'unused pasts', 16),
     },
     uniforms: {
       rows,
@@ -268,6 +280,7 @@ export async function encodeGqaAttentionForward(
       chunks,
       chunk_keys: chunkKeys,
       scale: 1 / Math.sqrt(hs),
+      per_sequence: buffers.pasts ? 1 : 0,
     },
     workgroups: workgroupGrid(
       rowGroupCount * chunks,
@@ -341,15 +354,17 @@ export async function gqaAttentionForwardGpu(
   const wantProbs = options.probs ?? true;
   const pooled = new PooledBuffers(gpu);
   try {
+    const { pasts, ...common } = shape;
     const buffers = {
       q: pooled.upload(q, 'gqa q'),
       k: pooled.upload(k, 'gqa k'),
       v: pooled.upload(v, 'gqa v'),
       out: pooled.storage(n.q, 'gqa out'),
       probs: wantProbs ? pooled.storage(n.probs, 'gqa probs') : undefined,
+      pasts: pasts && pooled.upload(Uint32Array.from(pasts), 'gqa pasts'),
     };
     const batch = gpu.beginBatch('gqaAttentionForward');
-    await encodeGqaAttentionForward(gpu, batch, buffers, shape, options);
+    await encodeGqaAttentionForward(gpu, batch, buffers, common, options);
     batch.submit();
     const [out, probs] = await Promise.all([
       gpu.readF32(buffers.out, n.q),

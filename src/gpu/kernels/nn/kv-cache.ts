@@ -4,7 +4,9 @@
  *
  * A generator allocates kCache and vCache (B, Smax, NKV·hs) once, appends each step's rows at
  * `past` and runs encodeGqaAttentionForward with kvCapacity = Smax, past = P: nothing is
- * reallocated or copied as the context grows. Every sequence of the batch shares `past`.
+ * reallocated or copied as the context grows. Every sequence of the batch shares `past`, or with
+ * `buffers.pasts` (B u32 on the GPU, each ≤ shape.past: not checked, they are never read back)
+ * each has its own: prompts of different lengths decoding in one batch.
  * Dispatch: one invocation per new element (B·T·W), 256 per workgroup over (x, y).
  * The caches are written, so they must live apart from kNew and vNew (WebGPU rejects one buffer
  * bound read-only and writable in one dispatch); kCache and vCache must not overlap.
@@ -18,7 +20,9 @@ import {
 import type { BufferRef, CommandBatch } from '../../batch';
 import type { GpuContext } from '../../context';
 import { defineKernel } from '../../kernel';
+import { OpInputError } from '../../../ops/errors';
 import { invocationGrid } from '../advantage-dispatch';
+import { scratchBuffer } from '../loss-aggregation';
 import { PooledBuffers } from '../run-convenience';
 import { checkRef } from './attention';
 
@@ -33,24 +37,39 @@ export const kvCacheAppendKernel = defineKernel({
     { name: 'width', type: 'u32' },
     { name: 'capacity', type: 'u32' },
     { name: 'past', type: 'u32' },
+    { name: 'per_sequence', type: 'u32' },
   ],
   storage: [
     { name: 'k_new', access: 'read' },
     { name: 'v_new', access: 'read' },
     { name: 'k_cache', access: 'read_write' },
     { name: 'v_cache', access: 'read_write' },
+    { name: 'pasts', access: 'read' },
   ],
 });
 
-/** Records kCache[b, past + t] = kNew[b, t] and the same for v, for every b and t < T. */
+/**
+ * Records kCache[b, P_b + t] = kNew[b, t] and the same for v, for every b and t < T, P_b being
+ * shape.past or buffers.pasts[b].
+ */
 export async function encodeKvCacheAppend(
   gpu: GpuContext,
   batch: CommandBatch,
-  buffers: { kNew: BufferRef; vNew: BufferRef; kCache: BufferRef; vCache: BufferRef },
+  buffers: {
+    kNew: BufferRef;
+    vNew: BufferRef;
+    kCache: BufferRef;
+    vCache: BufferRef;
+    pasts?: BufferRef | undefined;
+  },
   shape: KvAppendShape,
 ): Promise<void> {
   const op = 'kvCacheAppend';
   const cache = checkKvAppendShape(op, shape);
+  if (shape.pasts !== undefined) {
+    throw new OpInputError(op, 'pasts', 'are read from buffers.pasts on the GPU, not the shape');
+  }
+  if (buffers.pasts) checkRef(gpu, op, 'pasts', buffers.pasts, shape.batch);
   const count = shape.batch * shape.seq * shape.width;
   checkRef(gpu, op, 'kNew', buffers.kNew, count);
   checkRef(gpu, op, 'vNew', buffers.vNew, count);
@@ -64,6 +83,8 @@ export async function encodeKvCacheAppend(
       v_new: buffers.vNew,
       k_cache: buffers.kCache,
       v_cache: buffers.vCache,
+      // Without per-sequence pasts the kernel never reads the binding: a placeholder fills it.
+      pasts: buffers.pasts ?? scratchBuffer(gpu, 'unused pasts', 16),
     },
     uniforms: {
       count,
@@ -71,6 +92,7 @@ export async function encodeKvCacheAppend(
       width: shape.width,
       capacity: shape.capacity,
       past: shape.past,
+      per_sequence: buffers.pasts ? 1 : 0,
     },
     workgroups: invocationGrid(gpu, count, THREADS),
   });
@@ -92,14 +114,16 @@ export async function kvCacheAppendGpu(
   checkKvAppendInput('kvCacheAppend', vNew, vCache, shape);
   const pooled = new PooledBuffers(gpu);
   try {
+    const { pasts, ...common } = shape;
     const buffers = {
       kNew: pooled.upload(kNew, 'kv append k'),
       vNew: pooled.upload(vNew, 'kv append v'),
       kCache: pooled.upload(kCache, 'k cache'),
       vCache: pooled.upload(vCache, 'v cache'),
+      pasts: pasts && pooled.upload(Uint32Array.from(pasts), 'kv append pasts'),
     };
     const batch = gpu.beginBatch('kvCacheAppend');
-    await encodeKvCacheAppend(gpu, batch, buffers, shape);
+    await encodeKvCacheAppend(gpu, batch, buffers, common);
     batch.submit();
     const [k, v] = await Promise.all([
       gpu.readF32(buffers.kCache, kCache.length),

@@ -57,14 +57,12 @@ export const sampleLargeKernel = defineKernel({
 export interface SampleLargeGpuOptions extends SampleGpuOptions {
   /**
    * The draw's row index of row 0 (default 0): row r draws counterUniform(seed, step, firstRow +
-   * r), so a batch that is one part of a larger one (prompts of one length, generated together)
-   * draws what the whole batch's rows would.
+   * r), so a batch that is one part of a larger one draws what the whole batch's rows would.
    */
   firstRow?: number;
   /**
    * (rows) u32: row r draws counterUniform(seed, step, drawRows[r]) — a batch gathered from
-   * anywhere in a larger one (prompts of one length wherever they sit in the list). Not with
-   * firstRow.
+   * anywhere in a larger one (e.g. some sequences of a generation run apart). Not with firstRow.
    */
   drawRows?: BufferRef;
 }
