@@ -9,6 +9,13 @@ import { FLAVOR_RELEASES } from '../ops/flavor-releases';
 import type { Collected, ExportLora } from './framework-export';
 import type { RewardCode } from './framework-export-reward-code';
 import { TRL_CLASSES, type Line, type TrlClass } from './framework-export-table';
+import {
+  VERL_FINAL_ANSWER,
+  verlToolFiles,
+  verlToolLines,
+  verlToolNotes,
+  verlToolShellLines,
+} from './framework-export-verl-tools';
 import { pythonString } from './python-literal';
 import type { Settings } from './run-record';
 import { shellQuote } from './shell-quote';
@@ -35,6 +42,8 @@ export interface ExportTools {
   names: readonly string[];
   /** max_tool_calling_iterations: the lab's call budget, within its turns (one call a turn). */
   iterations: number;
+  /** The lab's turns an episode may take: every assistant message, the answer's included. */
+  turns: number;
   python: { imports: string[]; body: string };
 }
 
@@ -346,7 +355,8 @@ export function verlFiles(
   context: Context & { critic: boolean; fixed: readonly Line[]; notes: readonly string[] },
   verl: Collected,
 ): ExportFile[] {
-  const overrides = [...context.fixed, ...verl.lines];
+  const { tools } = context;
+  const overrides = [...context.fixed, ...verl.lines, ...(tools ? verlToolLines(tools) : [])];
   const all = [...verlRequired(context, overrides), ...overrides];
   const command = [
     'python3 -m verl.trainer.main_ppo',
@@ -356,35 +366,40 @@ export function verlFiles(
     '#!/usr/bin/env bash',
     `# Agent RL Lab: a ${oneLine(context.algo)} run${context.lora ? ' with LoRA adapters' : ''} on the '${oneLine(context.task)}' task for verl ${VERL.release} (${short(VERL.commit)}).`,
     ...verl.none,
-    ...[...context.notes, ...verl.notes].map((n) => `# note: ${n}`),
+    ...[...context.notes, ...verl.notes, ...(tools ? verlToolNotes(tools) : [])].map(
+      (n) => `# note: ${n}`,
+    ),
     'set -euo pipefail',
     '# Placeholders: set these before running.',
     modelPathLine(context.lora, false),
-    'TRAIN_FILES="${TRAIN_FILES:?placeholder: parquet with prompt, reward_model.ground_truth (the answer), extra_info.prompt (the lab prompt)}"',
+    `TRAIN_FILES="\${TRAIN_FILES:?placeholder: parquet with prompt${tools ? ' (the question as a chat)' : ''}, reward_model.ground_truth (the answer), extra_info.prompt (the lab prompt)}"`,
     'VAL_FILES="${VAL_FILES:-$TRAIN_FILES}"',
     ...(Number(context.config.rewardModelWeight ?? 0) > 0
       ? ['REWARD_MODEL_PATH="${REWARD_MODEL_PATH:?placeholder: the trained reward model}"']
       : []),
     'ROLLOUT_ENGINE="${ROLLOUT_ENGINE:-vllm}"  # placeholder: vllm, sglang or trtllm',
+    ...(tools ? verlToolShellLines() : []),
     command.map((line, i) => (i === 0 ? line : `    ${line}`)).join(' \\\n'),
     '',
   ];
   const reward = [
     `# Custom reward function for verl ${VERL.release}: reward.custom_reward_function.path=lab_reward.py`,
-    ...context.reward.imports,
+    ...[...new Set([...context.reward.imports, ...(tools ? ['import re'] : [])])].sort(),
     '',
     context.reward.body,
     '',
     '',
+    ...(tools ? [VERL_FINAL_ANSWER, '', ''] : []),
     'def compute_score(data_source, solution_str, ground_truth, extra_info=None, **kwargs):',
     '    """ground_truth is the task\'s reference answer; extra_info["prompt"] the lab prompt."""',
     '    prompt = (extra_info or {}).get("prompt", "")',
-    '    return lab_reward(prompt, ground_truth, solution_str)',
+    `    return lab_reward(prompt, ground_truth, ${tools ? '_final_answer(solution_str)' : 'solution_str'})`,
     '',
   ];
   return [
     { name: `run_verl_${context.algo}.sh`, text: text.join('\n') },
     { name: 'lab_reward.py', text: reward.join('\n') },
+    ...(tools ? verlToolFiles(tools, VERL.release) : []),
   ];
 }
 

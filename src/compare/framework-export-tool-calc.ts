@@ -200,8 +200,6 @@ export function calcPiece(): Piece {
           `The value: exact when its decimal expansion ends within ${MAX_EXACT_DECIMALS} places, else rounded to ${CALC_DECIMALS}.`,
           'the expression does not parse, divides by zero or goes out of range.',
         ),
-        '    if _js_length(text) > _MAX_ARGS_CHARS:',
-        '        raise _calc_error(f"expression over {_MAX_ARGS_CHARS} characters", _MAX_ARGS_CHARS)',
         '    result = _calc_format(_calc_value(_CalcParser(text).parse()))',
         '    if len(result) > _MAX_RESULT_CHARS:',
         '        raise ValueError(f"result longer than {_MAX_RESULT_CHARS} characters")',

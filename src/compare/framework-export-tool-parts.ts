@@ -57,5 +57,8 @@ export function signature(name: ToolName, returns: string, raises: string): stri
     '    """',
     // chatToolArgs: the parameter's text, or a finite number written as JavaScript writes it.
     `    text = _argument_text(${schema.parameter}, ${py(schema.parameter)})`,
+    // runTool's check, made before any tool runs: the text the lab's model is shown.
+    '    if _js_length(text) > _MAX_ARGS_CHARS:',
+    '        raise ValueError(f"arguments longer than {_MAX_ARGS_CHARS} characters")',
   ];
 }

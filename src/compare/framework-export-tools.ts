@@ -122,8 +122,6 @@ function pricePiece(): Piece {
           'The price as a whole number, e.g. "7".',
           'the item is not in the shop, or the argument is empty or too long.',
         ),
-        '    if _js_length(text) > _MAX_ARGS_CHARS:',
-        '        raise ValueError(f"item longer than {_MAX_ARGS_CHARS} characters")',
         '    name = text.strip(_JS_TRIMMED)',
         '    if name == "":',
         '        raise ValueError("expected an item name")',
@@ -195,8 +193,6 @@ function searchPiece(): Piece {
           'The text of the best-matching fact.',
           'the query has no words, none of them is in any fact, or it is too long.',
         ),
-        '    if _js_length(text) > _MAX_ARGS_CHARS:',
-        '        raise ValueError(f"query longer than {_MAX_ARGS_CHARS} characters")',
         '    if not _search_tokens(text):',
         '        raise ValueError("expected search words")',
         '    # The best score wins, ties going to the lower index; all zero is no match.',
@@ -243,8 +239,8 @@ export function pythonTools(names: readonly ToolName[]): ToolsCode {
     .join('\n\n');
   const functions = pieces.flatMap((p) => p.functions);
   const body = [
-    `# The lab's agent tools (${unique.join(', ')}) for GRPOTrainer(tools=[...]): same results and`,
-    "# error texts as the lab's; a failed call raises ValueError, which TRL shows the model.",
+    `# The lab's agent tools (${unique.join(', ')}): the same results and error texts as the lab's;`,
+    "# a failed call raises ValueError with the lab's error text.",
     tables,
     '',
     '',

@@ -135,6 +135,7 @@ function exportTools(task: TokenTask): ExportTools | undefined {
   return {
     names,
     iterations: Math.min(task.env.maxCalls, task.env.maxTurns - 1),
+    turns: task.env.maxTurns,
     python: pythonTools(names),
   };
 }

@@ -7,7 +7,14 @@ import { describe, expect, it } from 'vitest';
 import { chatToolArgs, chatToolDefinitions } from '../../src/agents/chat-tools';
 import { DOCUMENTS } from '../../src/agents/data/documents';
 import { PRICE_ITEMS } from '../../src/agents/data/prices';
-import { TOOL_NAMES, ToolError, type ToolName } from '../../src/agents/tools';
+import {
+  createToolSet,
+  MAX_TOOL_ARGS_CHARS,
+  runTool,
+  TOOL_NAMES,
+  ToolError,
+  type ToolName,
+} from '../../src/agents/tools';
 import { calculate } from '../../src/agents/tools/calculator';
 import { lookupPrice } from '../../src/agents/tools/lookup';
 import { bm25Idf, bm25Scores, search, searchTokens } from '../../src/agents/tools/search';
@@ -22,7 +29,14 @@ const LAB: Readonly<Record<ToolName, (args: string) => string>> = {
   search,
 };
 
+/**
+ * What a lab episode's call gives: runTool refuses arguments over MAX_TOOL_ARGS_CHARS before the
+ * tool runs (checked against runTool itself below), then the tool's own text or error detail.
+ */
 function lab(name: ToolName, args: string): Outcome {
+  if (args.length > MAX_TOOL_ARGS_CHARS) {
+    return { error: `arguments longer than ${MAX_TOOL_ARGS_CHARS} characters` };
+  }
   try {
     return { ok: LAB[name](args) };
   } catch (error) {
@@ -404,8 +418,11 @@ describe('pythonTools: parity with the lab tools', () => {
     });
     // 33 astral characters are 66 UTF-16 units (too long) but 33 code points.
     expect(outcomes.get('\u{1f600}'.repeat(33))).toEqual({
-      error: 'expression over 64 characters at 64',
+      error: 'arguments longer than 64 characters',
     });
+    expect(runTool(createToolSet(['calc']), 'calc', '\u{1f600}'.repeat(33)).text).toBe(
+      'error: arguments longer than 64 characters',
+    );
     expect(outcomes.get('1+\u{1f600}')).toEqual({ error: 'expected a number, got u+d83d at 2' });
   });
 
