@@ -7,6 +7,7 @@ import { grpoSuite } from './grpo.bench';
 import { inputGuardsSuite } from './input-guards.bench';
 import { klLossSuite, valueLossSuite } from './kl-value-loss.bench';
 import { linearF16Suite } from './linear-f16.bench';
+import { llamaGenerateSuite } from './llama-generate.bench';
 import { llamaPeerSuite } from './llama-peer.bench';
 import { logSoftmaxSuite } from './log-softmax.bench';
 import { matmulSuite } from './matmul.bench';
@@ -46,4 +47,6 @@ export const SUITES: readonly BenchSuite[] = [
   inputGuardsSuite,
   // The real-shape Llama models (SmolLM2-135M, Qwen2.5-0.5B): onnxruntime-web's prefill and decode.
   llamaPeerSuite,
+  // GRPO-shaped generation of the same models: one batch of mixed prompt lengths, or one per length.
+  llamaGenerateSuite,
 ];
