@@ -3,9 +3,11 @@
  * (llama-cpu-generate.ts), same options, same counter-based draws (seed, step, prompt index), so
  * both pick the same tokens up to f32 rounding at a sampling boundary.
  *
- * Every prompt runs in one batch, whatever its length: GRPO's G completions of each of its
- * prompts decode together; row b is prompt b, and draws as its index. For B prompts of
- * lengths P_b, P = max P_b:
+ * Prompts of any lengths run in one batch: GRPO's G completions of each of its prompts decode
+ * together. Only a prompt far longer than the rest runs apart (prompt-buckets.ts: a batch is cut
+ * where padding to its longest prompt would more than double its rows). Each row draws as its
+ * prompt's index in the list (the sampler's draw rows), so the tokens do not depend on the
+ * batching. Per batch of B prompts of lengths P_b, P = max P_b:
  *   prefill   the prompts right-padded to P, B·P rows through every block, k and v appended to
  *             per-layer caches (B, P + maxNew, NKV·hs); each sequence's row P_b − 1 to the LM
  *             head; sample.
@@ -35,6 +37,7 @@ import { LlamaWorkspace, recordHead, recordTrunk } from './llama-gpu';
 import { type LlamaGpuLora, LoraScratch } from './llama-gpu-lora';
 import { type GpuRotaryTable, uploadRotaryTable } from './llama-gpu-ops';
 import type { LlamaGpuWeights } from './llama-gpu-weights';
+import { promptBuckets } from './prompt-buckets';
 
 /** llamaGenerate()'s options, with the adapters (when any) already on the GPU. */
 export type LlamaGenerateGpuOptions = Omit<LlamaGenerateOptions, 'lora'> & {
@@ -78,6 +81,8 @@ interface GenerationState {
   /** (maxNew, B) i32 ids and f32 log-probs of every step. */
   historyIds: GPUBuffer;
   historyLogprobs: GPUBuffer;
+  /** (B) u32: each row's prompt index in the caller's list, the row its draws use. */
+  drawRows: GPUBuffer;
 }
 
 /** Records final norm → LM head on state.last.x → sample into last.tokens and the history. */
@@ -98,7 +103,7 @@ async function recordSample(
     { logits: ws.logits, tokens: ws.tokens, logprobs: ws.logp },
     B,
     spec.vocab,
-    options.sampling,
+    { ...options.sampling, drawRows: state.drawRows },
     options.seed,
     step,
   );
@@ -107,17 +112,21 @@ async function recordSample(
 }
 
 /**
- * Generates for every prompt in one batch: a right-padded prefill of B × Pmax rows, then one
- * decode loop in which sequence b writes and reads its cache at its own length (pasts).
+ * Generates for the prompts `members` (indices into the caller's list) in one batch: a right-padded
+ * prefill of B × Pmax rows, then one decode loop in which sequence b writes and reads its cache at
+ * its own length (pasts). Fills their entries of `out`.
  */
 async function generateBatch(
   gpu: GpuContext,
   weights: LlamaGpuWeights,
-  prompts: readonly Ints[],
+  allPrompts: readonly Ints[],
+  members: readonly number[],
   options: LlamaGenerateGpuOptions,
   resolved: ReturnType<typeof checkGenerateInput>,
-): Promise<LlamaGenerated> {
+  out: LlamaGenerated,
+): Promise<void> {
   const { spec } = weights;
+  const prompts = members.map((m) => allPrompts[m]!);
   const B = prompts.length;
   const lengths = prompts.map((p) => p.length);
   const P = Math.max(...lengths);
@@ -129,6 +138,7 @@ async function generateBatch(
   const last = new LlamaWorkspace(gpu, spec, B, 1);
   const historyIds = gpu.storage(maxNew * B * 4, 'generate history ids');
   const historyLogprobs = gpu.storage(maxNew * B * 4, 'generate history logprobs');
+  const drawRows = gpu.upload(Uint32Array.from(members), 'generate draw rows');
   // (B) u32: each sequence's cached rows before a decode step, its next token's position too.
   const pasts = gpu.storage(B * 4, 'generate pasts');
   // Sized for the prefill's B·P rows; each decode step uses its first B rows.
@@ -141,6 +151,7 @@ async function generateBatch(
     last,
     historyIds,
     historyLogprobs,
+    drawRows,
   };
   const sampling = { sampling: resolved.sampling, seed: resolved.seed };
   try {
@@ -180,8 +191,7 @@ async function generateBatch(
       batch.submit();
     }
     const history = await readHistory(gpu, state, B, steps);
-    const out: LlamaGenerated = { tokens: [], logprobs: [], finish: [] };
-    for (let b = 0; b < B; b++) {
+    members.forEach((m, b) => {
       const tokens: number[] = [];
       const logprobs: number[] = [];
       let finish: 'stop' | 'length' = 'length';
@@ -194,13 +204,12 @@ async function generateBatch(
           break;
         }
       }
-      out.tokens.push(Int32Array.from(tokens));
-      out.logprobs.push(Float32Array.from(logprobs));
-      out.finish.push(finish);
-    }
-    return out;
+      out.tokens[m] = Int32Array.from(tokens);
+      out.logprobs[m] = Float32Array.from(logprobs);
+      out.finish[m] = finish;
+    });
   } finally {
-    for (const buffer of [historyIds, historyLogprobs, pasts]) gpu.pool.release(buffer);
+    for (const buffer of [historyIds, historyLogprobs, drawRows, pasts]) gpu.pool.release(buffer);
     scratch?.release();
     last.release();
     prefill.release();
@@ -253,5 +262,13 @@ export async function llamaGenerateGpu(
       `has adapters for ${lora.layers.length} layers, the model has ${weights.spec.layers}`,
     );
   }
-  return generateBatch(gpu, weights, prompts, options, resolved);
+  const out: LlamaGenerated = {
+    tokens: prompts.map(() => new Int32Array(0)),
+    logprobs: prompts.map(() => new Float32Array(0)),
+    finish: prompts.map(() => 'length' as const),
+  };
+  for (const members of promptBuckets(prompts.map((p) => p.length))) {
+    await generateBatch(gpu, weights, prompts, members, options, resolved, out);
+  }
+  return out;
 }

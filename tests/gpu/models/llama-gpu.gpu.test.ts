@@ -137,6 +137,28 @@ describe.skipIf(!gpu).each(['llama-tiny', 'qwen2-tiny', 'qwen3-tiny'])('GPU Llam
       }
     },
   );
+
+  it('runs a prompt far longer than the rest as a batch of its own, with the same tokens', async () => {
+    const weights = upload('f32');
+    const base = fixture.golden.long_sequence.ids;
+    // Lengths 4, 3, 60, 4: padding the three short ones to 60 would triple the batch's rows.
+    const input = [base.slice(0, 4), base.slice(5, 8), base.slice(10, 70), base.slice(2, 6)].map(
+      (p) => Int32Array.from(p),
+    );
+    const options = { maxNewTokens: 6, temperature: 0.9, topK: 40, seed: 11 };
+    const expected = llamaGenerate(cpu, input, options);
+    const batches = vi.spyOn(device, 'beginBatch');
+    try {
+      const actual = await llamaGenerateGpu(device, weights, input, options);
+      const labels = batches.mock.calls.map(([label]) => label);
+      expect(labels.filter((l) => l === 'llama prefill')).toHaveLength(2);
+      expect(actual.tokens.map((t) => Array.from(t))).toEqual(
+        expected.tokens.map((t) => Array.from(t)),
+      );
+    } finally {
+      batches.mockRestore();
+    }
+  });
 });
 
 describe.skipIf(!gpu)('GPU Llama generation stops', () => {

@@ -62,7 +62,8 @@ export interface SampleLargeGpuOptions extends SampleGpuOptions {
   firstRow?: number;
   /**
    * (rows) u32: row r draws counterUniform(seed, step, drawRows[r]) — a batch gathered from
-   * anywhere in a larger one (e.g. some sequences of a generation run apart). Not with firstRow.
+   * anywhere in a larger one (a generation's batches, src/models/hf/prompt-buckets.ts). Not with
+   * firstRow.
    */
   drawRows?: BufferRef;
 }
