@@ -23,12 +23,12 @@
 import { chatToolDefinitions, CHAT_TOOL_SCHEMAS } from '../agents/chat-tools';
 import type { ToolName } from '../agents/tools';
 import { MAX_TOOL_RESULT_CHARS } from '../agents/tools/tool';
-import type { ExportTools } from './framework-export-files';
+import type { ExportFile, ExportTools } from './framework-export-files';
 import type { Line } from './framework-export-table';
 import { pythonString } from './python-literal';
 
 /** The tool config's file name, beside the launch script. */
-export const VERL_TOOL_CONFIG = 'lab_tools.yaml';
+const VERL_TOOL_CONFIG = 'lab_tools.yaml';
 /** The module LabTool lives in (on PYTHONPATH: the launch script adds its own folder). */
 const TOOL_MODULE = 'lab_tools';
 
@@ -63,10 +63,8 @@ export function verlToolNotes(tools: ExportTools): string[] {
   const names = tools.names.join(', ');
   const notes = [
     `the lab's episodes call ${names} before they answer; verl runs them through its tool agent loop (${TOOL_MODULE}.py, ${VERL_TOOL_CONFIG}): the model's chat template lists them and must write calls in the hermes format, <tool_call>{"name": ..., "arguments": ...}</tool_call> (Qwen2.5, Qwen3)`,
-  ];
-  notes.push(
     "maxNewTokens counts one turn's tokens in the lab; verl's data.max_response_length counts the whole multi-turn response (calls, tool results and answer): raise it to about max_assistant_turns times as much",
-  );
+  ];
   if (tools.iterations < tools.turns - 1) {
     notes.push(
       `the lab answers a call past its budget of ${tools.iterations} with an error; verl has no call budget, only max_assistant_turns=${tools.turns}`,
@@ -76,10 +74,7 @@ export function verlToolNotes(tools: ExportTools): string[] {
 }
 
 /** lab_tools.py and lab_tools.yaml. */
-export function verlToolFiles(
-  tools: ExportTools,
-  release: string,
-): { name: string; text: string }[] {
+export function verlToolFiles(tools: ExportTools, release: string): ExportFile[] {
   const names = tools.names as readonly ToolName[];
   const parameters = names.map(
     (n) => `    ${pythonString(n)}: ${pythonString(CHAT_TOOL_SCHEMAS[n].parameter)},`,

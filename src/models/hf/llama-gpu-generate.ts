@@ -71,7 +71,7 @@ class KvCaches {
   }
 }
 
-/** The sampling state of a generation: each step's ids feed the next step and the history. */
+/** The sampling state of one batch: each step's ids feed the next step and the history. */
 interface GenerationState {
   weights: LlamaGpuWeights;
   caches: KvCaches;
@@ -139,8 +139,6 @@ async function generateBatch(
   const historyIds = gpu.storage(maxNew * B * 4, 'generate history ids');
   const historyLogprobs = gpu.storage(maxNew * B * 4, 'generate history logprobs');
   const drawRows = gpu.upload(Uint32Array.from(members), 'generate draw rows');
-  // (B) u32: each sequence's cached rows before a decode step, its next token's position too.
-  const pasts = gpu.storage(B * 4, 'generate pasts');
   // Sized for the prefill's B·P rows; each decode step uses its first B rows.
   const scratch = options.lora && new LoraScratch(gpu, B * P, options.lora.settings.rank);
   const lora = options.lora && scratch ? { lora: { adapters: options.lora, scratch } } : {};
@@ -181,8 +179,10 @@ async function generateBatch(
         (await allStopped(gpu, state, B, steps, resolved.stopIds))
       )
         break;
+      // A decode step's one row per sequence sits at that sequence's cached length: its position
+      // is its past, so last.positions serves the KV kernels as their per-sequence pasts.
+      const pasts = last.positions;
       const own = Uint32Array.from(lengths, (length) => length + steps - 1);
-      gpu.device.queue.writeBuffer(last.positions, 0, own);
       gpu.device.queue.writeBuffer(pasts, 0, own);
       const cachesNow = { k: caches.k, v: caches.v, capacity, past: P + steps - 1, pasts };
       batch = gpu.beginBatch('llama decode step');
@@ -209,7 +209,7 @@ async function generateBatch(
       out.finish[m] = finish;
     });
   } finally {
-    for (const buffer of [historyIds, historyLogprobs, drawRows, pasts]) gpu.pool.release(buffer);
+    for (const buffer of [historyIds, historyLogprobs, drawRows]) gpu.pool.release(buffer);
     scratch?.release();
     last.release();
     prefill.release();

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { kvCacheAppendGpu } from '../../../src/gpu/kernels/nn/kv-cache';
-import { kvCacheAppend } from '../../../src/ops/nn/kv-cache';
+import { kvCacheAppend, type KvAppendShape } from '../../../src/ops/nn/kv-cache';
 import { testGpu } from '../../support/gpu';
 import { randomLogits } from '../../support/random';
 
@@ -13,38 +13,35 @@ const gpu = await testGpu();
 describe.skipIf(!gpu)('kv_cache_append kernel vs CPU reference', () => {
   const device = gpu!;
 
-  it('kv cache append matches its CPU twin bit for bit and writes nothing else', async () => {
-    const shape = { batch: 3, seq: 2, width: 12, capacity: 9, past: 4 };
-    const kNew = randomLogits(3 * 2 * 12, 1, 1);
-    const vNew = randomLogits(3 * 2 * 12, 1, 2);
-    const kCache = randomLogits(3 * 9 * 12, 1, 3);
-    const vCache = randomLogits(3 * 9 * 12, 1, 4);
-    const kExpected = kCache.slice();
-    const vExpected = vCache.slice();
+  /**
+   * Appends seeded rows on the GPU and on the CPU twin into the same seeded caches; expects the
+   * same bits everywhere. Returns the rows and the cache as they were, for more checks.
+   */
+  async function expectParity(shape: KvAppendShape, seed: number) {
+    const rows = shape.batch * shape.seq * shape.width;
+    const cells = shape.batch * shape.capacity * shape.width;
+    const [kNew, vNew] = [randomLogits(rows, 1, seed), randomLogits(rows, 1, seed + 1)];
+    const [kCache, vCache] = [randomLogits(cells, 1, seed + 2), randomLogits(cells, 1, seed + 3)];
+    const before = kCache.slice();
+    const [kExpected, vExpected] = [kCache.slice(), vCache.slice()];
     kvCacheAppend(kNew, kExpected, shape);
     kvCacheAppend(vNew, vExpected, shape);
     await kvCacheAppendGpu(device, kNew, vNew, kCache, vCache, shape);
     expect(Array.from(kCache)).toEqual(Array.from(kExpected));
     expect(Array.from(vCache)).toEqual(Array.from(vExpected));
+    return { kNew, before, kExpected };
+  }
+
+  it('kv cache append matches its CPU twin bit for bit and writes nothing else', async () => {
+    await expectParity({ batch: 3, seq: 2, width: 12, capacity: 9, past: 4 }, 1);
   });
 
   it('writes each sequence at its own past (pasts) as its CPU twin does, bit for bit', async () => {
     const shape = { batch: 4, seq: 1, width: 6, capacity: 7, past: 6, pasts: [0, 6, 3, 5] };
-    const kNew = randomLogits(4 * 6, 1, 5);
-    const vNew = randomLogits(4 * 6, 1, 6);
-    const kCache = randomLogits(4 * 7 * 6, 1, 7);
-    const vCache = randomLogits(4 * 7 * 6, 1, 8);
-    const kExpected = kCache.slice();
-    const vExpected = vCache.slice();
-    kvCacheAppend(kNew, kExpected, shape);
-    kvCacheAppend(vNew, vExpected, shape);
+    const { kNew, before, kExpected } = await expectParity(shape, 5);
     // Not the shared past's rows: the per-sequence rows are what moved.
-    const shared = kCache.slice();
-    kvCacheAppend(kNew, shared, { ...shape, pasts: undefined });
-    expect(Array.from(shared)).not.toEqual(Array.from(kExpected));
-    await kvCacheAppendGpu(device, kNew, vNew, kCache, vCache, shape);
-    expect(Array.from(kCache)).toEqual(Array.from(kExpected));
-    expect(Array.from(vCache)).toEqual(Array.from(vExpected));
+    kvCacheAppend(kNew, before, { ...shape, pasts: undefined });
+    expect(Array.from(before)).not.toEqual(Array.from(kExpected));
   });
 
   it('rejects rows past the capacity, naming the field, before any dispatch', async () => {

@@ -42,6 +42,7 @@ import { checkBindingSize, invocationGrid } from '../advantage-dispatch';
 import { scratchBuffer } from '../loss-aggregation';
 import { PooledBuffers } from '../run-convenience';
 import { checkRef } from './attention';
+import { pastsBinding } from './kv-cache';
 import { defaultThreadsPerRow, ROW_THREADS, type RowThreads } from './row-split';
 
 /** Threads per workgroup of the forward (its rows × lanes) and of the backward's kernels. */
@@ -221,10 +222,7 @@ export async function encodeGqaAttentionForward(
   checkRef(gpu, op, 'v', buffers.v, n.cache);
   checkRef(gpu, op, 'out', buffers.out, n.q);
   if (buffers.probs) checkRef(gpu, op, 'probs', buffers.probs, n.probs);
-  if (shape.pasts !== undefined) {
-    throw new OpInputError(op, 'pasts', 'are read from buffers.pasts on the GPU, not the shape');
-  }
-  if (buffers.pasts) checkRef(gpu, op, 'pasts', buffers.pasts, B);
+  const pasts = pastsBinding(gpu, op, shape.pasts, buffers.pasts, B);
   const lanes = options.lanes ?? defaultThreadsPerRow(gpu.summary, hs);
   checkOneOf(op, 'lanes', lanes, ROW_THREADS);
   const rows = B * NH * T;
@@ -267,7 +265,7 @@ export async function encodeGqaAttentionForward(
       v: buffers.v,
       out: partials ?? buffers.out,
       probs: stats ?? buffers.probs ?? scratchBuffer(gpu, 'unused gqa probs', 16),
-      pasts: buffers.pasts ?? scratchBuffer(gpu, 'unused pasts', 16),
+      pasts: pasts.pasts,
     },
     uniforms: {
       rows,
@@ -280,7 +278,7 @@ export async function encodeGqaAttentionForward(
       chunks,
       chunk_keys: chunkKeys,
       scale: 1 / Math.sqrt(hs),
-      per_sequence: buffers.pasts ? 1 : 0,
+      per_sequence: pasts.per_sequence,
     },
     workgroups: workgroupGrid(
       rowGroupCount * chunks,

@@ -49,6 +49,28 @@ export const kvCacheAppendKernel = defineKernel({
 });
 
 /**
+ * The `pasts` binding and `per_sequence` uniform of the KV kernels (this append and the GQA
+ * attention forward): per-sequence pasts come as a GPU buffer of B u32 (a shape's `pasts`, the CPU
+ * twin's form, is refused by name); without one a small placeholder fills the binding, never read.
+ */
+export function pastsBinding(
+  gpu: GpuContext,
+  op: string,
+  shapePasts: readonly number[] | undefined,
+  pasts: BufferRef | undefined,
+  batch: number,
+): { pasts: BufferRef; per_sequence: number } {
+  if (shapePasts !== undefined) {
+    throw new OpInputError(op, 'pasts', 'are read from buffers.pasts on the GPU, not the shape');
+  }
+  if (pasts) checkRef(gpu, op, 'pasts', pasts, batch);
+  return {
+    pasts: pasts ?? scratchBuffer(gpu, 'unused pasts', 16),
+    per_sequence: pasts ? 1 : 0,
+  };
+}
+
+/**
  * Records kCache[b, P_b + t] = kNew[b, t] and the same for v, for every b and t < T, P_b being
  * shape.past or buffers.pasts[b].
  */
@@ -66,10 +88,7 @@ export async function encodeKvCacheAppend(
 ): Promise<void> {
   const op = 'kvCacheAppend';
   const cache = checkKvAppendShape(op, shape);
-  if (shape.pasts !== undefined) {
-    throw new OpInputError(op, 'pasts', 'are read from buffers.pasts on the GPU, not the shape');
-  }
-  if (buffers.pasts) checkRef(gpu, op, 'pasts', buffers.pasts, shape.batch);
+  const pasts = pastsBinding(gpu, op, shape.pasts, buffers.pasts, shape.batch);
   const count = shape.batch * shape.seq * shape.width;
   checkRef(gpu, op, 'kNew', buffers.kNew, count);
   checkRef(gpu, op, 'vNew', buffers.vNew, count);
@@ -83,8 +102,7 @@ export async function encodeKvCacheAppend(
       v_new: buffers.vNew,
       k_cache: buffers.kCache,
       v_cache: buffers.vCache,
-      // Without per-sequence pasts the kernel never reads the binding: a placeholder fills it.
-      pasts: buffers.pasts ?? scratchBuffer(gpu, 'unused pasts', 16),
+      pasts: pasts.pasts,
     },
     uniforms: {
       count,
@@ -92,7 +110,7 @@ export async function encodeKvCacheAppend(
       width: shape.width,
       capacity: shape.capacity,
       past: shape.past,
-      per_sequence: buffers.pasts ? 1 : 0,
+      per_sequence: pasts.per_sequence,
     },
     workgroups: invocationGrid(gpu, count, THREADS),
   });
